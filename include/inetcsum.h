@@ -1,0 +1,134 @@
+/* inetcsum: the RFC 1071 Internet checksum (ones'-complement sum), fast and exact, for packet code
+ * outside a kernel.
+ *
+ * Byte order.  Every value here is in host memory order, as Linux's __wsum/__sum16 and DPDK's
+ * rte_raw_cksum: the data is summed as 16-bit words loaded from memory in the host's order, so a
+ * 16-bit result stored with memcpy (or a plain uint16_t store) into a packet writes the right wire
+ * bytes, with no htons.  Fields passed to the update functions are likewise read from the packet as
+ * they lie in memory.
+ *
+ * Partial sums.  The uint32_t "partial" values are unfolded ones'-complement sums.  They are NOT
+ * canonical: two kernels, or the same kernel on the same bytes at another address, may return
+ * different 32-bit values for the same data.  Only inetcsum_fold() of a partial is canonical.  Any
+ * partial may be passed back in as a seed.  A folded sum is 0 only when the data and seed are all
+ * zero (+0); otherwise it is 1..0xFFFF, and 0xFFFF (-0) is kept distinct from 0.
+ *
+ * Memory.  No function reads outside [buf, buf+len) or writes outside [dst, dst+len), at any
+ * alignment and any length, including 0 (for which buf/dst may be NULL).
+ *
+ * Threads.  Every function is thread-safe.  The kernel in use is chosen on first use (CPU features,
+ * then the INETCSUM_IMPL environment variable); inetcsum_set_impl() may be called at any time, and a
+ * call running concurrently with it uses either the old or the new kernel, both correct.
+ */
+#ifndef INETCSUM_H
+#define INETCSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h> /* struct iovec */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define INETCSUM_VERSION_MAJOR 0
+#define INETCSUM_VERSION_MINOR 1
+#define INETCSUM_VERSION_PATCH 0
+#define INETCSUM_VERSION_STRING "0.1.0"
+/* One number that grows with every release: MAJOR*10000 + MINOR*100 + PATCH. */
+#define INETCSUM_VERSION_NUMBER \
+    (INETCSUM_VERSION_MAJOR * 10000 + INETCSUM_VERSION_MINOR * 100 + INETCSUM_VERSION_PATCH)
+
+#if defined(_WIN32) && defined(INETCSUM_SHARED_BUILD)
+#define INETCSUM_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define INETCSUM_API __attribute__((visibility("default")))
+#else
+#define INETCSUM_API
+#endif
+
+/* ---- Sums -------------------------------------------------------------------------------------- */
+
+/* Ones'-complement sum of buf[0..len) added to the seed `sum` (any 32-bit value).  Like Linux
+ * csum_partial().  An odd trailing byte is summed as if followed by a zero byte. */
+INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum);
+
+/* Copies src[0..len) to dst (the regions must not overlap) and returns the same value
+ * inetcsum_partial(src, len, sum) would fold to, in one pass over the data. */
+INETCSUM_API uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t sum);
+
+/* Folds a partial sum to 16 bits with end-around carry.  NOT complemented (unlike Linux csum_fold):
+ * inetcsum_fold(0) == 0, any nonzero partial folds to 1..0xFFFF. */
+INETCSUM_API uint16_t inetcsum_fold(uint32_t sum);
+
+/* The checksum field value: the complement of the folded sum (Linux csum_fold()).  For a header
+ * whose checksum field was zero while summing, store this value into the field. */
+static inline uint16_t inetcsum_final(uint32_t sum)
+{
+    return (uint16_t)~inetcsum_fold(sum);
+}
+
+/* inetcsum_final(inetcsum_partial(buf, len, 0)): the checksum of one contiguous buffer. */
+INETCSUM_API uint16_t inetcsum_checksum(const void *buf, size_t len);
+
+/* Ones'-complement addition and subtraction of partial sums (Linux csum_add / csum_sub). */
+INETCSUM_API uint32_t inetcsum_add(uint32_t a, uint32_t b);
+INETCSUM_API uint32_t inetcsum_sub(uint32_t a, uint32_t b);
+
+/* Adds the partial sum of a block that starts `offset` bytes into the data being summed (Linux
+ * csum_block_add).  A block at an odd offset pairs its bytes the other way round, so its sum is
+ * byte-swapped before it is added (RFC 1071 section 2(B)).  For example, with any split point k:
+ *   inetcsum_block_add(inetcsum_partial(p, k, seed), inetcsum_partial(p + k, n - k, 0), k)
+ * folds to the same value as inetcsum_partial(p, n, seed). */
+INETCSUM_API uint32_t inetcsum_block_add(uint32_t sum, uint32_t block_sum, size_t offset);
+/* Removes such a block again (Linux csum_block_sub). */
+INETCSUM_API uint32_t inetcsum_block_sub(uint32_t sum, uint32_t block_sum, size_t offset);
+
+/* Sum over a scatter-gather list: the segments are summed as one contiguous byte stream, so any
+ * segment may have any length (odd, zero) and any address.  iov may be NULL when iovcnt is 0. */
+INETCSUM_API uint32_t inetcsum_partial_iov(const struct iovec *iov, size_t iovcnt, uint32_t sum);
+
+/* ---- Incremental update (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')) ------------------------------- */
+/* `check` is the checksum field as it lies in the packet, and `old_field`/`new_field` the field's
+ * old and new contents as they lie in the packet.  When `check` was right for the old data, the
+ * result equals a full recomputation over the new data (RFC 1141's form could yield 0xFFFF where
+ * recomputation gives 0x0000; eqn. 3 does not).  Protocol rules such as UDP's "0 means no checksum"
+ * are the caller's.  16-, 32- and 128-bit fields must start an even number of bytes after the start
+ * of the checksummed data (true of every header field the Internet checksum covers); use
+ * inetcsum_update_bytes otherwise. */
+INETCSUM_API uint16_t inetcsum_update16(uint16_t check, uint16_t old_field, uint16_t new_field);
+INETCSUM_API uint16_t inetcsum_update32(uint16_t check, uint32_t old_field, uint32_t new_field);
+/* 16-byte fields (IPv6 addresses), given by pointer; any alignment. */
+INETCSUM_API uint16_t inetcsum_update128(uint16_t check, const void *old_field, const void *new_field);
+/* Any changed byte range: `len` bytes at `offset` bytes from the start of the checksummed data
+ * (offset may be odd) changed from old_bytes to new_bytes. */
+INETCSUM_API uint16_t inetcsum_update_bytes(uint16_t check, const void *old_bytes,
+                                            const void *new_bytes, size_t len, size_t offset);
+
+/* ---- Kernels ----------------------------------------------------------------------------------- */
+/* Kernel names: "avx512vnni", "avx512", "avx2", "x86_64" (scalar, independent carry chains),
+ * "neon", "generic" (portable C).  Which exist depends on the build's architecture. */
+
+/* The kernel in use, e.g. "avx2".  Never NULL. */
+INETCSUM_API const char *inetcsum_impl_name(void);
+
+/* Selects a kernel by name; NULL selects the best one for this CPU (ignoring INETCSUM_IMPL).
+ * Returns 0, or -1 (and changes nothing) if the name is unknown or this CPU cannot run it. */
+INETCSUM_API int inetcsum_set_impl(const char *name);
+
+/* Writes the names of the kernels this CPU can run, best first, into names[0..max) and returns
+ * how many there are (which may exceed max; names may be NULL when max is 0). */
+INETCSUM_API size_t inetcsum_impl_list(const char **names, size_t max);
+
+/* The same for every kernel compiled into this build, whether or not this CPU can run it. */
+INETCSUM_API size_t inetcsum_impl_list_built(const char **names, size_t max);
+
+/* ---- Version ----------------------------------------------------------------------------------- */
+/* The library's version string at run time, e.g. "0.1.0" (compare with INETCSUM_VERSION_STRING). */
+INETCSUM_API const char *inetcsum_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INETCSUM_H */

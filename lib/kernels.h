@@ -1,0 +1,156 @@
+/* Internal: the kernel shapes, their registry, and arithmetic helpers every kernel shares.
+ * Internal symbols carry the prefix ics_ and are hidden from the shared library. */
+#ifndef ICS_KERNELS_H
+#define ICS_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The two kernel shapes (DESIGN.md section 1).  Every kernel returns a partial sum that folds to
+ * the ones'-complement sum of the data plus `sum`, and is exact: the result is 0 only for zero data
+ * with a zero seed. */
+typedef uint32_t (*ics_partial_fn)(const void *buf, size_t len, uint32_t sum);
+typedef uint32_t (*ics_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
+
+/* CPU features a kernel may require.  Bits, so that a test can walk every subset. */
+enum {
+    ICS_CPU_AVX2 = 1u << 0,       /* AVX2, OS saves YMM state */
+    ICS_CPU_AVX512BW = 1u << 1,   /* AVX-512 F+BW+VL, OS saves ZMM/opmask state */
+    ICS_CPU_AVX512VNNI = 1u << 2, /* AVX-512 VNNI */
+    ICS_CPU_NEON = 1u << 3,       /* aarch64 Advanced SIMD */
+};
+
+struct ics_kernel {
+    const char *name;
+    uint32_t required; /* ICS_CPU_* bits that must all be present */
+    ics_partial_fn partial;
+    ics_copy_fn copy;
+};
+
+/* The registry, best first (lib/dispatch.c). */
+extern const struct ics_kernel ics_kernels[];
+extern const size_t ics_kernel_count;
+
+/* What this CPU and OS support (lib/<arch>/cpu_features.c). */
+uint32_t ics_cpu_features(void);
+/* The best registry entry whose requirements are a subset of `features` (never NULL: "generic"
+ * requires nothing). */
+const struct ics_kernel *ics_select(uint32_t features);
+
+/* Kernels: <op>_<isa>. */
+uint32_t ics_partial_generic(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_generic(void *dst, const void *src, size_t len, uint32_t sum);
+#if defined(__x86_64__)
+uint32_t ics_partial_x86_64(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_x86_64(void *dst, const void *src, size_t len, uint32_t sum);
+#endif
+#if defined(ICS_HAVE_AVX2)
+uint32_t ics_partial_avx2(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx2(void *dst, const void *src, size_t len, uint32_t sum);
+#endif
+#if defined(ICS_HAVE_AVX512)
+uint32_t ics_partial_avx512(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512(void *dst, const void *src, size_t len, uint32_t sum);
+uint32_t ics_partial_avx512vnni(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512vnni(void *dst, const void *src, size_t len, uint32_t sum);
+#endif
+#if defined(ICS_HAVE_NEON)
+uint32_t ics_partial_neon(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_neon(void *dst, const void *src, size_t len, uint32_t sum);
+#endif
+
+/* ---- Arithmetic shared by the kernels ------------------------------------------------------------ */
+
+/* 64-bit ones'-complement addition (end-around carry).  Never turns a nonzero value into 0. */
+static inline uint64_t ics_add64(uint64_t a, uint64_t b)
+{
+    uint64_t s = a + b;
+    return s + (s < a);
+}
+
+/* Reduces a 64-bit ones'-complement value to 32 bits; congruent mod 0xFFFF, and nonzero stays
+ * nonzero (2^32 = 1 mod 0xFFFF, and end-around carry keeps the -0 form). */
+static inline uint32_t ics_reduce64(uint64_t s)
+{
+    uint64_t r = (s & 0xFFFFFFFFu) + (s >> 32); /* < 2^33 */
+    r = (r & 0xFFFFFFFFu) + (r >> 32);          /* <= 2^32 */
+    return (uint32_t)(r + (r >> 32));           /* 2^32 becomes 1 */
+}
+
+static inline uint32_t ics_load32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline uint64_t ics_load64(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline uint16_t ics_load16(const void *p)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* A lone trailing byte counts as the first byte of a word whose second byte is zero; in host order
+ * that is the low byte on little-endian and the high byte on big-endian. */
+static inline uint32_t ics_odd_byte(uint8_t b)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t)b << 8;
+#else
+    return b;
+#endif
+}
+
+/* Sum of the last len < 8 bytes at p, as a value to add into a 64-bit accumulator (< 2^33). */
+static inline uint64_t ics_tail7(const uint8_t *p, size_t len)
+{
+    uint64_t s = 0;
+    if (len & 4) {
+        s += ics_load32(p);
+        p += 4;
+    }
+    if (len & 2) {
+        s += ics_load16(p);
+        p += 2;
+    }
+    if (len & 1)
+        s += ics_odd_byte(*p);
+    return s;
+}
+
+/* The scalar sum for short buffers, inlined into inetcsum_partial so that headers and other small
+ * inputs pay neither an indirect call nor a SIMD reduction.  Adds 32-bit loads into two 64-bit
+ * accumulators: no carries to propagate, and two chains keep both load ports busy.  The 20- and
+ * 40-byte cases (IPv4 and IPv6 headers) unroll to straight-line code because len is a constant in
+ * the callers' switch.  Exact for len < 16 GiB (each 16 bytes add < 2^33 to an accumulator); used
+ * only below ICS_SMALL_MAX. */
+static inline __attribute__((always_inline)) uint32_t ics_partial_small(const void *buf, size_t len,
+                                                                        uint32_t sum)
+{
+    const uint8_t *p = (const uint8_t *)buf;
+    uint64_t a = sum, b = 0;
+    while (len >= 16) {
+        a += (uint64_t)ics_load32(p) + ics_load32(p + 4);
+        b += (uint64_t)ics_load32(p + 8) + ics_load32(p + 12);
+        p += 16;
+        len -= 16;
+    }
+    if (len & 8) {
+        a += ics_load32(p);
+        b += ics_load32(p + 4);
+        p += 8;
+    }
+    a += ics_tail7(p, len & 7);
+    return ics_reduce64(ics_add64(a, b));
+}
+
+#endif /* ICS_KERNELS_H */

@@ -1,0 +1,34 @@
+/* Makes the AVX-512 kernel sources compile to portable code through SIMDe (Debian libsimde-dev), so
+ * their logic is tested on CPUs without AVX-512 (tests only; never part of the library).  The two
+ * byte-masked moves this SIMDe release lacks are written out here with the instructions' meaning:
+ * masked-out bytes are neither read nor written. */
+#ifndef ICS_AVX512_EMULATION_H
+#define ICS_AVX512_EMULATION_H
+
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+
+static inline simde__m512i ics_emu_maskz_loadu_epi8(uint64_t k, const void *p)
+{
+    uint8_t b[64] = {0};
+    for (int i = 0; i < 64; i++)
+        if (k >> i & 1)
+            b[i] = ((const uint8_t *)p)[i];
+    return simde_mm512_loadu_si512(b);
+}
+
+static inline void ics_emu_mask_storeu_epi8(void *p, uint64_t k, simde__m512i v)
+{
+    uint8_t b[64];
+    simde_mm512_storeu_si512(b, v);
+    for (int i = 0; i < 64; i++)
+        if (k >> i & 1)
+            ((uint8_t *)p)[i] = b[i];
+}
+
+#undef _mm512_maskz_loadu_epi8
+#undef _mm512_mask_storeu_epi8
+#define _mm512_maskz_loadu_epi8(k, p) ics_emu_maskz_loadu_epi8(k, p)
+#define _mm512_mask_storeu_epi8(p, k, v) ics_emu_mask_storeu_epi8(p, k, v)
+
+#endif

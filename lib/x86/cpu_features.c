@@ -1,0 +1,38 @@
+/* x86 feature detection: CPUID says what the CPU implements, XGETBV whether the OS saves the wider
+ * register state on context switches; a kernel is usable only when both agree. */
+#include <cpuid.h>
+
+#include "../kernels.h"
+
+static uint64_t xgetbv0(void)
+{
+    uint32_t lo, hi;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+uint32_t ics_cpu_features(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    uint32_t f = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+        return 0;
+    const int osxsave = (ecx >> 27) & 1, avx = (ecx >> 28) & 1;
+    if (!osxsave || !avx)
+        return 0;
+    const uint64_t xcr0 = xgetbv0();
+    const int ymm_state = (xcr0 & 0x6) == 0x6;     /* SSE and AVX state */
+    const int zmm_state = (xcr0 & 0xE6) == 0xE6;   /* plus opmask, ZMM0-15 upper, ZMM16-31 */
+    if (__get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, eax, ebx, ecx, edx);
+    if (ymm_state && ((ebx >> 5) & 1))
+        f |= ICS_CPU_AVX2;
+    const int avx512f = (ebx >> 16) & 1, avx512bw = (ebx >> 30) & 1, avx512vl = (ebx >> 31) & 1;
+    if (zmm_state && avx512f && avx512bw && avx512vl) {
+        f |= ICS_CPU_AVX512BW;
+        if ((ecx >> 11) & 1)
+            f |= ICS_CPU_AVX512VNNI;
+    }
+    return f;
+}

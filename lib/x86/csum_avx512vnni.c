@@ -1,0 +1,12 @@
+/* AVX-512 VNNI (vpdpwssd) kernel: one instance of avx512_template.h.  Built with the matching -m flags
+ * for the library; built with ICS_EMULATE_AVX512 through SIMDe for the tests on other CPUs. */
+#ifdef ICS_EMULATE_AVX512
+#include "avx512_emulation.h"
+#define KERNEL(op) ics_##op##_avx512vnni_emu
+#else
+#include <immintrin.h>
+#define KERNEL(op) ics_##op##_avx512vnni
+#endif
+
+#define AVX512_VNNI 1
+#include "avx512_template.h"

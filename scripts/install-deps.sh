@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every system package the build, tests and benchmark need (Debian/Ubuntu, run as root or
+# with sudo). CI runs on a clean machine, so nothing may be assumed to be there already.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build pkg-config gcc g++ make   # the build
+  clang libclang-rt-14-dev llvm               # libFuzzer, sanitizers
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross   # NEON kernel under emulation
+  libsimde-dev                                # runs the AVX-512 kernel's code on CPUs without AVX-512
+  libdpdk-dev                                 # the benchmark's anchor: DPDK's __rte_raw_cksum
+  valgrind
+)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

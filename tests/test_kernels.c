@@ -1,0 +1,199 @@
+/* Every kernel (and the public entry points) against the byte-pair reference: every length
+ * 0..4096 at start alignments 0..63, seeds 0 / 0xFFFFFFFF / random, data random / all-0xFF /
+ * all-0x00; lengths around vector widths and flush intervals; 16 MiB of 0xFF; a buffer past 4 GiB;
+ * guard pages right after and right before the data; copy kernels: exact copy, canaries intact. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "testutil.h"
+
+#define MAXLEN 4096
+#define ALIGNS 64
+
+static uint8_t *pattern_buf(int pattern)
+{
+    static uint8_t *bufs[3];
+    if (!bufs[pattern]) {
+        bufs[pattern] = malloc(MAXLEN + ALIGNS + 64);
+        if (pattern == 0)
+            tu_fill_random(bufs[pattern], MAXLEN + ALIGNS + 64);
+        else
+            memset(bufs[pattern], pattern == 1 ? 0xFF : 0x00, MAXLEN + ALIGNS + 64);
+    }
+    return bufs[pattern];
+}
+
+static const char *pattern_name[3] = {"random", "0xFF", "0x00"};
+
+/* The full sweep for one kernel.  The reference for length n+1 extends the one for n by one
+ * byte, which is exactly the byte-pair definition taken one byte at a time. */
+static void sweep(const struct tu_kernel *k)
+{
+    static const int quick_aligns[] = {0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 33, 48, 62, 63};
+    int naligns = tu_quick ? (int)(sizeof quick_aligns / sizeof quick_aligns[0]) : ALIGNS;
+    unsigned long fails_before = tu_failed;
+    for (int pattern = 0; pattern < 3; pattern++) {
+        const uint8_t *base = pattern_buf(pattern);
+        for (int ai = 0; ai < naligns; ai++) {
+            int align = tu_quick ? quick_aligns[ai] : ai;
+            const uint8_t *p = base + align;
+            uint32_t seeds[3] = {0, 0xFFFFFFFFu, (uint32_t)tu_rand()};
+            for (int si = 0; si < 3; si++) {
+                uint64_t ref = seeds[si];
+                for (size_t len = 0; len <= MAXLEN; len++) {
+                    uint16_t got = inetcsum_fold(k->partial(p, len, seeds[si]));
+                    uint16_t want = ref_fold64(ref);
+                    if (got != want) {
+                        CHECK(0, "%s: len %zu align %d seed 0x%08" PRIx32 " data %s: 0x%04x, want 0x%04x",
+                              k->name, len, align, seeds[si], pattern_name[pattern], got, want);
+                        if (tu_failed - fails_before > 20)
+                            return;
+                    } else {
+                        tu_passed++;
+                    }
+                    if (len < MAXLEN)
+                        ref += ref_byte_value(p[len], len);
+                }
+            }
+        }
+    }
+}
+
+/* Lengths around every vector width, unroll step and flush interval the kernels use, with all-0xFF
+ * data (largest lane values) and random data; plus random large lengths. */
+static void boundaries(const struct tu_kernel *k, const uint8_t *ff, const uint8_t *rnd, size_t cap)
+{
+    static const size_t bases[] = {16,     32,     64,     96,     128,    192,    256,    512,
+                                   1024,   4096,   65536,  1 << 19, 1 << 20, 1 << 21, 3 << 20};
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+        for (int d = -3; d <= 3; d++) {
+            size_t len = bases[b] + (size_t)(ptrdiff_t)d;
+            if (len > cap)
+                continue;
+            for (int a = 0; a < 2; a++) {
+                CHECK(inetcsum_fold(k->partial(ff + a, len, 0xFFFFFFFFu)) == ref_sum(ff + a, len, 0xFFFFFFFFu),
+                      "%s: 0xFF len %zu align %d", k->name, len, a);
+                CHECK(inetcsum_fold(k->partial(rnd + a, len, 12345)) == ref_sum(rnd + a, len, 12345),
+                      "%s: random len %zu align %d", k->name, len, a);
+            }
+        }
+    }
+    for (int i = 0; i < (tu_quick ? 3 : 12); i++) {
+        size_t len = MAXLEN + tu_rand() % (cap - MAXLEN);
+        size_t a = tu_rand() % 64;
+        uint32_t seed = (uint32_t)tu_rand();
+        CHECK(inetcsum_fold(k->partial(rnd + a, len, seed)) == ref_sum(rnd + a, len, seed),
+              "%s: random large len %zu align %zu", k->name, len, a);
+    }
+}
+
+/* 16 MiB of 0xFF with seed 0xFFFFFFFF: far past where 32-bit lane or accumulator sums overflow. */
+static void huge_ff(const struct tu_kernel *k, const uint8_t *ff, size_t len)
+{
+    uint16_t want = ref_sum(ff, len, 0xFFFFFFFFu);
+    CHECK(inetcsum_fold(k->partial(ff, len, 0xFFFFFFFFu)) == want, "%s: 16 MiB of 0xFF", k->name);
+    CHECK(inetcsum_fold(k->partial(ff + 1, len - 1, 0xFFFFFFFFu)) == ref_sum(ff + 1, len - 1, 0xFFFFFFFFu),
+          "%s: 16 MiB - 1 of 0xFF at odd address", k->name);
+}
+
+/* A length past 2^32: zero pages (which cost no memory) followed by a page of data; a kernel that
+ * truncates the length to 32 bits misses the data. */
+static void past_4gib(const struct tu_kernel *k)
+{
+    const size_t zeros = ((size_t)1 << 32) + 4096, len = zeros + 4096;
+    uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        printf("  past 4 GiB: mmap failed, skipped\n");
+        return;
+    }
+    for (size_t i = 0; i < 4096; i++)
+        m[zeros + i] = (uint8_t)(i * 7 + 1);
+    uint16_t want = ref_sum(m + zeros, 4096, 7);
+    CHECK(inetcsum_fold(k->partial(m, len, 7)) == want, "%s: %zu bytes (past 4 GiB)", k->name, len);
+    munmap(m, len);
+}
+
+/* Data placed flush against an inaccessible page after it, then before it. */
+static void guard_pages(const struct tu_kernel *k)
+{
+    struct guarded src, dst;
+    guarded_alloc(&src, 2 * MAXLEN);
+    guarded_alloc(&dst, 2 * MAXLEN);
+    tu_fill_random(src.base, src.size);
+    size_t maxlen = tu_quick ? 600 : 2 * MAXLEN;
+    for (size_t len = 0; len <= maxlen; len++) {
+        const uint8_t *tail = src.base + src.size - len; /* ends at the guard page */
+        const uint8_t *head = src.base;                  /* starts at the guard page */
+        CHECK(inetcsum_fold(k->partial(tail, len, 1)) == ref_sum(tail, len, 1), "%s: guard after, len %zu",
+              k->name, len);
+        CHECK(inetcsum_fold(k->partial(head, len, 1)) == ref_sum(head, len, 1), "%s: guard before, len %zu",
+              k->name, len);
+        uint8_t *dtail = dst.base + dst.size - len;
+        CHECK(inetcsum_fold(k->copy(dtail, tail, len, 1)) == ref_sum(tail, len, 1) &&
+                  memcmp(dtail, tail, len) == 0,
+              "%s: copy with guards after src and dst, len %zu", k->name, len);
+        CHECK(inetcsum_fold(k->copy(dst.base, head, len, 1)) == ref_sum(head, len, 1) &&
+                  memcmp(dst.base, head, len) == 0,
+              "%s: copy with guards before src and dst, len %zu", k->name, len);
+    }
+    guarded_free(&src);
+    guarded_free(&dst);
+}
+
+/* Copy kernels: every length 0..4096, source and destination at independent alignments; the
+ * destination equals the source and the canaries on both sides are untouched. */
+static void copies(const struct tu_kernel *k)
+{
+    enum { CANARY = 64 };
+    static uint8_t dst[CANARY + MAXLEN + 64 + CANARY];
+    const uint8_t *src = pattern_buf(0);
+    int step = tu_quick ? 7 : 1;
+    for (int a = 0; a < 64; a += step) {
+        int da = (a * 37 + 5) % 64;
+        uint32_t seed = (a & 1) ? 0xFFFFFFFFu : (uint32_t)tu_rand();
+        for (size_t len = 0; len <= MAXLEN; len += (tu_quick ? 3 : 1)) {
+            memset(dst, 0xA5, sizeof dst);
+            uint8_t *d = dst + CANARY + da;
+            uint16_t got = inetcsum_fold(k->copy(d, src + a, len, seed));
+            int ok = got == ref_sum(src + a, len, seed) && memcmp(d, src + a, len) == 0;
+            for (size_t i = 0; ok && i < CANARY + (size_t)da; i++)
+                ok = dst[i] == 0xA5;
+            for (size_t i = CANARY + da + len; ok && i < sizeof dst; i++)
+                ok = dst[i] == 0xA5;
+            CHECK(ok, "%s: copy len %zu src align %d dst align %d", k->name, len, a, da);
+            if (!ok)
+                return;
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(argc, argv, "test_kernels");
+    const struct tu_kernel *ks;
+    size_t n = tu_kernels(&ks);
+
+    const size_t big = (size_t)16 << 20;
+    uint8_t *ff = malloc(big + 64), *rnd = malloc(big + 64);
+    memset(ff, 0xFF, big + 64);
+    tu_fill_random(rnd, big + 64);
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned long before = tu_failed;
+        sweep(&ks[i]);
+        boundaries(&ks[i], ff, rnd, big);
+        huge_ff(&ks[i], ff, big);
+        if (!tu_quick && sizeof(size_t) == 8)
+            past_4gib(&ks[i]);
+        guard_pages(&ks[i]);
+        copies(&ks[i]);
+        printf("  %-18s %s\n", ks[i].name, tu_failed == before ? "ok" : "FAILED");
+        fflush(stdout);
+    }
+    free(ff);
+    free(rnd);
+    return tu_finish();
+}

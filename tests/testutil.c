@@ -1,0 +1,148 @@
+/* Shared test helpers (see testutil.h). */
+#include "testutil.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "inetcsum.h"
+
+unsigned long tu_passed, tu_failed;
+int tu_quick;
+static uint64_t rng_state;
+static const char *test_name = "test";
+
+void tu_fail(const char *file, int line, const char *fmt, ...)
+{
+    tu_failed++;
+    if (tu_failed > 25)
+        return;
+    fprintf(stderr, "FAIL %s:%d: ", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (tu_failed == 25)
+        fprintf(stderr, "(further failures not shown)\n");
+}
+
+void tu_init(int argc, char **argv, const char *name)
+{
+    test_name = name;
+    const char *env = getenv("INETCSUM_TEST_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 0) : 0;
+    const char *q = getenv("INETCSUM_TEST_QUICK");
+    tu_quick = q && *q && strcmp(q, "0") != 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--quick") == 0)
+            tu_quick = 1;
+    }
+    if (seed == 0) {
+        FILE *f = fopen("/dev/urandom", "rb");
+        if (!f || fread(&seed, sizeof seed, 1, f) != 1)
+            seed = 0x9E3779B97F4A7C15u;
+        if (f)
+            fclose(f);
+    }
+    rng_state = seed;
+    printf("%s: seed %" PRIu64 " (rerun with --seed %" PRIu64 ")%s\n", name, seed, seed,
+           tu_quick ? ", quick" : "");
+}
+
+int tu_finish(void)
+{
+    printf("%s: %lu passed, %lu failed\n", test_name, tu_passed, tu_failed);
+    return tu_failed ? 1 : 0;
+}
+
+uint64_t tu_rand(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+void tu_fill_random(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)tu_rand();
+}
+
+uint16_t ref_fold64(uint64_t s)
+{
+    while (s >> 16)
+        s = (s & 0xFFFF) + (s >> 16);
+    return (uint16_t)s;
+}
+
+uint16_t ref_sum(const void *buf, size_t len, uint32_t seed)
+{
+    const uint8_t *p = buf;
+    uint64_t s = seed; /* a 32-bit seed counts as its two 16-bit halves: 2^16 = 1 mod 0xFFFF */
+    for (size_t i = 0; i < len; i++)
+        s += ref_byte_value(p[i], i);
+    return ref_fold64(s);
+}
+
+void guarded_alloc(struct guarded *g, size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size = (size + page - 1) / page * page;
+    g->map_len = size + 2 * page;
+    g->map = mmap(NULL, g->map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g->map == MAP_FAILED) {
+        perror("mmap");
+        exit(2);
+    }
+    g->base = (uint8_t *)g->map + page;
+    g->size = size;
+    if (mprotect(g->base, size, PROT_READ | PROT_WRITE) != 0) {
+        perror("mprotect");
+        exit(2);
+    }
+}
+
+void guarded_free(struct guarded *g)
+{
+    munmap(g->map, g->map_len);
+}
+
+/* ---- kernels under test ---- */
+#if defined(ICS_TEST_AVX512_EMULATED)
+uint32_t ics_partial_avx512_emu(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512_emu(void *dst, const void *src, size_t len, uint32_t sum);
+uint32_t ics_partial_avx512vnni_emu(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512vnni_emu(void *dst, const void *src, size_t len, uint32_t sum);
+#endif
+
+size_t tu_kernels(const struct tu_kernel **list)
+{
+    static struct tu_kernel k[16];
+    static size_t n;
+    if (n == 0) {
+        uint32_t f = ics_cpu_features();
+        for (size_t i = 0; i < ics_kernel_count; i++) {
+            if (ics_kernels[i].required & ~f) {
+                printf("  kernel %-12s built, not supported by this CPU: not tested natively\n",
+                       ics_kernels[i].name);
+                continue;
+            }
+            k[n++] = (struct tu_kernel){ics_kernels[i].name, ics_kernels[i].partial, ics_kernels[i].copy};
+        }
+#if defined(ICS_TEST_AVX512_EMULATED)
+        k[n++] = (struct tu_kernel){"avx512(simde)", ics_partial_avx512_emu, ics_copy_avx512_emu};
+        k[n++] = (struct tu_kernel){"avx512vnni(simde)", ics_partial_avx512vnni_emu, ics_copy_avx512vnni_emu};
+#endif
+        k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy};
+    }
+    *list = k;
+    return n;
+}

@@ -1,0 +1,65 @@
+/* Shared test helpers: check counting, a seeded RNG (printed, and accepted from INETCSUM_TEST_SEED
+ * or --seed), the byte-pair reference sum, guarded buffers, and the list of kernels to test. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inetcsum.h"
+#include "kernels.h"
+
+/* ---- checks ---- */
+extern unsigned long tu_passed, tu_failed;
+void tu_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond)                                                                                  \
+            tu_passed++;                                                                           \
+        else                                                                                       \
+            tu_fail(__FILE__, __LINE__, __VA_ARGS__);                                              \
+    } while (0)
+/* Parses --seed N / --quick, seeds the RNG, prints the seed. */
+void tu_init(int argc, char **argv, const char *name);
+/* Prints "N passed, N failed" and returns the exit status. */
+int tu_finish(void);
+extern int tu_quick; /* reduced sweeps (emulators, sanitizers): --quick or INETCSUM_TEST_QUICK=1 */
+
+/* ---- RNG (splitmix64) ---- */
+uint64_t tu_rand(void);
+void tu_fill_random(uint8_t *p, size_t n);
+
+/* ---- the reference: bytes taken in pairs, in host order, a lone last byte padded with zero,
+ * added as integers and folded with end-around carry.  Deliberately the plainest code. ---- */
+uint16_t ref_sum(const void *buf, size_t len, uint32_t seed);
+uint16_t ref_fold64(uint64_t s);
+/* The value byte number `index` (counted from the start of the summed data) adds. */
+static inline uint64_t ref_byte_value(uint8_t b, size_t index)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (index & 1) ? b : (uint64_t)b << 8;
+#else
+    return (index & 1) ? (uint64_t)b << 8 : b;
+#endif
+}
+
+/* ---- guarded memory: `size` usable bytes between two inaccessible pages ---- */
+struct guarded {
+    uint8_t *base; /* first usable byte (page aligned) */
+    size_t size;   /* usable bytes, a multiple of the page size */
+    void *map;
+    size_t map_len;
+};
+void guarded_alloc(struct guarded *g, size_t size);
+void guarded_free(struct guarded *g);
+
+/* ---- kernels under test: the registry's entries this CPU runs, SIMDe-emulated AVX-512 builds,
+ * and the public entry points (dispatch, inline small path) ---- */
+struct tu_kernel {
+    const char *name;
+    ics_partial_fn partial;
+    ics_copy_fn copy;
+};
+size_t tu_kernels(const struct tu_kernel **list);
+
+#endif
