@@ -1,0 +1,219 @@
+/* The core API: fold and ones'-complement arithmetic, split sums (block_add at every split point),
+ * iovec sums with odd and empty segments, RFC 1624 updates against recomputation, kernel selection
+ * (every subset of the CPU's features), bad input, version. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* x mod 0xFFFF in the ones'-complement sense: 0 stays 0, other multiples of 0xFFFF are 0xFFFF. */
+static uint16_t ones(uint64_t x)
+{
+    return ref_fold64(x);
+}
+
+static void fold_and_add(void)
+{
+    CHECK(inetcsum_fold(0) == 0, "fold(0)");
+    CHECK(inetcsum_fold(0xFFFFFFFFu) == 0xFFFF, "fold(0xFFFFFFFF)");
+    CHECK(inetcsum_fold(0xFFFF) == 0xFFFF && inetcsum_fold(0x10000) == 1, "fold edges");
+    CHECK(inetcsum_final(0) == 0xFFFF, "final(0): empty data checksums to 0xFFFF");
+    CHECK(inetcsum_checksum(NULL, 0) == 0xFFFF, "checksum of nothing");
+    for (int i = 0; i < 1000000; i++) {
+        uint32_t a = (uint32_t)tu_rand(), b = (uint32_t)tu_rand();
+        if (i < 1000) /* the edges: sums that wrap to exactly 0 or 0xFFFF... */
+            b = (uint32_t)(0 - a) + (uint32_t)(i % 3) - 1;
+        CHECK(inetcsum_fold(a) == ones(a), "fold(0x%08x)", a);
+        CHECK(inetcsum_fold(inetcsum_add(a, b)) == ones((uint64_t)a + b), "add(0x%08x, 0x%08x)", a, b);
+        /* a - b: adding the complement, which is congruent to -b mod 0xFFFF. */
+        CHECK(inetcsum_fold(inetcsum_sub(a, b)) == ones((uint64_t)a + (uint32_t)~b), "sub(0x%08x, 0x%08x)", a, b);
+        CHECK(inetcsum_fold(inetcsum_add(inetcsum_sub(a, b), b)) == ones((uint64_t)a + 0xFFFFFFFFu) , "sub then add");
+    }
+}
+
+/* Every split point of a buffer, both orders of operations, random seeds. */
+static void splits(void)
+{
+    enum { N = 3001 };
+    static uint8_t p[N + 1];
+    tu_fill_random(p, sizeof p);
+    for (size_t base = 0; base < 2; base++) {
+        const uint8_t *q = p + base;
+        for (size_t k = 0; k <= N; k++) {
+            uint32_t seed = (uint32_t)tu_rand();
+            uint16_t whole = inetcsum_fold(inetcsum_partial(q, N, seed));
+            uint32_t head = inetcsum_partial(q, k, seed), tail = inetcsum_partial(q + k, N - k, 0);
+            CHECK(inetcsum_fold(inetcsum_block_add(head, tail, k)) == whole, "block_add split %zu", k);
+            CHECK(inetcsum_fold(inetcsum_block_sub(inetcsum_partial(q, N, seed), tail, k)) == inetcsum_fold(head),
+                  "block_sub split %zu", k);
+        }
+    }
+}
+
+static void iov(void)
+{
+    static uint8_t p[5000];
+    tu_fill_random(p, sizeof p);
+    CHECK(inetcsum_partial_iov(NULL, 0, 77) == 77, "empty iovec keeps the seed");
+    for (int t = 0; t < 20000; t++) {
+        struct iovec v[12];
+        size_t n = 1 + tu_rand() % 12, total = 0;
+        size_t start = tu_rand() % 64;
+        for (size_t i = 0; i < n; i++) {
+            size_t len = tu_rand() % 5 == 0 ? 0 : tu_rand() % (t % 2 ? 400 : 9);
+            if (start + total + len > sizeof p)
+                len = 0;
+            v[i] = (struct iovec){p + start + total, len};
+            total += len;
+        }
+        uint32_t seed = (uint32_t)tu_rand();
+        CHECK(inetcsum_fold(inetcsum_partial_iov(v, n, seed)) == ref_sum(p + start, total, seed),
+              "iovec of %zu segments, %zu bytes", n, total);
+    }
+}
+
+static void updates(void)
+{
+    enum { N = 64 };
+    uint8_t pkt[N], before[N];
+    for (int t = 0; t < 200000; t++) {
+        tu_fill_random(pkt, N);
+        if (t % 4 == 0)
+            memset(pkt, t % 8 ? 0xFF : 0x00, N / 2); /* runs that push sums to the +0/-0 edges */
+        uint32_t seed = (uint32_t)tu_rand() | 1; /* nonzero, as any pseudo-header sum */
+        size_t coff = 2 * (tu_rand() % (N / 2)); /* checksum field at an even offset */
+        memset(pkt + coff, 0, 2);
+        uint16_t check = inetcsum_final(inetcsum_partial(pkt, N, seed));
+        memcpy(pkt + coff, &check, 2);
+        memcpy(before, pkt, N);
+        size_t width = (size_t[]){2, 4, 16, 0}[t % 4];
+        size_t off;
+        if (width == 0) { /* any byte range, any parity */
+            width = tu_rand() % 17;
+            off = tu_rand() % (N - width + 1);
+        } else {
+            off = 2 * (tu_rand() % ((N - width) / 2 + 1));
+        }
+        if (off < coff + 2 && coff < off + width)
+            continue; /* the changed bytes must not include the checksum field itself */
+        tu_fill_random(pkt + off, width);
+        uint16_t got;
+        if (t % 4 == 0) {
+            uint16_t o, n;
+            memcpy(&o, before + off, 2);
+            memcpy(&n, pkt + off, 2);
+            got = inetcsum_update16(check, o, n);
+        } else if (t % 4 == 1) {
+            uint32_t o, n;
+            memcpy(&o, before + off, 4);
+            memcpy(&n, pkt + off, 4);
+            got = inetcsum_update32(check, o, n);
+        } else if (t % 4 == 2) {
+            got = inetcsum_update128(check, before + off, pkt + off);
+        } else {
+            got = inetcsum_update_bytes(check, before + off, pkt + off, width, off);
+        }
+        memset(pkt + coff, 0, 2);
+        uint16_t want = inetcsum_final(inetcsum_partial(pkt, N, seed));
+        CHECK(got == want, "update kind %d: %zu bytes at %zu (check at %zu): 0x%04x, want 0x%04x", t % 4, width, off,
+              coff, got, want);
+    }
+}
+
+static void selection(void)
+{
+    const char *names[16], *built[16];
+    size_t n = inetcsum_impl_list(names, 16), nb = inetcsum_impl_list_built(built, 16);
+    CHECK(n >= 1 && n <= nb && nb == ics_kernel_count, "impl_list %zu of %zu built", n, nb);
+    CHECK(inetcsum_impl_list(NULL, 0) == n, "impl_list(NULL, 0) counts");
+    CHECK(strcmp(names[n - 1], "generic") == 0, "generic is last and always usable");
+    const char *before = inetcsum_impl_name();
+    CHECK(strcmp(before, names[0]) == 0 || getenv("INETCSUM_IMPL"), "the best kernel is active: %s", before);
+    CHECK(inetcsum_set_impl("no-such-kernel") == -1 && inetcsum_impl_name() == before, "unknown name: -1, unchanged");
+    CHECK(inetcsum_set_impl("") == -1 && inetcsum_impl_name() == before, "empty name: -1, unchanged");
+    for (size_t i = 0; i < nb; i++) {
+        int supported = 0;
+        for (size_t j = 0; j < n; j++)
+            supported |= strcmp(built[i], names[j]) == 0;
+        int r = inetcsum_set_impl(built[i]);
+        CHECK(supported ? (r == 0 && strcmp(inetcsum_impl_name(), built[i]) == 0) : r == -1,
+              "set_impl(%s) = %d (supported: %d)", built[i], r, supported);
+    }
+    CHECK(inetcsum_set_impl(NULL) == 0 && strcmp(inetcsum_impl_name(), names[0]) == 0, "set_impl(NULL) = best");
+}
+
+/* Every subset of the detected features selects a kernel that needs no more than the subset, the
+ * first such in the registry, and the public API computes correctly with it. */
+static void feature_subsets(void)
+{
+    static uint8_t p[1200];
+    tu_fill_random(p, sizeof p);
+    uint32_t f = ics_cpu_features();
+    unsigned subsets = 0;
+    for (uint32_t s = f;; s = (s - 1) & f) {
+        const struct ics_kernel *k = ics_select(s);
+        size_t first = 0;
+        while ((ics_kernels[first].required & ~s) != 0)
+            first++;
+        CHECK(k == &ics_kernels[first] && (k->required & ~s) == 0, "subset 0x%x selects %s", s, k->name);
+        CHECK(inetcsum_set_impl(k->name) == 0, "subset 0x%x: set_impl(%s)", s, k->name);
+        for (size_t len = 0; len <= 600; len++)
+            for (size_t a = 0; a < 4; a++) {
+                uint8_t dst[600];
+                CHECK(inetcsum_fold(inetcsum_partial(p + a, len, 3)) == ref_sum(p + a, len, 3), "subset 0x%x %s len %zu",
+                      s, k->name, len);
+                CHECK(inetcsum_fold(inetcsum_partial_copy(dst, p + a, len, 3)) == ref_sum(p + a, len, 3) &&
+                          memcmp(dst, p + a, len) == 0,
+                      "subset 0x%x %s copy len %zu", s, k->name, len);
+            }
+        subsets++;
+        if (s == 0)
+            break;
+    }
+    printf("  feature subsets walked: %u (features 0x%x)\n", subsets, f);
+    inetcsum_set_impl(NULL);
+}
+
+static void bad_input(void)
+{
+    CHECK(inetcsum_partial(NULL, 0, 0) == 0 && inetcsum_fold(inetcsum_partial(NULL, 0, 5)) == 5, "NULL, 0");
+    CHECK(inetcsum_fold(inetcsum_partial_copy(NULL, NULL, 0, 9)) == 9, "copy NULL, NULL, 0");
+    const char *names[16];
+    size_t n = inetcsum_impl_list(names, 16);
+    for (size_t i = 0; i < n; i++) {
+        inetcsum_set_impl(names[i]);
+        CHECK(inetcsum_fold(inetcsum_partial(NULL, 0, 0xFFFFFFFFu)) == 0xFFFF, "%s: NULL, 0, seed ~0", names[i]);
+        for (size_t j = 0; j < ics_kernel_count; j++)
+            if (strcmp(ics_kernels[j].name, names[i]) == 0)
+                CHECK(ics_kernels[j].partial(NULL, 0, 0) == 0 && ics_kernels[j].copy(NULL, NULL, 0, 0) == 0,
+                      "%s kernel: NULL, 0", names[i]);
+    }
+    inetcsum_set_impl(NULL);
+}
+
+static void version(void)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", INETCSUM_VERSION_MAJOR, INETCSUM_VERSION_MINOR, INETCSUM_VERSION_PATCH);
+    CHECK(strcmp(inetcsum_version(), INETCSUM_VERSION_STRING) == 0 && strcmp(want, INETCSUM_VERSION_STRING) == 0,
+          "version %s", inetcsum_version());
+    CHECK(strcmp(INETCSUM_VERSION_STRING, INETCSUM_PROJECT_VERSION) == 0, "header version %s, CMake project %s",
+          INETCSUM_VERSION_STRING, INETCSUM_PROJECT_VERSION);
+    CHECK(INETCSUM_VERSION_NUMBER == INETCSUM_VERSION_MAJOR * 10000 + INETCSUM_VERSION_MINOR * 100 + INETCSUM_VERSION_PATCH,
+          "version number");
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(argc, argv, "test_api");
+    fold_and_add();
+    splits();
+    iov();
+    updates();
+    selection();
+    feature_subsets();
+    bad_input();
+    version();
+    return tu_finish();
+}
