@@ -61,9 +61,8 @@ static inline __attribute__((always_inline)) uint32_t sum_avx2(uint8_t *dst, con
                                                               size_t len, uint32_t sum, const int copy)
 {
     if (len < 32) {
-        if (copy) {
+        if (copy && len) /* memcpy's pointers must be valid even for 0 bytes */
             memcpy(dst, src, len);
-        }
         return ics_partial_small(src, len, sum);
     }
     const uint8_t *const end = src + len;

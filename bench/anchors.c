@@ -1,0 +1,114 @@
+/* The benchmark's anchors, compiled -O3 -march=native as a user of them would: the read-bandwidth
+ * limit (a loop that only loads every byte, with the widest vectors this machine has, and XORs them
+ * so the loads cannot be dropped) and DPDK's __rte_raw_cksum from Debian's libdpdk-dev header,
+ * inlined into its timing loop exactly as it is into a DPDK application. */
+#include <immintrin.h>
+#include <rte_ip.h>
+#include <string.h>
+
+#include "timing.h"
+
+#if defined(__AVX512BW__)
+typedef __m512i vec;
+#define VLOAD(p) _mm512_loadu_si512((const void *)(p))
+#define VXOR(a, b) _mm512_xor_si512(a, b)
+#define VZERO() _mm512_setzero_si512()
+#define VFIRST(v) ((uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(v)))
+#define ISA "avx512"
+#else
+typedef __m256i vec;
+#define VLOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define VXOR(a, b) _mm256_xor_si256(a, b)
+#define VZERO() _mm256_setzero_si256()
+#define VFIRST(v) ((uint64_t)_mm_cvtsi128_si64(_mm256_castsi256_si128(v)))
+#define ISA "avx2"
+#endif
+#define W sizeof(vec)
+
+const char *anchor_read_limit_isa(void)
+{
+    return ISA;
+}
+
+/* Loads every byte once: 4 vectors per step, then single vectors, then one load ending at the
+ * buffer's end (overlapping) for the tail; bytes under one vector are loaded one by one. */
+static inline uint64_t read_all(const uint8_t *p, size_t len)
+{
+    vec a = VZERO(), b = VZERO(), c = VZERO(), d = VZERO();
+    const uint8_t *end = p + len;
+    if (len < W) {
+        uint64_t x = 0;
+        for (size_t i = 0; i < len; i++)
+            x ^= p[i];
+        return x;
+    }
+    for (; (size_t)(end - p) >= 4 * W; p += 4 * W) {
+        a = VXOR(a, VLOAD(p));
+        b = VXOR(b, VLOAD(p + W));
+        c = VXOR(c, VLOAD(p + 2 * W));
+        d = VXOR(d, VLOAD(p + 3 * W));
+    }
+    for (; (size_t)(end - p) >= W; p += W)
+        a = VXOR(a, VLOAD(p));
+    if (p != end)
+        b = VXOR(b, VLOAD(end - W));
+    return VFIRST(VXOR(VXOR(a, b), VXOR(c, d)));
+}
+
+uint64_t loop_read_limit(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
+{
+    (void)dst;
+    uint64_t sink = 0, t0 = ticks();
+    for (unsigned i = 0; i < reps; i++) {
+        OPAQUE(src);
+        sink ^= read_all(src, len);
+    }
+    uint64_t t = ticks() - t0;
+    OPAQUE(sink);
+    return t;
+}
+
+uint32_t anchor_dpdk_sum(const void *buf, size_t len)
+{
+    return __rte_raw_cksum(buf, len, 0);
+}
+
+uint64_t loop_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
+{
+    (void)dst;
+    uint32_t sink = 0;
+    uint64_t t0 = ticks();
+    for (unsigned i = 0; i < reps; i++) {
+        OPAQUE(src);
+        sink ^= __rte_raw_cksum(src, len, 0);
+    }
+    uint64_t t = ticks() - t0;
+    OPAQUE(sink);
+    return t;
+}
+
+uint64_t loop_memcpy(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
+{
+    uint64_t t0 = ticks();
+    for (unsigned i = 0; i < reps; i++) {
+        OPAQUE(src);
+        OPAQUE(dst);
+        memcpy(dst, src, len);
+    }
+    return ticks() - t0;
+}
+
+uint64_t loop_memcpy_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
+{
+    uint32_t sink = 0;
+    uint64_t t0 = ticks();
+    for (unsigned i = 0; i < reps; i++) {
+        OPAQUE(src);
+        OPAQUE(dst);
+        memcpy(dst, src, len);
+        sink ^= __rte_raw_cksum(dst, len, 0);
+    }
+    uint64_t t = ticks() - t0;
+    OPAQUE(sink);
+    return t;
+}

@@ -1,0 +1,37 @@
+/* Timing helpers shared by the benchmark's translation units: lfence-serialised rdtsc, and a
+ * barrier that makes a pointer opaque so a loop of identical calls cannot be hoisted. */
+#ifndef BENCH_TIMING_H
+#define BENCH_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+static inline uint64_t ticks(void)
+{
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v)::"memory");
+    return v;
+#else
+#error "no cycle counter for this architecture"
+#endif
+}
+
+#define OPAQUE(p) __asm__ volatile("" : "+r"(p)::"memory")
+
+/* A timed loop: reps independent calls, returns ticks for all of them. */
+typedef uint64_t (*timed_loop)(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+
+/* Anchors, compiled with -O3 -march=native in anchors.c. */
+uint64_t loop_read_limit(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint64_t loop_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint64_t loop_memcpy(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint64_t loop_memcpy_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint32_t anchor_dpdk_sum(const void *buf, size_t len);
+const char *anchor_read_limit_isa(void);
+
+#endif

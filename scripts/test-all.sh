@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Every test, in every build the project promises: the release build, ASan+UBSan, TSAN, no SIMD,
+# aarch64 (NEON) under qemu-user, libFuzzer (a short differential run on top of the corpus), and an
+# install that a consumer finds through pkg-config and find_package.  Installs what it needs first.
+# Usage: scripts/test-all.sh [--quick]   (INETCSUM_TEST_SEED=N reproduces a run's random inputs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${INETCSUM_BUILD_ROOT:-$root/build-test}
+fuzz_seconds=${INETCSUM_FUZZ_SECONDS:-60}
+if [ "${1:-}" = "--quick" ]; then export INETCSUM_TEST_QUICK=1; fuzz_seconds=10; fi
+
+scripts/install-deps.sh
+mkdir -p "$out"
+jobs=$(nproc)
+failed=()
+
+step() { printf '\n==== %s\n' "$*"; }
+
+# configure+build+ctest NAME [cmake args...]
+build_and_test() {
+  local name=$1; shift
+  step "$name"
+  if cmake -S "$root" -B "$out/$name" -G Ninja -DINETCSUM_BENCH=OFF "$@" >"$out/$name.configure.log" 2>&1 &&
+     cmake --build "$out/$name" -j "$jobs" >"$out/$name.build.log" 2>&1; then
+    (cd "$out/$name" && ctest --output-on-failure -j "$jobs") || failed+=("$name")
+  else
+    cat "$out/$name.configure.log" "$out/$name.build.log" | tail -40
+    failed+=("$name (build)")
+  fi
+}
+
+build_and_test release -DCMAKE_BUILD_TYPE=Release
+# Sanitizer and emulated builds walk fewer alignments: the full sweep ran natively above.
+INETCSUM_TEST_QUICK=1 build_and_test asan-ubsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINETCSUM_SANITIZE=address,undefined
+INETCSUM_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 build_and_test tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DINETCSUM_SANITIZE=thread -DCMAKE_C_COMPILER=clang
+build_and_test no-simd -DCMAKE_BUILD_TYPE=Release -DINETCSUM_SIMD=OFF
+INETCSUM_TEST_QUICK=1 build_and_test aarch64-qemu -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake"
+
+step "libFuzzer: ${fuzz_seconds}s differential run over the kernels"
+if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+     -DINETCSUM_FUZZ=ON -DINETCSUM_BENCH=OFF -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
+   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels >>"$out/fuzz.log" 2>&1; then
+  work=$(mktemp -d)
+  if "$out/fuzz/fuzz/fuzz_kernels" -max_total_time="$fuzz_seconds" -max_len=70000 -print_final_stats=1 \
+       "$work" "$root/fuzz/corpus/kernels" >"$out/fuzz.run.log" 2>&1; then
+    grep -E "stat::number_of_executed_units|Done" "$out/fuzz.run.log" | head -3
+  else
+    tail -40 "$out/fuzz.run.log"; failed+=("libfuzzer")
+  fi
+  rm -rf "$work"
+else
+  tail -40 "$out/fuzz.log"; failed+=("libfuzzer (build)")
+fi
+
+step "install: pkg-config and find_package consumers"
+prefix="$out/prefix"
+rm -rf "$prefix" "$out/consumer"
+if cmake --install "$out/release" --prefix "$prefix" >"$out/install.log" 2>&1 &&
+   PKG_CONFIG_PATH="$prefix/lib/pkgconfig" tests/install/consumer-check.sh "$prefix" "$out/consumer"; then
+  echo "install: ok"
+else
+  tail -40 "$out/install.log"; failed+=("install")
+fi
+
+echo
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all test builds passed"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds tests/install/consumer.c against an installed inetcsum: with pkg-config (shared and
+# static) and with CMake's find_package.  Usage: consumer-check.sh PREFIX WORKDIR
+set -euo pipefail
+prefix=$1 work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+cc "$here/consumer.c" -o "$work/pc_shared" $(pkg-config --cflags --libs inetcsum)
+LD_LIBRARY_PATH="$prefix/lib" "$work/pc_shared"
+cc "$here/consumer.c" -o "$work/pc_static" $(pkg-config --cflags inetcsum) "$prefix/lib/libinetcsum.a"
+"$work/pc_static"
+cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake" >/dev/null
+LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_shared"
+"$work/cmake/consumer_static"
