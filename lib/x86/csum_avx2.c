@@ -87,10 +87,15 @@ static inline __attribute__((always_inline)) uint32_t sum_avx2(uint8_t *dst, con
             src += 128;
             dst += 128;
         } while (--steps);
-        t = acc_flush(&x, t);
-        t = acc_flush(&y, t);
+        if (len >= 128) { /* another full chunk follows: make room */
+            t = acc_flush(&x, t);
+            t = acc_flush(&y, t);
+        }
     }
-    /* Now len < 128, and at least one vector remains or was summed (the input is >= 32 bytes). */
+    /* Now len < 128.  x and y hold at most 2 * FLUSH_STEPS vectors each; the four more the tail
+     * may add to the merged pair keep its lanes below 2^32 (2 * (2^14 + 4) * 0xFFFF < 2^32). */
+    x.a = _mm256_add_epi32(x.a, y.a);
+    x.b = _mm256_add_epi32(x.b, y.b);
     for (; len >= 32; len -= 32, src += 32, dst += 32)
         acc_add(&x, load_copy(src, dst, copy));
     uint64_t odd = 0;
@@ -107,11 +112,9 @@ static inline __attribute__((always_inline)) uint32_t sum_avx2(uint8_t *dst, con
     if (copy && len)
         _mm256_storeu_si256((__m256i *)(dst + len - 32), _mm256_loadu_si256((const __m256i *)(end - 32)));
     t = acc_flush(&x, t);
-    t = acc_flush(&y, t);
 
-    uint64_t l[4];
-    _mm256_storeu_si256((__m256i *)l, t);
-    uint64_t total = ics_add64(ics_add64(l[0], l[1]), ics_add64(l[2], l[3]));
+    __m128i h = _mm_add_epi64(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    uint64_t total = ics_add64((uint64_t)_mm_cvtsi128_si64(h), (uint64_t)_mm_extract_epi64(h, 1));
     return ics_reduce64(ics_add64(ics_add64(total, sum), odd));
 }
 
