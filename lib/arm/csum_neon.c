@@ -45,7 +45,7 @@ static inline __attribute__((always_inline)) uint32_t sum_neon(uint8_t *dst, con
     for (; len >= 16; len -= 16, src += 16, dst += 16)
         a = vpadalq_u16(a, load_copy(src, dst, copy));
     t = vpadalq_u32(t, a);
-    if (copy)
+    if (copy && len) /* memcpy needs valid pointers even for 0 bytes */
         memcpy(dst, src, len);
     /* Each 64-bit lane is < 2^62 for any buffer that fits in a 48-bit address space. */
     uint64_t total = ics_add64(vgetq_lane_u64(t, 0), vgetq_lane_u64(t, 1));

@@ -67,6 +67,7 @@ uint32_t ics_copy_x86_64(void *dst, const void *src, size_t len, uint32_t sum)
         ADC2(c, w[4], w[5]);
         ADC2(d, w[6], w[7]);
     }
-    memcpy(o, p, len);
+    if (len) /* memcpy needs valid pointers even for 0 bytes */
+        memcpy(o, p, len);
     return ics_reduce64(sum_tail63(o, len, fold4(a, b, c, d)));
 }
