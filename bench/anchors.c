@@ -61,6 +61,7 @@ uint64_t loop_read_limit(const uint8_t *src, uint8_t *dst, size_t len, unsigned 
     uint64_t sink = 0, t0 = ticks();
     for (unsigned i = 0; i < reps; i++) {
         OPAQUE(src);
+        OPAQUE(len);
         sink ^= read_all(src, len);
     }
     uint64_t t = ticks() - t0;
@@ -80,6 +81,7 @@ uint64_t loop_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
     uint64_t t0 = ticks();
     for (unsigned i = 0; i < reps; i++) {
         OPAQUE(src);
+        OPAQUE(len);
         sink ^= __rte_raw_cksum(src, len, 0);
     }
     uint64_t t = ticks() - t0;
@@ -92,6 +94,7 @@ uint64_t loop_memcpy(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps
     uint64_t t0 = ticks();
     for (unsigned i = 0; i < reps; i++) {
         OPAQUE(src);
+        OPAQUE(len);
         OPAQUE(dst);
         memcpy(dst, src, len);
     }
@@ -104,6 +107,7 @@ uint64_t loop_memcpy_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned
     uint64_t t0 = ticks();
     for (unsigned i = 0; i < reps; i++) {
         OPAQUE(src);
+        OPAQUE(len);
         OPAQUE(dst);
         memcpy(dst, src, len);
         sink ^= __rte_raw_cksum(dst, len, 0);

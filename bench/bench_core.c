@@ -27,6 +27,7 @@ static uint64_t loop_public(const uint8_t *src, uint8_t *dst, size_t len, unsign
     uint64_t t0 = ticks();
     for (unsigned i = 0; i < reps; i++) {
         OPAQUE(src);
+        OPAQUE(len);
         sink ^= inetcsum_partial(src, len, 0);
     }
     uint64_t t = ticks() - t0;
@@ -40,6 +41,7 @@ static uint64_t loop_public_copy(const uint8_t *src, uint8_t *dst, size_t len, u
     uint64_t t0 = ticks();
     for (unsigned i = 0; i < reps; i++) {
         OPAQUE(src);
+        OPAQUE(len);
         OPAQUE(dst);
         sink ^= inetcsum_partial_copy(dst, src, len, 0);
     }
@@ -54,6 +56,7 @@ static uint64_t loop_memcpy_then_sum(const uint8_t *src, uint8_t *dst, size_t le
     uint64_t t0 = ticks();
     for (unsigned i = 0; i < reps; i++) {
         OPAQUE(src);
+        OPAQUE(len);
         OPAQUE(dst);
         memcpy(dst, src, len);
         sink ^= inetcsum_partial(dst, len, 0);
@@ -72,6 +75,7 @@ static uint64_t loop_memcpy_then_sum(const uint8_t *src, uint8_t *dst, size_t le
         uint64_t t0 = ticks();                                                                     \
         for (unsigned r = 0; r < reps; r++) {                                                      \
             OPAQUE(src);                                                                           \
+            OPAQUE(len);                                                                           \
             sink ^= f(src, len, 0);                                                                \
         }                                                                                          \
         uint64_t t = ticks() - t0;                                                                 \

@@ -1,5 +1,7 @@
 /* Timing helpers shared by the benchmark's translation units: lfence-serialised rdtsc, and a
- * barrier that makes a pointer opaque so a loop of identical calls cannot be hoisted. */
+ * barrier that makes a value opaque.  Every timed loop passes its buffer and length through it on
+ * each call, so no contender (least of all an inlined one) can hoist work out of the loop: as in a
+ * packet loop, where each packet's address and length are new. */
 #ifndef BENCH_TIMING_H
 #define BENCH_TIMING_H
 

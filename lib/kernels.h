@@ -127,16 +127,71 @@ static inline uint64_t ics_tail7(const uint8_t *p, size_t len)
     return s;
 }
 
+#if defined(__x86_64__)
+/* acc += x + y with end-around carry, as one short add/adc/adc $0 chain.  x and y may be memory
+ * operands; a chain that opens with add does not wait on another chain's carry flag. */
+#define ICS_ADC2(acc, x, y)                                                                        \
+    __asm__("addq %[xx], %[a]\n\t"                                                               \
+            "adcq %[yy], %[a]\n\t"                                                               \
+            "adcq $0, %[a]"                                                                        \
+            : [a] "+r"(acc)                                                                        \
+            : [xx] "rm"((uint64_t)(x)), [yy] "rm"((uint64_t)(y))                                   \
+            : "cc")
+#define ICS_ADC1(acc, x)                                                                           \
+    __asm__("addq %[xx], %[a]\n\t"                                                               \
+            "adcq $0, %[a]"                                                                        \
+            : [a] "+r"(acc)                                                                        \
+            : [xx] "rm"((uint64_t)(x))                                                             \
+            : "cc")
+
+/* 64 -> 32 bits with end-around carry in four instructions (the high half's add can carry once). */
+static inline uint32_t ics_reduce64_x86(uint64_t s)
+{
+    uint32_t lo = (uint32_t)s, hi = (uint32_t)(s >> 32);
+    __asm__("addl %[h], %[l]\n\t"
+            "adcl $0, %[l]"
+            : [l] "+r"(lo)
+            : [h] "r"(hi)
+            : "cc");
+    return lo;
+}
+#endif
+
 /* The scalar sum for short buffers, inlined into inetcsum_partial so that headers and other small
- * inputs pay neither an indirect call nor a SIMD reduction.  Adds 32-bit loads into two 64-bit
- * accumulators: no carries to propagate, and two chains keep both load ports busy.  The 20- and
- * 40-byte cases (IPv4 and IPv6 headers) unroll to straight-line code where len is a constant; a
- * multiple of 8 (the UDP header) skips the tail's tests.  Exact for len < 16 GiB (each 16 bytes
- * add < 2^33 to an accumulator); used only below ICS_SMALL_MAX. */
+ * inputs pay neither an indirect call nor a SIMD reduction.  The 20- and 40-byte cases (IPv4 and
+ * IPv6 headers) unroll to straight-line code where len is a constant.
+ * x86-64: 64-bit add-with-carry in two chains, so 8 bytes cost one instruction with its load
+ * folded in, and the last len % 8 bytes (when 8 or more precede them) come from one 8-byte load
+ * ending at the buffer's end, shifted so only the new bytes remain: they start a multiple of 8
+ * bytes in, so their pairing is unchanged.
+ * Elsewhere: 32-bit loads into 64-bit accumulators, exact for len < 16 GiB.
+ * Used only below ICS_SMALL_MAX. */
 static inline __attribute__((always_inline)) uint32_t ics_partial_small(const void *buf, size_t len,
                                                                         uint32_t sum)
 {
     const uint8_t *p = (const uint8_t *)buf;
+#if defined(__x86_64__)
+    if (len < 8)
+        return ics_reduce64_x86((uint64_t)sum + ics_tail7(p, len));
+    const uint8_t *end = p + len;
+    uint64_t a = sum, b = 0;
+    while (len >= 32) {
+        ICS_ADC2(a, ics_load64(p), ics_load64(p + 8));
+        ICS_ADC2(b, ics_load64(p + 16), ics_load64(p + 24));
+        p += 32;
+        len -= 32;
+    }
+    if (len & 16) {
+        ICS_ADC2(a, ics_load64(p), ics_load64(p + 8));
+        p += 16;
+    }
+    if (len & 8)
+        ICS_ADC1(b, ics_load64(p));
+    if (len & 7)
+        ICS_ADC1(a, ics_load64(end - 8) >> (64 - 8 * (len & 7)));
+    ICS_ADC1(a, b);
+    return ics_reduce64_x86(a);
+#else
     uint64_t a = sum, b = 0;
     while (len >= 16) {
         a += (uint64_t)ics_load32(p) + ics_load32(p + 4);
@@ -152,6 +207,7 @@ static inline __attribute__((always_inline)) uint32_t ics_partial_small(const vo
     if (len & 7)
         a += ics_tail7(p, len & 7);
     return ics_reduce64(ics_add64(a, b));
+#endif
 }
 
 #endif /* ICS_KERNELS_H */

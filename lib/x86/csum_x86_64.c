@@ -6,14 +6,7 @@
  * parallel: 12 ALU operations and 8 loads per 64 bytes instead of a 9-long dependency chain. */
 #include "../kernels.h"
 
-/* a += x + y with end-around carry.  x and y may be memory operands. */
-#define ADC2(a, x, y)                                                                              \
-    __asm__("addq %[xx], %[acc]\n\t"                                                               \
-            "adcq %[yy], %[acc]\n\t"                                                               \
-            "adcq $0, %[acc]"                                                                      \
-            : [acc] "+r"(a)                                                                        \
-            : [xx] "rm"((uint64_t)(x)), [yy] "rm"((uint64_t)(y))                                                        \
-            : "cc")
+#define ADC2 ICS_ADC2
 
 static inline uint64_t fold4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
