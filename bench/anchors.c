@@ -55,64 +55,13 @@ static inline uint64_t read_all(const uint8_t *p, size_t len)
     return VFIRST(VXOR(VXOR(a, b), VXOR(c, d)));
 }
 
-uint64_t loop_read_limit(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
-{
-    (void)dst;
-    uint64_t sink = 0, t0 = ticks();
-    for (unsigned i = 0; i < reps; i++) {
-        OPAQUE(src);
-        OPAQUE(len);
-        sink ^= read_all(src, len);
-    }
-    uint64_t t = ticks() - t0;
-    OPAQUE(sink);
-    return t;
-}
+DEFINE_TIMED_LOOP(, loop_read_limit, read_all(src, len))
 
 uint32_t anchor_dpdk_sum(const void *buf, size_t len)
 {
     return __rte_raw_cksum(buf, len, 0);
 }
 
-uint64_t loop_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
-{
-    (void)dst;
-    uint32_t sink = 0;
-    uint64_t t0 = ticks();
-    for (unsigned i = 0; i < reps; i++) {
-        OPAQUE(src);
-        OPAQUE(len);
-        sink ^= __rte_raw_cksum(src, len, 0);
-    }
-    uint64_t t = ticks() - t0;
-    OPAQUE(sink);
-    return t;
-}
-
-uint64_t loop_memcpy(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
-{
-    uint64_t t0 = ticks();
-    for (unsigned i = 0; i < reps; i++) {
-        OPAQUE(src);
-        OPAQUE(len);
-        OPAQUE(dst);
-        memcpy(dst, src, len);
-    }
-    return ticks() - t0;
-}
-
-uint64_t loop_memcpy_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
-{
-    uint32_t sink = 0;
-    uint64_t t0 = ticks();
-    for (unsigned i = 0; i < reps; i++) {
-        OPAQUE(src);
-        OPAQUE(len);
-        OPAQUE(dst);
-        memcpy(dst, src, len);
-        sink ^= __rte_raw_cksum(dst, len, 0);
-    }
-    uint64_t t = ticks() - t0;
-    OPAQUE(sink);
-    return t;
-}
+DEFINE_TIMED_LOOP(, loop_dpdk, __rte_raw_cksum(src, len, 0))
+DEFINE_TIMED_LOOP(, loop_memcpy, (memcpy(dst, src, len), 0))
+DEFINE_TIMED_LOOP(, loop_memcpy_dpdk, (memcpy(dst, src, len), __rte_raw_cksum(dst, len, 0)))

@@ -18,76 +18,17 @@
 
 #define MAX_CONTENDERS 12
 
-/* ---- the library's contenders: direct calls to the public API, indirect calls to a kernel (as
- * the dispatcher makes them) ---- */
-static uint64_t loop_public(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
-{
-    (void)dst;
-    uint32_t sink = 0;
-    uint64_t t0 = ticks();
-    for (unsigned i = 0; i < reps; i++) {
-        OPAQUE(src);
-        OPAQUE(len);
-        sink ^= inetcsum_partial(src, len, 0);
-    }
-    uint64_t t = ticks() - t0;
-    OPAQUE(sink);
-    return t;
-}
-
-static uint64_t loop_public_copy(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
-{
-    uint32_t sink = 0;
-    uint64_t t0 = ticks();
-    for (unsigned i = 0; i < reps; i++) {
-        OPAQUE(src);
-        OPAQUE(len);
-        OPAQUE(dst);
-        sink ^= inetcsum_partial_copy(dst, src, len, 0);
-    }
-    uint64_t t = ticks() - t0;
-    OPAQUE(sink);
-    return t;
-}
-
-static uint64_t loop_memcpy_then_sum(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)
-{
-    uint32_t sink = 0;
-    uint64_t t0 = ticks();
-    for (unsigned i = 0; i < reps; i++) {
-        OPAQUE(src);
-        OPAQUE(len);
-        OPAQUE(dst);
-        memcpy(dst, src, len);
-        sink ^= inetcsum_partial(dst, len, 0);
-    }
-    uint64_t t = ticks() - t0;
-    OPAQUE(sink);
-    return t;
-}
-
-#define KERNEL_LOOPS(i)                                                                            \
-    static uint64_t loop_kernel##i(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)   \
-    {                                                                                              \
-        (void)dst;                                                                                 \
-        ics_partial_fn f = ics_kernels[i].partial;                                                 \
-        uint32_t sink = 0;                                                                         \
-        uint64_t t0 = ticks();                                                                     \
-        for (unsigned r = 0; r < reps; r++) {                                                      \
-            OPAQUE(src);                                                                           \
-            OPAQUE(len);                                                                           \
-            sink ^= f(src, len, 0);                                                                \
-        }                                                                                          \
-        uint64_t t = ticks() - t0;                                                                 \
-        OPAQUE(sink);                                                                              \
-        return t;                                                                                  \
-    }
-KERNEL_LOOPS(0)
-KERNEL_LOOPS(1)
-KERNEL_LOOPS(2)
-KERNEL_LOOPS(3)
-KERNEL_LOOPS(4)
-KERNEL_LOOPS(5)
+/* ---- the library's contenders ---- */
+DEFINE_TIMED_LOOP(static, loop_public, inetcsum_partial(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_public_copy, inetcsum_partial_copy(dst, src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_memcpy_then_sum, (memcpy(dst, src, len), inetcsum_partial(dst, len, 0)))
+/* Each kernel called through a pointer, as the dispatcher calls it. */
+DEFINE_TIMED_LOOP(static, loop_kernel0, ics_kernels[0].partial(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_kernel1, ics_kernels[1].partial(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_kernel2, ics_kernels[2].partial(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_kernel3, ics_kernels[3].partial(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_kernel4, ics_kernels[4].partial(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_kernel5, ics_kernels[5].partial(src, len, 0))
 static const timed_loop kernel_loops[] = {loop_kernel0, loop_kernel1, loop_kernel2,
                                           loop_kernel3, loop_kernel4, loop_kernel5};
 

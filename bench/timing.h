@@ -28,6 +28,24 @@ static inline uint64_t ticks(void)
 /* A timed loop: reps independent calls, returns ticks for all of them. */
 typedef uint64_t (*timed_loop)(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 
+/* Defines a timed_loop named NAME (with storage class STORAGE, possibly empty) that evaluates EXPR
+ * (which may use src, dst and len) reps times, with src, dst and len made opaque on every call and
+ * the results XORed into a sink, so every contender is timed by the identical harness. */
+#define DEFINE_TIMED_LOOP(STORAGE, NAME, EXPR)                                                     \
+    STORAGE uint64_t NAME(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)             \
+    {                                                                                              \
+        uint64_t sink_ = 0, t0_ = ticks();                                                         \
+        for (unsigned i_ = 0; i_ < reps; i_++) {                                                   \
+            OPAQUE(src);                                                                           \
+            OPAQUE(dst);                                                                           \
+            OPAQUE(len);                                                                           \
+            sink_ ^= (uint64_t)(EXPR);                                                             \
+        }                                                                                          \
+        uint64_t t_ = ticks() - t0_;                                                               \
+        OPAQUE(sink_);                                                                             \
+        return t_;                                                                                 \
+    }
+
 /* Anchors, compiled with -O3 -march=native in anchors.c. */
 uint64_t loop_read_limit(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint64_t loop_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
