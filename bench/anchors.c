@@ -57,6 +57,11 @@ static inline uint64_t read_all(const uint8_t *p, size_t len)
 
 DEFINE_TIMED_LOOP(, loop_read_limit, read_all(src, len))
 
+uint32_t anchor_read_all(const void *buf, size_t len)
+{
+    return (uint32_t)read_all(buf, len);
+}
+
 uint32_t anchor_dpdk_sum(const void *buf, size_t len)
 {
     return __rte_raw_cksum(buf, len, 0);

@@ -52,6 +52,7 @@ uint64_t loop_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint64_t loop_memcpy(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint64_t loop_memcpy_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint32_t anchor_dpdk_sum(const void *buf, size_t len);
+uint32_t anchor_read_all(const void *buf, size_t len); /* the read limit's body, one call */
 const char *anchor_read_limit_isa(void);
 
 #endif
