@@ -54,6 +54,66 @@ static inline __attribute__((always_inline)) int64_t hsum(__m256i v)
     return (int32_t)_mm_cvtsi128_si32(x);
 }
 
+/* One step of the main loop: four vectors summed into four accumulators.  Written out because
+ * GCC 12 copies each accumulator once per step when this is written with intrinsics (a
+ * register-allocation artifact); the loop is bound by macro-op dispatch, so the copies cost a
+ * quarter of its speed.  In/out operands keep the accumulators in place.  The sum folds each load
+ * into its XOR: three macro-ops per vector. */
+static inline __attribute__((always_inline)) void step_sum(const uint8_t *src, __m256i bias, __m256i ones,
+                                                           __m256i *a0, __m256i *a1, __m256i *a2,
+                                                           __m256i *a3)
+{
+    __m256i t0, t1, t2, t3;
+    __asm__("vpxor 0(%[s]), %[bias], %[t0]\n\t"
+            "vpxor 32(%[s]), %[bias], %[t1]\n\t"
+            "vpxor 64(%[s]), %[bias], %[t2]\n\t"
+            "vpxor 96(%[s]), %[bias], %[t3]\n\t"
+            "vpmaddwd %[ones], %[t0], %[t0]\n\t"
+            "vpmaddwd %[ones], %[t1], %[t1]\n\t"
+            "vpmaddwd %[ones], %[t2], %[t2]\n\t"
+            "vpmaddwd %[ones], %[t3], %[t3]\n\t"
+            "vpaddd %[t0], %[a0], %[a0]\n\t"
+            "vpaddd %[t1], %[a1], %[a1]\n\t"
+            "vpaddd %[t2], %[a2], %[a2]\n\t"
+            "vpaddd %[t3], %[a3], %[a3]"
+            : [a0] "+x"(*a0), [a1] "+x"(*a1), [a2] "+x"(*a2), [a3] "+x"(*a3), [t0] "=&x"(t0), [t1] "=&x"(t1),
+              [t2] "=&x"(t2), [t3] "=&x"(t3)
+            : [s] "r"(src), [bias] "x"(bias), [ones] "x"(ones), "m"(*(const uint8_t(*)[128])src));
+}
+
+/* The copying step: the loaded vector is stored and then biased in its register, five macro-ops per
+ * vector, with one store per vector as the bound (as for memcpy). */
+static inline __attribute__((always_inline)) void step_copy(const uint8_t *src, uint8_t *dst, __m256i bias,
+                                                            __m256i ones, __m256i *a0, __m256i *a1,
+                                                            __m256i *a2, __m256i *a3)
+{
+    __m256i t0, t1, t2, t3;
+    __asm__("vmovdqu 0(%[s]), %[t0]\n\t"
+            "vmovdqu 32(%[s]), %[t1]\n\t"
+            "vmovdqu 64(%[s]), %[t2]\n\t"
+            "vmovdqu 96(%[s]), %[t3]\n\t"
+            "vmovdqu %[t0], 0(%[d])\n\t"
+            "vmovdqu %[t1], 32(%[d])\n\t"
+            "vmovdqu %[t2], 64(%[d])\n\t"
+            "vmovdqu %[t3], 96(%[d])\n\t"
+            "vpxor %[t0], %[bias], %[t0]\n\t"
+            "vpxor %[t1], %[bias], %[t1]\n\t"
+            "vpxor %[t2], %[bias], %[t2]\n\t"
+            "vpxor %[t3], %[bias], %[t3]\n\t"
+            "vpmaddwd %[ones], %[t0], %[t0]\n\t"
+            "vpmaddwd %[ones], %[t1], %[t1]\n\t"
+            "vpmaddwd %[ones], %[t2], %[t2]\n\t"
+            "vpmaddwd %[ones], %[t3], %[t3]\n\t"
+            "vpaddd %[t0], %[a0], %[a0]\n\t"
+            "vpaddd %[t1], %[a1], %[a1]\n\t"
+            "vpaddd %[t2], %[a2], %[a2]\n\t"
+            "vpaddd %[t3], %[a3], %[a3]"
+            : [a0] "+x"(*a0), [a1] "+x"(*a1), [a2] "+x"(*a2), [a3] "+x"(*a3), [t0] "=&x"(t0), [t1] "=&x"(t1),
+              [t2] "=&x"(t2), [t3] "=&x"(t3), "=m"(*(uint8_t(*)[128])dst)
+            : [s] "r"(src), [d] "r"(dst), [bias] "x"(bias), [ones] "x"(ones),
+              "m"(*(const uint8_t(*)[128])src));
+}
+
 static inline __attribute__((always_inline)) uint32_t sum_avx2(uint8_t *dst, const uint8_t *src,
                                                               size_t len, uint32_t sum, const int copy)
 {
@@ -75,42 +135,15 @@ static inline __attribute__((always_inline)) uint32_t sum_avx2(uint8_t *dst, con
         len -= steps * 128;
         /* Fresh accumulators per chunk keep the loop free of register copies. */
         __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-        if (copy) {
-            do {
-                a0 = _mm256_add_epi32(pairs(load_copy(src, dst, copy)), a0);
-                a1 = _mm256_add_epi32(pairs(load_copy(src + 32, dst + 32, copy)), a1);
-                a2 = _mm256_add_epi32(pairs(load_copy(src + 64, dst + 64, copy)), a2);
-                a3 = _mm256_add_epi32(pairs(load_copy(src + 96, dst + 96, copy)), a3);
-                src += 128;
-                dst += 128;
-            } while (--steps);
-        } else {
-            /* The same step written out: GCC 12 copies each accumulator once per step (a
-             * register-allocation artifact), and the loop is bound by macro-op dispatch, so the
-             * copies cost a quarter of its speed.  In/out operands keep them in place. */
-            const __m256i bias = _mm256_set1_epi16((short)0x8000), ones = _mm256_set1_epi16(1);
-            do {
-                __m256i t0, t1, t2, t3;
-                __asm__("vpxor 0(%[p]), %[bias], %[t0]\n\t"
-                        "vpxor 32(%[p]), %[bias], %[t1]\n\t"
-                        "vpxor 64(%[p]), %[bias], %[t2]\n\t"
-                        "vpxor 96(%[p]), %[bias], %[t3]\n\t"
-                        "vpmaddwd %[ones], %[t0], %[t0]\n\t"
-                        "vpmaddwd %[ones], %[t1], %[t1]\n\t"
-                        "vpmaddwd %[ones], %[t2], %[t2]\n\t"
-                        "vpmaddwd %[ones], %[t3], %[t3]\n\t"
-                        "vpaddd %[t0], %[a0], %[a0]\n\t"
-                        "vpaddd %[t1], %[a1], %[a1]\n\t"
-                        "vpaddd %[t2], %[a2], %[a2]\n\t"
-                        "vpaddd %[t3], %[a3], %[a3]"
-                        : [a0] "+x"(a0), [a1] "+x"(a1), [a2] "+x"(a2), [a3] "+x"(a3), [t0] "=&x"(t0),
-                          [t1] "=&x"(t1), [t2] "=&x"(t2), [t3] "=&x"(t3)
-                        : [p] "r"(src), [bias] "x"(bias), [ones] "x"(ones),
-                          "m"(*(const uint8_t(*)[128])src));
-                src += 128;
-                dst += 128;
-            } while (--steps);
-        }
+        const __m256i bias = _mm256_set1_epi16((short)0x8000), ones = _mm256_set1_epi16(1);
+        do {
+            if (copy)
+                step_copy(src, dst, bias, ones, &a0, &a1, &a2, &a3);
+            else
+                step_sum(src, bias, ones, &a0, &a1, &a2, &a3);
+            src += 128;
+            dst += 128;
+        } while (--steps);
         acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)));
         if (len >= 128) { /* another full chunk follows: make room */
             total += hsum(acc);
