@@ -57,37 +57,39 @@ static inline __attribute__((always_inline)) int64_t hsum(__m256i v)
 /* One step of the main loop: four vectors summed into four accumulators.  Written out because
  * GCC 12 copies each accumulator once per step when this is written with intrinsics (a
  * register-allocation artifact); the loop is bound by macro-op dispatch, so the copies cost a
- * quarter of its speed.  In/out operands keep the accumulators in place.  The sum folds each load
- * into its XOR: three macro-ops per vector. */
+ * quarter of its speed.  In/out operands keep the accumulators in place.
+ * The summing step folds each load into its XOR: three macro-ops per vector.  The copying step
+ * loads, stores, then biases in the register: five macro-ops per vector, with one store per vector
+ * as the bound (as for memcpy).  Both end with the same widening and accumulation. */
+#define MADD_ACCUMULATE4                                                                           \
+    "vpmaddwd %[ones], %[t0], %[t0]\n\t"                                                            \
+    "vpmaddwd %[ones], %[t1], %[t1]\n\t"                                                            \
+    "vpmaddwd %[ones], %[t2], %[t2]\n\t"                                                            \
+    "vpmaddwd %[ones], %[t3], %[t3]\n\t"                                                            \
+    "vpaddd %[t0], %[a0], %[a0]\n\t"                                                                \
+    "vpaddd %[t1], %[a1], %[a1]\n\t"                                                                \
+    "vpaddd %[t2], %[a2], %[a2]\n\t"                                                                \
+    "vpaddd %[t3], %[a3], %[a3]"
+#define STEP_OUTPUTS(acc)                                                                          \
+    [a0] "+x"(acc[0]), [a1] "+x"(acc[1]), [a2] "+x"(acc[2]), [a3] "+x"(acc[3]), [t0] "=&x"(t0),     \
+        [t1] "=&x"(t1), [t2] "=&x"(t2), [t3] "=&x"(t3)
+
 static inline __attribute__((always_inline)) void step_sum(const uint8_t *src, __m256i bias, __m256i ones,
-                                                           __m256i *a0, __m256i *a1, __m256i *a2,
-                                                           __m256i *a3)
+                                                           __m256i acc[4])
 {
-    __m256i t0, t1, t2, t3;
+    __m256i t0, t1, t2, t3; /* scratch; separate variables, or GCC keeps them in memory */
     __asm__("vpxor 0(%[s]), %[bias], %[t0]\n\t"
             "vpxor 32(%[s]), %[bias], %[t1]\n\t"
             "vpxor 64(%[s]), %[bias], %[t2]\n\t"
-            "vpxor 96(%[s]), %[bias], %[t3]\n\t"
-            "vpmaddwd %[ones], %[t0], %[t0]\n\t"
-            "vpmaddwd %[ones], %[t1], %[t1]\n\t"
-            "vpmaddwd %[ones], %[t2], %[t2]\n\t"
-            "vpmaddwd %[ones], %[t3], %[t3]\n\t"
-            "vpaddd %[t0], %[a0], %[a0]\n\t"
-            "vpaddd %[t1], %[a1], %[a1]\n\t"
-            "vpaddd %[t2], %[a2], %[a2]\n\t"
-            "vpaddd %[t3], %[a3], %[a3]"
-            : [a0] "+x"(*a0), [a1] "+x"(*a1), [a2] "+x"(*a2), [a3] "+x"(*a3), [t0] "=&x"(t0), [t1] "=&x"(t1),
-              [t2] "=&x"(t2), [t3] "=&x"(t3)
+            "vpxor 96(%[s]), %[bias], %[t3]\n\t" MADD_ACCUMULATE4
+            : STEP_OUTPUTS(acc)
             : [s] "r"(src), [bias] "x"(bias), [ones] "x"(ones), "m"(*(const uint8_t(*)[128])src));
 }
 
-/* The copying step: the loaded vector is stored and then biased in its register, five macro-ops per
- * vector, with one store per vector as the bound (as for memcpy). */
 static inline __attribute__((always_inline)) void step_copy(const uint8_t *src, uint8_t *dst, __m256i bias,
-                                                            __m256i ones, __m256i *a0, __m256i *a1,
-                                                            __m256i *a2, __m256i *a3)
+                                                            __m256i ones, __m256i acc[4])
 {
-    __m256i t0, t1, t2, t3;
+    __m256i t0, t1, t2, t3; /* scratch; separate variables, or GCC keeps them in memory */
     __asm__("vmovdqu 0(%[s]), %[t0]\n\t"
             "vmovdqu 32(%[s]), %[t1]\n\t"
             "vmovdqu 64(%[s]), %[t2]\n\t"
@@ -99,17 +101,8 @@ static inline __attribute__((always_inline)) void step_copy(const uint8_t *src, 
             "vpxor %[t0], %[bias], %[t0]\n\t"
             "vpxor %[t1], %[bias], %[t1]\n\t"
             "vpxor %[t2], %[bias], %[t2]\n\t"
-            "vpxor %[t3], %[bias], %[t3]\n\t"
-            "vpmaddwd %[ones], %[t0], %[t0]\n\t"
-            "vpmaddwd %[ones], %[t1], %[t1]\n\t"
-            "vpmaddwd %[ones], %[t2], %[t2]\n\t"
-            "vpmaddwd %[ones], %[t3], %[t3]\n\t"
-            "vpaddd %[t0], %[a0], %[a0]\n\t"
-            "vpaddd %[t1], %[a1], %[a1]\n\t"
-            "vpaddd %[t2], %[a2], %[a2]\n\t"
-            "vpaddd %[t3], %[a3], %[a3]"
-            : [a0] "+x"(*a0), [a1] "+x"(*a1), [a2] "+x"(*a2), [a3] "+x"(*a3), [t0] "=&x"(t0), [t1] "=&x"(t1),
-              [t2] "=&x"(t2), [t3] "=&x"(t3), "=m"(*(uint8_t(*)[128])dst)
+            "vpxor %[t3], %[bias], %[t3]\n\t" MADD_ACCUMULATE4
+            : STEP_OUTPUTS(acc), "=m"(*(uint8_t(*)[128])dst)
             : [s] "r"(src), [d] "r"(dst), [bias] "x"(bias), [ones] "x"(ones),
               "m"(*(const uint8_t(*)[128])src));
 }
@@ -134,17 +127,18 @@ static inline __attribute__((always_inline)) uint32_t sum_avx2(uint8_t *dst, con
             steps = FLUSH_STEPS;
         len -= steps * 128;
         /* Fresh accumulators per chunk keep the loop free of register copies. */
-        __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+        __m256i a[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                        _mm256_setzero_si256()};
         const __m256i bias = _mm256_set1_epi16((short)0x8000), ones = _mm256_set1_epi16(1);
         do {
             if (copy)
-                step_copy(src, dst, bias, ones, &a0, &a1, &a2, &a3);
+                step_copy(src, dst, bias, ones, a);
             else
-                step_sum(src, bias, ones, &a0, &a1, &a2, &a3);
+                step_sum(src, bias, ones, a);
             src += 128;
             dst += 128;
         } while (--steps);
-        acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)));
+        acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_add_epi32(a[0], a[1]), _mm256_add_epi32(a[2], a[3])));
         if (len >= 128) { /* another full chunk follows: make room */
             total += hsum(acc);
             acc = _mm256_setzero_si256();
