@@ -142,11 +142,8 @@ uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keep
 
 uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t sum)
 {
-    if (len < ICS_SMALL_MAX) {
-        if (len) /* memcpy with a NULL pointer is undefined even for 0 bytes */
-            memcpy(dst, src, len);
-        return ics_partial_small(src, len, sum);
-    }
+    if (len < ICS_SMALL_MAX)
+        return ics_copy_small(dst, src, len, sum);
     return atomic_load_explicit(&active, memory_order_relaxed)->copy(dst, src, len, sum);
 }
 

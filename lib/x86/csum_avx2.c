@@ -110,11 +110,8 @@ static inline __attribute__((always_inline)) void step_copy(const uint8_t *src, 
 static inline __attribute__((always_inline)) uint32_t sum_avx2(uint8_t *dst, const uint8_t *src,
                                                               size_t len, uint32_t sum, const int copy)
 {
-    if (len < 32) {
-        if (copy && len) /* memcpy's pointers must be valid even for 0 bytes */
-            memcpy(dst, src, len);
-        return ics_partial_small(src, len, sum);
-    }
+    if (len < 32)
+        return copy ? ics_copy_small(dst, src, len, sum) : ics_partial_small(src, len, sum);
     const uint8_t *const end = src + len;
     /* Vectors loaded, each 16 words of bias: the full ones plus the masked tail if any. */
     const uint64_t vectors = len / 32 + ((len & 31) > 1);

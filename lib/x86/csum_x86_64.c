@@ -41,7 +41,5 @@ uint32_t ics_copy_x86_64(void *dst, const void *src, size_t len, uint32_t sum)
         ICS_ADC2(c, w[4], w[5]);
         ICS_ADC2(d, w[6], w[7]);
     }
-    if (len) /* memcpy needs valid pointers even for 0 bytes */
-        memcpy(o, p, len);
-    return ics_partial_small(o, len, ics_reduce64_x86(fold4(a, b, c, d)));
+    return ics_copy_small(o, p, len, ics_reduce64_x86(fold4(a, b, c, d)));
 }
