@@ -58,7 +58,7 @@ const struct ics_kernel *ics_select(uint32_t features)
 #define FEATURES_KNOWN (1u << 31)
 static _Atomic uint32_t cached_features;
 
-static uint32_t features(void)
+uint32_t ics_features(void)
 {
     uint32_t f = atomic_load_explicit(&cached_features, memory_order_relaxed);
     if (!(f & FEATURES_KNOWN)) {
@@ -72,7 +72,7 @@ static const struct ics_kernel *find_usable(const char *name)
 {
     for (size_t i = 0; i < ics_kernel_count; i++)
         if (strcmp(ics_kernels[i].name, name) == 0)
-            return usable(&ics_kernels[i], features()) ? &ics_kernels[i] : NULL;
+            return usable(&ics_kernels[i], ics_features()) ? &ics_kernels[i] : NULL;
     return NULL;
 }
 
@@ -82,7 +82,7 @@ static atomic_flag env_warned = ATOMIC_FLAG_INIT;
  * otherwise the best one (saying so once on stderr if INETCSUM_IMPL was set but unusable). */
 static const struct ics_kernel *startup_kernel(void)
 {
-    const struct ics_kernel *best = ics_select(features());
+    const struct ics_kernel *best = ics_select(ics_features());
     const char *env = getenv("INETCSUM_IMPL");
     if (env == NULL || *env == '\0')
         return best;
@@ -154,7 +154,7 @@ const char *inetcsum_impl_name(void)
 
 int inetcsum_set_impl(const char *name)
 {
-    const struct ics_kernel *k = name ? find_usable(name) : ics_select(features());
+    const struct ics_kernel *k = name ? find_usable(name) : ics_select(ics_features());
     if (k == NULL)
         return -1;
     atomic_store_explicit(&active, k, memory_order_relaxed);
@@ -165,7 +165,7 @@ static size_t list(const char **names, size_t max, int only_usable)
 {
     size_t n = 0;
     for (size_t i = 0; i < ics_kernel_count; i++) {
-        if (only_usable && !usable(&ics_kernels[i], features()))
+        if (only_usable && !usable(&ics_kernels[i], ics_features()))
             continue;
         if (n < max)
             names[n] = ics_kernels[i].name;

@@ -19,6 +19,8 @@ enum {
     ICS_CPU_AVX512BW = 1u << 1,   /* AVX-512 F+BW+VL, OS saves ZMM/opmask state */
     ICS_CPU_AVX512VNNI = 1u << 2, /* AVX-512 VNNI */
     ICS_CPU_NEON = 1u << 3,       /* aarch64 Advanced SIMD */
+    ICS_CPU_SSE42 = 1u << 4,      /* SSE4.2: the crc32 instruction (CRC32c) */
+    ICS_CPU_ARM_CRC32 = 1u << 5,  /* ARMv8 CRC32 extension: crc32c* instructions */
 };
 
 struct ics_kernel {
@@ -34,6 +36,8 @@ extern const size_t ics_kernel_count;
 
 /* What this CPU and OS support (lib/<arch>/cpu_features.c). */
 uint32_t ics_cpu_features(void);
+/* The same, asked of the CPU once per process and cached (lib/dispatch.c). */
+uint32_t ics_features(void);
 /* The best registry entry whose requirements are a subset of `features` (never NULL: "generic"
  * requires nothing). */
 const struct ics_kernel *ics_select(uint32_t features);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inetcsum_proto.h"
 #include "testutil.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -17,27 +18,10 @@ static const char *vectors_dir;
 
 static FILE *open_vector(const char *name)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", vectors_dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "cannot open %s\n", path);
-        exit(2);
-    }
-    return f;
+    return tu_open_vector(vectors_dir, name);
 }
 
-static size_t from_hex(const char *hex, uint8_t *out, size_t max)
-{
-    size_t n = 0;
-    for (; hex[0] && hex[1] && n < max; hex += 2) {
-        unsigned v;
-        if (sscanf(hex, "%2x", &v) != 1)
-            break;
-        out[n++] = (uint8_t)v;
-    }
-    return n;
-}
+#define from_hex tu_from_hex
 
 static uint16_t bswap16(uint16_t v)
 {
@@ -96,6 +80,9 @@ static void kunit(void)
             /* ip_fast_csum(p, ihl) == ~fold(sum of 4*ihl bytes): the 20-byte inline path at ihl 5. */
             uint16_t got = inetcsum_final(inetcsum_partial(bufs[0].data + off, 4 * words, 0));
             CHECK(got == exp_le, "kunit ipfast off %u words %u: 0x%04x want 0x%04x", off, words, got, exp_le);
+            got = inetcsum_ipv4_header(bufs[0].data + off, words);
+            CHECK(got == exp_le, "kunit ipfast off %u words %u: inetcsum_ipv4_header 0x%04x want 0x%04x", off, words,
+                  got, exp_le);
             continue;
         }
         unsigned idx, plen, proto, seed;
@@ -112,6 +99,8 @@ static void kunit(void)
             ph[39] = (uint8_t)proto;
             uint16_t got = inetcsum_final(inetcsum_partial(ph, 40, seed));
             CHECK(got == exp_le, "kunit v6magic %u: 0x%04x want 0x%04x", idx, got, exp_le);
+            got = inetcsum_ipv6_magic(ph, ph + 16, plen, (uint8_t)proto, seed);
+            CHECK(got == exp_le, "kunit v6magic %u: inetcsum_ipv6_magic 0x%04x want 0x%04x", idx, got, exp_le);
         }
     }
     fclose(f);
@@ -194,6 +183,12 @@ static void dpdk_packets(void)
         }
         uint32_t seed = inetcsum_partial(ph, phlen, 0);
         CHECK(inetcsum_fold(inetcsum_partial(pkt + l4off, l4len, seed)) == 0xFFFF, "dpdk %s: L4 checksum", name);
+        /* The same through the pseudo-header helpers, which take the addresses from the packet. */
+        const uint8_t *addrs = pkt + l3off + (phlen == 12 ? 12 : 8);
+        uint32_t body = inetcsum_partial(pkt + l4off, l4len, 0);
+        uint16_t magic = phlen == 12 ? inetcsum_tcpudp_magic(addrs, addrs + 4, l4len, proto, body)
+                                     : inetcsum_ipv6_magic(addrs, addrs + 16, l4len, proto, body);
+        CHECK(magic == 0, "dpdk %s: pseudo-header helper gives 0x%04x over a correct packet", name, magic);
         if (strcmp(segs, "-") != 0) {
             /* The frame's mbuf segments, cut to the L4 part. */
             struct iovec iov[8];

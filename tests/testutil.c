@@ -154,3 +154,27 @@ size_t tu_kernels(const struct tu_kernel **list)
     *list = k;
     return n;
 }
+
+FILE *tu_open_vector(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(2);
+    }
+    return f;
+}
+
+size_t tu_from_hex(const char *hex, uint8_t *out, size_t max)
+{
+    size_t n = 0;
+    for (; hex[0] && hex[1] && n < max; hex += 2) {
+        unsigned v;
+        if (sscanf(hex, "%2x", &v) != 1)
+            break;
+        out[n++] = (uint8_t)v;
+    }
+    return n;
+}

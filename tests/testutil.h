@@ -43,6 +43,13 @@ static inline uint64_t ref_byte_value(uint8_t b, size_t index)
 #endif
 }
 
+/* ---- the shared vectors (INETCSUM_VECTORS_DIR) ---- */
+#include <stdio.h>
+/* Opens dir/name for reading, or exits with status 2 saying which file is missing. */
+FILE *tu_open_vector(const char *dir, const char *name);
+/* Decodes up to max bytes of hex digits; returns the count decoded. */
+size_t tu_from_hex(const char *hex, uint8_t *out, size_t max);
+
 /* ---- guarded memory: `size` usable bytes between two inaccessible pages ---- */
 struct guarded {
     uint8_t *base; /* first usable byte (page aligned) */

@@ -6,8 +6,12 @@
 #ifndef HWCAP_ASIMD
 #define HWCAP_ASIMD (1 << 1)
 #endif
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1 << 7)
+#endif
 
 uint32_t ics_cpu_features(void)
 {
-    return (getauxval(AT_HWCAP) & HWCAP_ASIMD) ? ICS_CPU_NEON : 0;
+    const unsigned long hw = getauxval(AT_HWCAP);
+    return ((hw & HWCAP_ASIMD) ? ICS_CPU_NEON : 0) | ((hw & HWCAP_CRC32) ? ICS_CPU_ARM_CRC32 : 0);
 }

@@ -17,14 +17,16 @@ uint32_t ics_cpu_features(void)
     uint32_t f = 0;
     if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
         return 0;
+    if ((ecx >> 20) & 1) /* SSE state is always saved on x86-64: CPUID alone decides */
+        f |= ICS_CPU_SSE42;
     const int osxsave = (ecx >> 27) & 1, avx = (ecx >> 28) & 1;
     if (!osxsave || !avx)
-        return 0;
+        return f;
     const uint64_t xcr0 = xgetbv0();
     const int ymm_state = (xcr0 & 0x6) == 0x6;     /* SSE and AVX state */
     const int zmm_state = (xcr0 & 0xE6) == 0xE6;   /* plus opmask, ZMM0-15 upper, ZMM16-31 */
     if (__get_cpuid_max(0, NULL) < 7)
-        return 0;
+        return f;
     __cpuid_count(7, 0, eax, ebx, ecx, edx);
     if (ymm_state && ((ebx >> 5) & 1))
         f |= ICS_CPU_AVX2;

@@ -1,0 +1,130 @@
+/* CRC32c: tables, the portable slicing-by-8 kernel, the registry and the public entry points. */
+#include <stdatomic.h>
+
+#include "inetcsum_proto.h"
+
+#include "../kernels.h"
+#include "crc32c.h"
+
+#define POLY 0x82F63B78u /* 0x1EDC6F41 reflected */
+
+struct ics_crc32c_tables ics_crc32c_tab;
+
+/* Advances the register over n zero bytes, one table step per byte (used only to build tables). */
+static uint32_t advance_zeros(uint32_t reg, size_t n)
+{
+    while (n--)
+        reg = ics_crc32c_tab.bytes[0][reg & 0xFF] ^ (reg >> 8);
+    return reg;
+}
+
+/* Shifting is linear in the register: the image of each of its 32 bits, XORed together per byte
+ * value. */
+static void build_shift(uint32_t t[4][256], size_t zeros)
+{
+    uint32_t bit[32];
+    for (int i = 0; i < 32; i++)
+        bit[i] = advance_zeros(1u << i, zeros);
+    for (int k = 0; k < 4; k++)
+        for (int v = 0; v < 256; v++) {
+            uint32_t x = 0;
+            for (int j = 0; j < 8; j++)
+                if (v & (1 << j))
+                    x ^= bit[8 * k + j];
+            t[k][v] = x;
+        }
+}
+
+static void build_tables(void)
+{
+    for (uint32_t b = 0; b < 256; b++) {
+        uint32_t r = b;
+        for (int i = 0; i < 8; i++)
+            r = (r >> 1) ^ (POLY & (0u - (r & 1)));
+        ics_crc32c_tab.bytes[0][b] = r;
+    }
+    for (int k = 1; k < 8; k++)
+        for (int b = 0; b < 256; b++) {
+            uint32_t r = ics_crc32c_tab.bytes[k - 1][b];
+            ics_crc32c_tab.bytes[k][b] = (r >> 8) ^ ics_crc32c_tab.bytes[0][r & 0xFF];
+        }
+    build_shift(ics_crc32c_tab.shift_long, ICS_CRC32C_LONG);
+    build_shift(ics_crc32c_tab.shift_short, ICS_CRC32C_SHORT);
+}
+
+/* 0 = not built, 1 = being built, 2 = ready.  The builder publishes with release; a reader that
+ * sees 2 with acquire sees the tables.  Threads that arrive during the build wait for it (it takes
+ * well under a millisecond, once per process). */
+static _Atomic int tables_state;
+
+const struct ics_crc32c_tables *ics_crc32c_init(void)
+{
+    if (atomic_load_explicit(&tables_state, memory_order_acquire) == 2)
+        return &ics_crc32c_tab;
+    int expected = 0;
+    if (atomic_compare_exchange_strong_explicit(&tables_state, &expected, 1, memory_order_acquire,
+                                                memory_order_acquire)) {
+        build_tables();
+        atomic_store_explicit(&tables_state, 2, memory_order_release);
+    } else {
+        while (atomic_load_explicit(&tables_state, memory_order_acquire) != 2)
+            ; /* another thread is building */
+    }
+    return &ics_crc32c_tab;
+}
+
+uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len)
+{
+    const struct ics_crc32c_tables *t = ics_crc32c_init();
+    for (; len >= 8; p += 8, len -= 8) {
+        /* Bytes 0..3 are XORed into the register (little-endian), 4..7 looked up directly. */
+        uint32_t lo = reg ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+        reg = t->bytes[7][lo & 0xFF] ^ t->bytes[6][(lo >> 8) & 0xFF] ^ t->bytes[5][(lo >> 16) & 0xFF] ^
+              t->bytes[4][lo >> 24] ^ t->bytes[3][p[4]] ^ t->bytes[2][p[5]] ^ t->bytes[1][p[6]] ^
+              t->bytes[0][p[7]];
+    }
+    for (; len; p++, len--)
+        reg = t->bytes[0][(reg ^ *p) & 0xFF] ^ (reg >> 8);
+    return reg;
+}
+
+const struct ics_crc32c_kernel ics_crc32c_kernels[] = {
+#if defined(ICS_HAVE_SSE42)
+    {"sse42", ICS_CPU_SSE42, ics_crc32c_sse42},
+#endif
+#if defined(ICS_HAVE_ARM_CRC)
+    {"armv8", ICS_CPU_ARM_CRC32, ics_crc32c_armv8},
+#endif
+    {"table", 0, ics_crc32c_table},
+};
+const size_t ics_crc32c_kernel_count = sizeof ics_crc32c_kernels / sizeof ics_crc32c_kernels[0];
+
+static _Atomic(const struct ics_crc32c_kernel *) active_crc;
+
+static const struct ics_crc32c_kernel *crc_kernel(void)
+{
+    const struct ics_crc32c_kernel *k = atomic_load_explicit(&active_crc, memory_order_acquire);
+    if (k == NULL) {
+        ics_crc32c_init();
+        uint32_t f = ics_features();
+        for (size_t i = 0; i < ics_crc32c_kernel_count; i++)
+            if ((ics_crc32c_kernels[i].required & ~f) == 0) {
+                k = &ics_crc32c_kernels[i];
+                break;
+            }
+        atomic_store_explicit(&active_crc, k, memory_order_release); /* all threads pick the same */
+    }
+    return k;
+}
+
+uint32_t inetcsum_crc32c(const void *buf, size_t len, uint32_t crc)
+{
+    if (len == 0)
+        return crc;
+    return ~crc_kernel()->fn(~crc, (const uint8_t *)buf, len);
+}
+
+const char *inetcsum_crc32c_impl_name(void)
+{
+    return crc_kernel()->name;
+}

@@ -1,0 +1,55 @@
+/* Internal: CRC32c kernels, their registry, and the tables they share.
+ *
+ * A kernel advances the raw CRC register (reflected, polynomial 0x82F63B78) over a buffer, with no
+ * initial or final complement: those are applied once, in inetcsum_crc32c().  Advancing is linear
+ * in the register, so three streams summed from zero can be joined: the register after A then B
+ * is shift(register after A, |B|) XOR (register after B from zero), where shift advances over |B|
+ * zero bytes.  The hardware kernels use that to keep three crc32 instructions in flight (the
+ * instruction has a latency of three cycles and a throughput of one). */
+#ifndef ICS_CRC32C_H
+#define ICS_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t (*ics_crc32c_fn)(uint32_t reg, const uint8_t *p, size_t len);
+
+struct ics_crc32c_kernel {
+    const char *name;
+    uint32_t required; /* ICS_CPU_* bits */
+    ics_crc32c_fn fn;
+};
+
+extern const struct ics_crc32c_kernel ics_crc32c_kernels[]; /* best first; "table" last */
+extern const size_t ics_crc32c_kernel_count;
+
+/* Stream lengths for the three-way kernels: long streams for long buffers, short ones so that a
+ * typical packet (384 bytes and up) is interleaved too. */
+#define ICS_CRC32C_LONG 4096
+#define ICS_CRC32C_SHORT 128
+
+struct ics_crc32c_tables {
+    uint32_t bytes[8][256];      /* slicing-by-8: bytes[k][b] advances b followed by k zero bytes */
+    uint32_t shift_long[4][256]; /* advance over ICS_CRC32C_LONG zero bytes, a register byte at a time */
+    uint32_t shift_short[4][256];
+};
+
+/* Fills the tables on first call (thread-safe, idempotent) and returns them.  Every kernel reads
+ * them through this; the public entry calls it once before publishing a kernel. */
+const struct ics_crc32c_tables *ics_crc32c_init(void);
+extern struct ics_crc32c_tables ics_crc32c_tab; /* valid once ics_crc32c_init() has returned */
+
+static inline uint32_t ics_crc32c_shift(const uint32_t t[4][256], uint32_t reg)
+{
+    return t[0][reg & 0xFF] ^ t[1][(reg >> 8) & 0xFF] ^ t[2][(reg >> 16) & 0xFF] ^ t[3][reg >> 24];
+}
+
+uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len);
+#if defined(__x86_64__)
+uint32_t ics_crc32c_sse42(uint32_t reg, const uint8_t *p, size_t len);
+#endif
+#if defined(__aarch64__)
+uint32_t ics_crc32c_armv8(uint32_t reg, const uint8_t *p, size_t len);
+#endif
+
+#endif /* ICS_CRC32C_H */

@@ -1,0 +1,53 @@
+/* The three-way CRC32c loop shared by the hardware kernels.  The including file defines
+ *   CRC_STEP64(reg, word)  advance the register over 8 bytes (a little-endian 64-bit word)
+ *   CRC_STEP8(reg, byte)   advance it over one byte
+ * and then INTERLEAVED_CRC32C(name), which defines uint32_t name(uint32_t reg, const uint8_t *p,
+ * size_t len).  Long buffers run as three streams of ICS_CRC32C_LONG bytes, then of
+ * ICS_CRC32C_SHORT bytes, joined with the shift tables; the rest runs as one stream. */
+#ifndef ICS_CRC32C_INTERLEAVE_H
+#define ICS_CRC32C_INTERLEAVE_H
+
+#include <string.h>
+
+#include "crc32c.h"
+
+static inline uint64_t crc_load64le(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* Three streams of `block` bytes each, starting at p, p + block, p + 2 block; returns the register
+ * after all three, joined with `shift` (the table for `block` zero bytes). */
+#define CRC_THREE_STREAMS(reg, p, block, shift)                                                    \
+    do {                                                                                           \
+        uint32_t r0_ = (reg), r1_ = 0, r2_ = 0;                                                    \
+        for (size_t i_ = 0; i_ < (block); i_ += 8) {                                               \
+            CRC_STEP64(r0_, crc_load64le((p) + i_));                                               \
+            CRC_STEP64(r1_, crc_load64le((p) + (block) + i_));                                     \
+            CRC_STEP64(r2_, crc_load64le((p) + 2 * (block) + i_));                                 \
+        }                                                                                          \
+        r0_ = ics_crc32c_shift((shift), r0_) ^ r1_;                                                \
+        (reg) = ics_crc32c_shift((shift), r0_) ^ r2_;                                              \
+    } while (0)
+
+#define INTERLEAVED_CRC32C(name)                                                                   \
+    uint32_t name(uint32_t reg, const uint8_t *p, size_t len)                                      \
+    {                                                                                              \
+        const struct ics_crc32c_tables *t = ics_crc32c_init();                                     \
+        for (; len >= 3 * ICS_CRC32C_LONG; p += 3 * ICS_CRC32C_LONG, len -= 3 * ICS_CRC32C_LONG)   \
+            CRC_THREE_STREAMS(reg, p, (size_t)ICS_CRC32C_LONG, t->shift_long);                     \
+        for (; len >= 3 * ICS_CRC32C_SHORT; p += 3 * ICS_CRC32C_SHORT, len -= 3 * ICS_CRC32C_SHORT) \
+            CRC_THREE_STREAMS(reg, p, (size_t)ICS_CRC32C_SHORT, t->shift_short);                   \
+        for (; len >= 8; p += 8, len -= 8)                                                         \
+            CRC_STEP64(reg, crc_load64le(p));                                                      \
+        for (; len; p++, len--)                                                                    \
+            CRC_STEP8(reg, *p);                                                                    \
+        return reg;                                                                                \
+    }
+
+#endif /* ICS_CRC32C_INTERLEAVE_H */
