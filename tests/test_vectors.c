@@ -21,8 +21,6 @@ static FILE *open_vector(const char *name)
     return tu_open_vector(vectors_dir, name);
 }
 
-#define from_hex tu_from_hex
-
 static uint16_t bswap16(uint16_t v)
 {
     return (uint16_t)(v << 8 | v >> 8);
@@ -49,7 +47,7 @@ static void kunit(void)
         char name[32], hex[4096], test[64];
         if (sscanf(line, "buf %31s %*u %4095s", name, hex) == 2 && nbufs < 8) {
             strcpy(bufs[nbufs].name, name);
-            bufs[nbufs].len = from_hex(hex, bufs[nbufs].data, sizeof bufs[nbufs].data);
+            bufs[nbufs].len = tu_from_hex(hex, bufs[nbufs].data, sizeof bufs[nbufs].data);
             nbufs++;
             continue;
         }
@@ -92,8 +90,8 @@ static void kunit(void)
             v6_cases++;
             /* csum_ipv6_magic: the 40-byte IPv6 pseudo-header (RFC 8200 8.1) summed as bytes. */
             uint8_t ph[40] = {0};
-            from_hex(saddr, ph, 16);
-            from_hex(daddr, ph + 16, 16);
+            tu_from_hex(saddr, ph, 16);
+            tu_from_hex(daddr, ph + 16, 16);
             ph[32] = (uint8_t)(plen >> 24), ph[33] = (uint8_t)(plen >> 16);
             ph[34] = (uint8_t)(plen >> 8), ph[35] = (uint8_t)plen;
             ph[39] = (uint8_t)proto;
@@ -125,7 +123,7 @@ static void rfc_examples(void)
                 if (strncmp(tok, "0x", 2) == 0 && nv < 2)
                     vals[nv++] = (unsigned)strtoul(tok, NULL, 16);
                 else
-                    n += from_hex(tok, data + n, sizeof data - n);
+                    n += tu_from_hex(tok, data + n, sizeof data - n);
             }
             CHECK(nv == 2, "rfc: bad sum line");
             uint16_t sum = bswap16(inetcsum_fold(inetcsum_partial(data, n, 0)));
@@ -165,7 +163,7 @@ static void dpdk_packets(void)
                    &l3len, l4, &l4off, &l4len, ipoff_s, segs, hex) != 10)
             continue;
         uint8_t pkt[2048];
-        size_t n = from_hex(hex, pkt, sizeof pkt);
+        size_t n = tu_from_hex(hex, pkt, sizeof pkt);
         uint8_t ph[40] = {0};
         size_t phlen;
         uint8_t proto = strcmp(l4, "tcp") == 0 ? 6 : 17;
