@@ -131,6 +131,18 @@ static inline uint64_t ics_tail7(const uint8_t *p, size_t len)
     return s;
 }
 
+/* The last r (1..7) bytes of a buffer of 8 or more, from the 8-byte word `last` that ends at the
+ * buffer's end, moved to the word's first bytes.  They start a multiple of 8 bytes in, so their
+ * pairing into 16-bit words is unchanged. */
+static inline uint64_t ics_last_bytes(uint64_t last, size_t r)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return last << (64 - 8 * r); /* the buffer's last bytes are the word's low-order bytes */
+#else
+    return last >> (64 - 8 * r);
+#endif
+}
+
 #if defined(__x86_64__)
 /* acc += x + y with end-around carry, as one short add/adc/adc $0 chain.  x and y may be memory
  * operands; a chain that opens with add does not wait on another chain's carry flag. */
@@ -212,7 +224,7 @@ static inline __attribute__((always_inline)) uint32_t ics_partial_small(const vo
     if (len & 8)
         ICS_ADC1(a, ics_load64(p));
     if (len & 7)
-        ICS_ADC1(b, ics_load64(end - 8) >> (64 - 8 * (len & 7)));
+        ICS_ADC1(b, ics_last_bytes(ics_load64(end - 8), len & 7));
 done:
     ICS_ADC1(a, b);
     return ics_reduce64_x86(a);
@@ -284,12 +296,7 @@ static inline __attribute__((always_inline)) uint32_t ics_copy_small(void *dst, 
     }
     if (len & 7) {
         ics_store64(dlast, last);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        const uint64_t tail = last << (64 - 8 * (len & 7)); /* the last bytes are the low ones */
-#else
-        const uint64_t tail = last >> (64 - 8 * (len & 7));
-#endif
-        ICS_ADD_WORD64(b, tail);
+        ICS_ADD_WORD64(b, ics_last_bytes(last, len & 7));
     }
     return ics_reduce64(ics_add64(a, b));
 }
