@@ -50,6 +50,71 @@ static inline uint16_t inetcsum_ipv6_magic(const void *saddr, const void *daddr,
     return inetcsum_final(inetcsum_pseudo_ipv6(saddr, daddr, proto, len, sum));
 }
 
+/* ---- Upper-layer checksums: which field, which rules ------------------------------------------- */
+
+/* Every checksum the packet layer knows, as named in reports ("ipv4", "tcp", ...). */
+enum inetcsum_layer {
+    INETCSUM_LAYER_IPV4 = 0, /* IPv4 header checksum */
+    INETCSUM_LAYER_TCP,
+    INETCSUM_LAYER_UDP,
+    INETCSUM_LAYER_UDPLITE, /* RFC 3828: covers the first `coverage` bytes */
+    INETCSUM_LAYER_ICMP,    /* ICMPv4: no pseudo-header */
+    INETCSUM_LAYER_ICMPV6,  /* with the IPv6 pseudo-header (RFC 4443) */
+    INETCSUM_LAYER_IGMP,    /* no pseudo-header */
+    INETCSUM_LAYER_GRE,     /* RFC 2784: present only with the C bit; no pseudo-header */
+    INETCSUM_LAYER_SCTP,    /* CRC32c, little-endian on the wire (RFC 9260 appendix B) */
+    INETCSUM_LAYER_COUNT
+};
+
+/* What a checksum field holds. */
+enum inetcsum_status {
+    INETCSUM_GOOD = 0,     /* correct (0x0000 and 0xFFFF both accepted where they are equivalent) */
+    INETCSUM_BAD,          /* wrong */
+    INETCSUM_PARTIAL,      /* wrong, but holds exactly the folded pseudo-header sum (SCTP: zero):
+                            * what a stack leaves for TX offload, seen in captures taken on the sender */
+    INETCSUM_ABSENT,       /* UDP over IPv4 with 0: no checksum was sent (RFC 768); not a problem */
+    INETCSUM_ILLEGAL,      /* a value the protocol forbids: UDP over IPv6 with 0 (RFC 8200 8.1),
+                            * UDP-Lite with 0 or a coverage outside 8..length (RFC 3828) */
+    INETCSUM_UNVERIFIABLE, /* cannot be checked: truncated capture, first fragment, malformed header */
+    INETCSUM_STATUS_COUNT
+};
+
+/* "ipv4", "tcp", "udp", "udplite", "icmp", "icmpv6", "igmp", "gre", "sctp"; "?" out of range. */
+INETCSUM_API const char *inetcsum_layer_name(enum inetcsum_layer layer);
+/* "good", "bad", "partial", "absent", "illegal", "unverifiable"; "?" out of range. */
+INETCSUM_API const char *inetcsum_status_name(enum inetcsum_status status);
+
+/* Flags for the verify and fill functions (here and in inetcsum_packet.h). */
+#define INETCSUM_OVER_IPV6 0x1u      /* the message is carried by IPv6 (UDP 0 is then illegal) */
+#define INETCSUM_UDP6_ZERO_OK 0x2u   /* RFC 6935/6936: accept UDP/IPv6 0 as "absent" (tunnels) */
+#define INETCSUM_FILL_UDP_ZERO 0x4u  /* fill: also compute an "absent" UDP checksum of 0 */
+#define INETCSUM_FILL_ALL 0x8u       /* fill: rewrite good checksums too (into the canonical form) */
+
+/* The verdict on one checksum.  stored and expected are the field as its wire bytes read in network
+ * order (the way Wireshark shows it: a 16-bit value, or SCTP's 32 bits as they lie).  expected is
+ * what fill would store; it equals stored for a good checksum, and is 0 when it cannot be known. */
+struct inetcsum_verdict {
+    enum inetcsum_status status;
+    uint32_t stored;
+    uint32_t expected;
+};
+
+/* Verify one upper-layer message msg[0..len) of the given layer (not INETCSUM_LAYER_IPV4: use
+ * inetcsum_ipv4_header), without modifying it.  `pseudo` is the partial sum of its pseudo-header
+ * (inetcsum_pseudo_ipv4/6 with this protocol and len) for TCP, UDP, UDP-Lite and ICMPv6, and is
+ * ignored for the others.  `flags`: INETCSUM_OVER_IPV6, INETCSUM_UDP6_ZERO_OK.  A message shorter
+ * than its header is INETCSUM_UNVERIFIABLE. */
+INETCSUM_API struct inetcsum_verdict inetcsum_l4_verify(enum inetcsum_layer layer, const void *msg, size_t len,
+                                                        uint32_t pseudo, unsigned flags);
+
+/* Fill the checksum of one upper-layer message in place, by the same rules: written when the
+ * verdict is bad, partial or illegal (a UDP-Lite coverage outside its range is left alone: it has
+ * no right value); good ones are left byte for byte unless INETCSUM_FILL_ALL, "absent" ones unless
+ * INETCSUM_FILL_UDP_ZERO.  UDP and UDP-Lite send a computed 0 as 0xFFFF.  GRE without the C bit
+ * has no field and is left alone.  Returns the verdict before filling. */
+INETCSUM_API struct inetcsum_verdict inetcsum_l4_fill(enum inetcsum_layer layer, void *msg, size_t len,
+                                                      uint32_t pseudo, unsigned flags);
+
 /* ---- CRC32c (Castagnoli), as SCTP uses it (RFC 9260 appendix B) -------------------------------- */
 
 /* The CRC32c of buf[0..len) continuing from `crc`, the CRC32c of everything before it (0 to

@@ -1,0 +1,221 @@
+/* pcap and pcapng reading, one record at a time, raw bytes kept for byte-exact rewriting. */
+#include "capture.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest record accepted: pcapng blocks and pcap frames beyond this are treated as corrupt
+ * (Wireshark's own limit is 256 KiB per packet; 16 MiB leaves room for odd blocks). */
+#define CAP_MAX_RECORD (16u << 20)
+
+static int fail(struct cap_reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(r->err, sizeof r->err, "%s: ", r->name);
+    vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static uint32_t u32(const struct cap_reader *r, const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return r->swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint16_t u16(const struct cap_reader *r, const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return r->swapped ? __builtin_bswap16(v) : v;
+}
+
+static int reserve(struct cap_reader *r, size_t n)
+{
+    if (n <= r->buf_cap)
+        return 0;
+    size_t cap = r->buf_cap ? r->buf_cap : 65536;
+    while (cap < n)
+        cap *= 2;
+    uint8_t *b = realloc(r->buf, cap);
+    if (!b)
+        return fail(r, "out of memory");
+    r->buf = b;
+    r->buf_cap = cap;
+    return 0;
+}
+
+/* Reads n bytes at buf[at]: 1, 0 at a clean end (nothing read and at_end allowed), -1 error. */
+static int read_exact(struct cap_reader *r, size_t at, size_t n, int end_ok)
+{
+    if (reserve(r, at + n))
+        return -1;
+    size_t got = fread(r->buf + at, 1, n, r->f);
+    if (got == n)
+        return 1;
+    if (ferror(r->f))
+        return fail(r, "read error after frame %llu", (unsigned long long)r->frames);
+    if (got == 0 && end_ok)
+        return 0;
+    return fail(r, "truncated after frame %llu (%zu of %zu bytes of a record)", (unsigned long long)r->frames,
+                got, n);
+}
+
+int cap_open(struct cap_reader *r, FILE *f, const char *name)
+{
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->name = name;
+    int got = read_exact(r, 0, 4, 0);
+    if (got <= 0)
+        return -1;
+    uint32_t magic;
+    memcpy(&magic, r->buf, 4);
+    if (magic == 0x0A0D0D0A) { /* the first block's type and length stay in buf for next_pcapng */
+        r->format = CAP_PCAPNG;
+        return read_exact(r, 4, 4, 0) <= 0 ? -1 : 0;
+    }
+    if (magic == 0xA1B2C3D4 || magic == 0xA1B23C4D) {
+        r->swapped = 0;
+    } else if (magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1) {
+        r->swapped = 1;
+    } else {
+        return fail(r, "not a pcap or pcapng file");
+    }
+    r->format = CAP_PCAP;
+    if (read_exact(r, 4, 20, 0) <= 0)
+        return -1;
+    r->snaplen = u32(r, r->buf + 16);
+    r->link = (int)(u32(r, r->buf + 20) & 0x0FFFFFFF); /* the top bits hold FCS information */
+    return 0;
+}
+
+static int next_pcap(struct cap_reader *r, struct cap_record *rec)
+{
+    if (!r->started) { /* the file header, already in buf */
+        r->started = 1;
+        *rec = (struct cap_record){.raw = r->buf, .raw_len = 24};
+        return 1;
+    }
+    int got = read_exact(r, 0, 16, 1);
+    if (got <= 0)
+        return got;
+    uint32_t caplen = u32(r, r->buf + 8), wirelen = u32(r, r->buf + 12);
+    if (caplen > CAP_MAX_RECORD)
+        return fail(r, "frame %llu: captured length %u is not plausible", (unsigned long long)r->frames + 1,
+                    caplen);
+    if (read_exact(r, 16, caplen, 0) <= 0)
+        return -1;
+    r->frames++;
+    *rec = (struct cap_record){1, r->buf, 16 + (size_t)caplen, r->buf + 16, caplen,
+                               wirelen < caplen ? caplen : wirelen, r->link, r->frames};
+    return 1;
+}
+
+static int add_interface(struct cap_reader *r, int link, uint32_t snap)
+{
+    if (r->nif == r->if_cap) {
+        size_t cap = r->if_cap ? r->if_cap * 2 : 8;
+        int *l = realloc(r->if_link, cap * sizeof *l);
+        if (l)
+            r->if_link = l;
+        uint32_t *s = realloc(r->if_snap, cap * sizeof *s);
+        if (s)
+            r->if_snap = s;
+        if (!l || !s)
+            return fail(r, "out of memory");
+        r->if_cap = cap;
+    }
+    r->if_link[r->nif] = link;
+    r->if_snap[r->nif++] = snap;
+    return 0;
+}
+
+static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
+{
+    if (r->started) {
+        int got = read_exact(r, 0, 8, 1);
+        if (got <= 0)
+            return got;
+    }
+    r->started = 1;
+    uint32_t type;
+    memcpy(&type, r->buf, 4);
+    if (type == 0x0A0D0D0A) { /* a section header sets the byte order of its section */
+        if (read_exact(r, 8, 4, 0) <= 0)
+            return -1;
+        uint32_t bom;
+        memcpy(&bom, r->buf + 8, 4);
+        if (bom != 0x1A2B3C4D && bom != 0x4D3C2B1A)
+            return fail(r, "pcapng section header with a bad byte-order magic");
+        r->swapped = bom == 0x4D3C2B1A;
+        r->nif = 0;
+    } else {
+        type = u32(r, r->buf);
+    }
+    uint32_t len = u32(r, r->buf + 4);
+    size_t have = type == 0x0A0D0D0A ? 12 : 8;
+    if (len < 12 || len % 4 || len > CAP_MAX_RECORD || len < have)
+        return fail(r, "after frame %llu: pcapng block of length %u", (unsigned long long)r->frames, len);
+    if (read_exact(r, have, len - have, 0) <= 0)
+        return -1;
+    if (u32(r, r->buf + len - 4) != len)
+        return fail(r, "after frame %llu: pcapng block lengths differ", (unsigned long long)r->frames);
+    const uint8_t *b = r->buf + 8;
+    size_t body = len - 12;
+    *rec = (struct cap_record){.raw = r->buf, .raw_len = len};
+    switch (type) {
+    case 1: /* interface description */
+        if (body < 8)
+            return fail(r, "short pcapng interface block");
+        return add_interface(r, u16(r, b), u32(r, b + 4)) ? -1 : 1;
+    case 6: /* enhanced packet */
+    case 2: { /* obsolete packet block: 16-bit interface id and drop count */
+        if (body < 20)
+            return fail(r, "frame %llu: short pcapng packet block", (unsigned long long)r->frames + 1);
+        uint32_t ifid = type == 6 ? u32(r, b) : u16(r, b), caplen = u32(r, b + 12), wirelen = u32(r, b + 16);
+        if (ifid >= r->nif)
+            return fail(r, "frame %llu: interface %u was not described", (unsigned long long)r->frames + 1, ifid);
+        if (caplen > body - 20)
+            return fail(r, "frame %llu: captured length %u exceeds its block", (unsigned long long)r->frames + 1,
+                        caplen);
+        r->frames++;
+        *rec = (struct cap_record){1, r->buf, len, r->buf + 28, caplen, wirelen < caplen ? caplen : wirelen,
+                                   r->if_link[ifid], r->frames};
+        return 1;
+    }
+    case 3: { /* simple packet: the original length; the data is what fits the snap length */
+        if (body < 4 || r->nif == 0)
+            return fail(r, "frame %llu: bad pcapng simple packet block", (unsigned long long)r->frames + 1);
+        uint32_t wirelen = u32(r, b), caplen = wirelen;
+        if (r->if_snap[0] && caplen > r->if_snap[0])
+            caplen = r->if_snap[0];
+        if (caplen > body - 4)
+            caplen = (uint32_t)(body - 4);
+        r->frames++;
+        *rec = (struct cap_record){1, r->buf, len, r->buf + 12, caplen, wirelen < caplen ? caplen : wirelen,
+                                   r->if_link[0], r->frames};
+        return 1;
+    }
+    default:
+        return 1;
+    }
+}
+
+int cap_next(struct cap_reader *r, struct cap_record *rec)
+{
+    return r->format == CAP_PCAP ? next_pcap(r, rec) : next_pcapng(r, rec);
+}
+
+void cap_close(struct cap_reader *r)
+{
+    free(r->buf);
+    free(r->if_link);
+    free(r->if_snap);
+    r->buf = NULL;
+    r->if_link = NULL;
+    r->if_snap = NULL;
+}

@@ -1,0 +1,162 @@
+/* inetcsum packet layer: find every checksum in a frame, then verify them, fill them, or fill only
+ * those a device cannot compute (the late software fallback for checksum offload).
+ *
+ * A frame is parsed from its link layer down: Ethernet (802.3/SNAP), 802.1Q/802.1ad VLANs, MPLS,
+ * PPPoE, PPP, Linux cooked (SLL, SLL2), raw IP, BSD loopback; IPv4 with options; IPv6 with
+ * hop-by-hop, routing, fragment, destination options and AH headers; tunnels VXLAN (UDP 4789),
+ * GENEVE (6081), GRE (with ERSPAN I/II/III headers skipped as opaque, NVGRE/Ethernet over GRE,
+ * PPTP's enhanced GRE), GRE-in-UDP (4754), Teredo (3544), GTP-U (2152), IP-in-IP, 6in4, 4in6, 6in6;
+ * and the packet quoted in an ICMP or ICMPv6 error (verified, never modified).
+ *
+ * The pseudo-header uses the final destination: the last address of an IPv4 LSRR/SSRR option or
+ * of an IPv6 routing header (type 0, type 2, SRH segment list[0]) while segments are left, and the
+ * home address of an IPv6 Home Address option as the source (RFC 791, 8200 8.1, 8754, 6275).
+ * IPv6 jumbograms (RFC 2675) use their 32-bit length.  Fragments: a non-first fragment has no L4
+ * header and is never touched; a first fragment's L4 checksum covers the reassembled datagram and
+ * is reported unverifiable and left alone.
+ *
+ * Bad input: every offset is checked against the captured length; a frame that is truncated,
+ * malformed, or nests deeper than INETCSUM_MAX_DEPTH is reported with a flag and whatever could be
+ * checked.  Nothing is read or written outside the frame, and the time taken is bounded by the
+ * frame's length.  Verification never modifies the frame.
+ *
+ * Values and threads: as in inetcsum.h.  Every function is thread-safe for distinct frames. */
+#ifndef INETCSUM_PACKET_H
+#define INETCSUM_PACKET_H
+
+#include "inetcsum_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Link types: the values are pcap's LINKTYPE_ numbers, so a capture's header can be passed as is. */
+enum inetcsum_link {
+    INETCSUM_LINK_NULL = 0,        /* BSD loopback: 4-byte address family in the capturing host's order */
+    INETCSUM_LINK_ETHERNET = 1,
+    INETCSUM_LINK_PPP = 9,
+    INETCSUM_LINK_RAW = 101,       /* IPv4 or IPv6, by the version nibble */
+    INETCSUM_LINK_LOOP = 108,      /* OpenBSD loopback: address family in network order */
+    INETCSUM_LINK_LINUX_SLL = 113,
+    INETCSUM_LINK_IPV4 = 228,
+    INETCSUM_LINK_IPV6 = 229,
+    INETCSUM_LINK_LINUX_SLL2 = 276
+};
+
+/* Limits: IP headers nested in one frame (tunnels and ICMP quotes), and checksums per frame. */
+#define INETCSUM_MAX_DEPTH 8
+#define INETCSUM_MAX_CHECKS 32
+
+/* Why a check is what it is (struct inetcsum_check.flags). */
+#define INETCSUM_CHECK_QUOTED 0x01    /* inside an ICMP error's quote: verified, never written */
+#define INETCSUM_CHECK_FRAGMENT 0x02  /* first fragment: covers bytes not in this frame */
+#define INETCSUM_CHECK_TRUNCATED 0x04 /* covers bytes beyond the captured length */
+#define INETCSUM_CHECK_MALFORMED 0x08 /* its header's lengths contradict each other */
+#define INETCSUM_CHECK_WRITTEN 0x10   /* fill/offload wrote the field */
+#define INETCSUM_CHECK_DEVICE 0x20    /* offload: left for the device (seeded or zeroed) */
+
+/* One checksum found in a frame. */
+struct inetcsum_check {
+    uint8_t layer;     /* enum inetcsum_layer */
+    uint8_t depth;     /* 0: the outermost IP header and what it carries; +1 per tunnel or quote */
+    uint8_t status;    /* enum inetcsum_status, before any write */
+    uint8_t flags;     /* INETCSUM_CHECK_* */
+    uint32_t offset;   /* of the checksummed header (IPv4 header, TCP header, ...) in the frame */
+    uint32_t length;   /* bytes the checksum covers, by the headers (UDP-Lite: its coverage) */
+    uint32_t stored;   /* the field before any write, and the right value: both as the wire bytes */
+    uint32_t expected; /* read in network order (see struct inetcsum_verdict) */
+};
+
+/* Flags on a whole frame (struct inetcsum_report.flags). */
+#define INETCSUM_FRAME_NOT_IP 0x01    /* no IP header found (ARP, LLDP, an unknown link type, ...) */
+#define INETCSUM_FRAME_TRUNCATED 0x02 /* captured length below the wire length, or a header runs past it */
+#define INETCSUM_FRAME_MALFORMED 0x04 /* a header contradicts itself or its carrier: parsing stopped there */
+#define INETCSUM_FRAME_TOO_DEEP 0x08  /* over INETCSUM_MAX_DEPTH nested IP headers or MAX_CHECKS checks */
+#define INETCSUM_FRAME_FRAGMENT 0x10  /* an IPv4 or IPv6 fragment */
+
+/* Every checksum of one frame, outermost first. */
+struct inetcsum_report {
+    unsigned flags; /* INETCSUM_FRAME_* */
+    unsigned count; /* checks[0..count) are filled in */
+    struct inetcsum_check checks[INETCSUM_MAX_CHECKS];
+};
+
+/* Verify every checksum of frame[0..caplen) without modifying it.  wirelen is the frame's length
+ * on the wire (a capture's "len"); 0 means caplen.  flags: INETCSUM_UDP6_ZERO_OK.  Fills in
+ * *report and returns the number of problems: checks that are bad, partial or illegal. */
+INETCSUM_API unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                                      unsigned flags, struct inetcsum_report *report);
+
+/* Fill the checksums of frame[0..caplen) in place, innermost first so that outer checksums cover
+ * the final inner bytes.  Written: what verify calls bad, partial or illegal; good ones only with
+ * INETCSUM_FILL_ALL; an IPv4 UDP 0 ("no checksum") only with INETCSUM_FILL_UDP_ZERO; never a
+ * quoted, fragmented or truncated one.  report may be NULL.  Returns the number of fields
+ * written. */
+INETCSUM_API unsigned inetcsum_fill(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                                    unsigned flags, struct inetcsum_report *report);
+
+/* The same on a frame held as a list of segments (any lengths, odd ones included): the frame is
+ * their concatenation, caplen their total. */
+INETCSUM_API unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirelen,
+                                          enum inetcsum_link link, unsigned flags, struct inetcsum_report *report);
+INETCSUM_API unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen,
+                                        enum inetcsum_link link, unsigned flags, struct inetcsum_report *report);
+
+/* ---- Offload: compute in software only what the device cannot ---------------------------------- */
+
+/* Checksum kinds, for what a frame needs and what a device can do (FreeBSD's CSUM_IP, CSUM_IP_TCP,
+ * ...; Linux's NETIF_F_IP_CSUM / IPV6_CSUM / SCTP_CRC).  The low byte is the outermost IP header
+ * and what it carries; INETCSUM_OFL_INNER() the same kinds one tunnel in, as devices offer them
+ * (CSUM_INNER_*, NETIF_F_GSO_*_CSUM encapsulation features).  Deeper levels are always software. */
+#define INETCSUM_OFL_IPV4 0x01u  /* the IPv4 header checksum */
+#define INETCSUM_OFL_TCP4 0x02u
+#define INETCSUM_OFL_UDP4 0x04u
+#define INETCSUM_OFL_SCTP4 0x08u
+#define INETCSUM_OFL_TCP6 0x10u
+#define INETCSUM_OFL_UDP6 0x20u
+#define INETCSUM_OFL_SCTP6 0x40u
+#define INETCSUM_OFL_OTHER 0x80u /* ICMP, ICMPv6, IGMP, GRE, UDP-Lite: no device does these */
+#define INETCSUM_OFL_INNER(kinds) ((uint32_t)(kinds) << 8)
+#define INETCSUM_OFL_ALL 0xFFFFu
+
+/* Offload flags. */
+#define INETCSUM_OFFLOAD_ZERO_SEED 0x1u /* the device wants TCP/UDP fields zeroed, not seeded with the
+                                           * folded pseudo-header sum (most want the seed) */
+
+struct inetcsum_offload {
+    uint32_t request; /* kinds the frame must carry when it leaves (csum_flags); others are left alone */
+    uint32_t device;  /* kinds the device computes (if_hwassist) */
+    unsigned flags;   /* INETCSUM_OFFLOAD_* */
+};
+
+/* Make frame[0..len) ready for a device: every requested checksum the device cannot compute is
+ * computed here (an IPv4 UDP 0 included: a request means "carry one"); every requested one it can
+ * is left as it expects: an IPv4 header or SCTP field zeroed, a TCP/UDP field seeded with the
+ * folded pseudo-header sum (or zeroed, INETCSUM_OFFLOAD_ZERO_SEED).  An outer checksum computed
+ * here over an inner one the device will fill counts that inner checksum's final value without
+ * reading the inner payload (local checksum offload, as Linux lco_csum); an inner SCTP CRC under a
+ * software outer checksum is computed here, as its final value cannot be known otherwise.  report
+ * may be NULL (its checks then say WRITTEN or DEVICE).  Returns the kinds computed in software. */
+INETCSUM_API uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link,
+                                       const struct inetcsum_offload *offload, struct inetcsum_report *report);
+
+/* Linux CHECKSUM_PARTIAL completion (skb_checksum_help, and skb_crc32c_csum_help for SCTP): the
+ * checksum of pkt[csum_start..len), whose field at csum_start + csum_offset already holds the
+ * pseudo-header seed, is computed and stored there (a computed 0 stored as 0xFFFF, as Linux does).
+ * With crc32c != 0 the field is SCTP's CRC32c instead (computed with the field zeroed, stored
+ * little-endian).  Returns 0, or -1 when the field does not fit in the packet. */
+INETCSUM_API int inetcsum_complete_partial(void *pkt, size_t len, size_t csum_start, size_t csum_offset,
+                                           int crc32c);
+
+/* Local checksum offload (Linux lco_csum): the partial sum of an outer UDP message
+ * outer[0..inner_csum_start + ...end) without reading the inner payload, given that the inner
+ * checksum at inner_csum_start + inner_csum_offset holds its pseudo-header seed and will be filled
+ * by the device: once filled, the inner message from csum_start sums to the seed's complement.
+ * Pass the result, with the outer pseudo-header, to inetcsum_final(). */
+INETCSUM_API uint32_t inetcsum_lco_sum(const void *outer, size_t inner_csum_start, size_t inner_csum_offset);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INETCSUM_PACKET_H */

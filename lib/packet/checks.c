@@ -1,0 +1,352 @@
+/* Verify, fill and offload over a parsed frame; CHECKSUM_PARTIAL completion; local checksum
+ * offload. */
+#include <string.h>
+
+#include "../proto/l4.h"
+#include "parse.h"
+
+#define ICS_UNSURE (INETCSUM_CHECK_FRAGMENT | INETCSUM_CHECK_TRUNCATED | INETCSUM_CHECK_MALFORMED)
+
+/* The checksum field of an item: where it is and how wide. */
+static size_t field_at(const struct ics_item *it)
+{
+    return (size_t)it->off + ics_l4_rules[it->layer].field;
+}
+
+static size_t field_width(const struct ics_item *it)
+{
+    return it->layer == INETCSUM_LAYER_SCTP ? 4 : 2;
+}
+
+/* The CRC32c of an SCTP message with its checksum field taken as zero. */
+static uint32_t sctp_crc(const struct ics_view *v, const struct ics_item *it)
+{
+    static const uint8_t zero[4];
+    uint32_t crc = ics_view_crc(v, it->off, 8, 0);
+    crc = inetcsum_crc32c(zero, 4, crc);
+    return ics_view_crc(v, it->off + 12, it->len - 12, crc);
+}
+
+/* The bytes an Internet checksum covers from it->off (UDP-Lite: its coverage), 0 if illegal. */
+static size_t coverage(const struct ics_view *v, const struct ics_item *it)
+{
+    if (it->layer != INETCSUM_LAYER_UDPLITE)
+        return it->len;
+    uint8_t sc[8];
+    return ics_udplite_coverage(ics_view_get(v, it->off, 8, sc), it->len);
+}
+
+static unsigned verdict_flags(const struct ics_item *it, unsigned flags)
+{
+    return flags | (it->over_ipv6 ? INETCSUM_OVER_IPV6 : 0);
+}
+
+/* The verdict on one item of a frame, with the frame as it is now. */
+static struct inetcsum_verdict judge(const struct ics_view *v, const struct ics_item *it, unsigned flags)
+{
+    struct inetcsum_verdict vd = {INETCSUM_UNVERIFIABLE, 0, 0};
+    uint8_t sc[4];
+    const uint8_t *f = ics_view_get(v, field_at(it), field_width(it), sc);
+    if (!f)
+        return vd;
+    uint16_t mem;
+    memcpy(&mem, f, 2);
+    uint32_t stored_crc = it->layer == INETCSUM_LAYER_SCTP ? ics_le32(f) : 0;
+    vd.stored = it->layer == INETCSUM_LAYER_SCTP ? __builtin_bswap32(stored_crc) : ics_net16(mem);
+    if (it->len < ics_l4_rules[it->layer].min_len)
+        return vd; /* the field lies outside the message */
+    if (it->flags & (INETCSUM_CHECK_FRAGMENT | INETCSUM_CHECK_TRUNCATED)) {
+        /* A UDP zero needs no data to be judged absent or illegal, even in a truncated quote. */
+        if (mem == 0 && (it->layer == INETCSUM_LAYER_UDP || it->layer == INETCSUM_LAYER_UDPLITE)) {
+            vd = ics_inet_verdict((enum inetcsum_layer)it->layer, 0, 0, 0, verdict_flags(it, flags));
+            vd.expected = 0;
+        }
+        return vd;
+    }
+    /* A malformed one (longer than its frame) is checked on what is there, never written. */
+    if (it->layer == INETCSUM_LAYER_SCTP)
+        return ics_sctp_verdict(stored_crc, sctp_crc(v, it));
+    size_t cov = coverage(v, it);
+    if (cov == 0) {
+        vd.status = INETCSUM_ILLEGAL;
+        return vd;
+    }
+    return ics_inet_verdict((enum inetcsum_layer)it->layer, mem, ics_view_sum(v, it->off, cov, 0), it->pseudo,
+                            verdict_flags(it, flags));
+}
+
+/* Stores a verdict's expected value in the item's field. */
+static void store_expected(const struct ics_view *v, const struct ics_item *it, const struct inetcsum_verdict *vd)
+{
+    uint8_t b[4];
+    if (it->layer == INETCSUM_LAYER_SCTP) {
+        uint32_t crc = __builtin_bswap32(vd->expected);
+        for (int i = 0; i < 4; i++)
+            b[i] = (uint8_t)(crc >> (8 * i));
+    } else {
+        uint16_t mem = ics_expected_mem(vd);
+        memcpy(b, &mem, 2);
+    }
+    ics_view_put(v, field_at(it), b, field_width(it));
+}
+
+static void report_check(const struct ics_view *v, struct inetcsum_report *r, unsigned i, const struct ics_item *it,
+                         const struct inetcsum_verdict *vd, unsigned extra)
+{
+    struct inetcsum_check *c = &r->checks[i];
+    c->layer = it->layer;
+    c->depth = it->depth;
+    c->status = (uint8_t)vd->status;
+    c->flags = (uint8_t)(it->flags | extra);
+    c->offset = it->off;
+    c->length = (it->layer == INETCSUM_LAYER_UDPLITE && !(it->flags & ICS_UNSURE)) ? (uint32_t)coverage(v, it)
+                                                                                 : it->len;
+    c->stored = vd->stored;
+    c->expected = vd->expected;
+}
+
+static int problem(enum inetcsum_status s)
+{
+    return s == INETCSUM_BAD || s == INETCSUM_PARTIAL || s == INETCSUM_ILLEGAL;
+}
+
+static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                            struct inetcsum_report *report)
+{
+    struct ics_parsed parsed;
+    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed);
+    unsigned problems = 0;
+    for (unsigned i = 0; i < parsed.n; i++) {
+        struct inetcsum_verdict vd = judge(v, &parsed.item[i], flags);
+        problems += problem(vd.status);
+        report_check(v, report, i, &parsed.item[i], &vd, 0);
+    }
+    report->flags = parsed.flags;
+    report->count = parsed.n;
+    return problems;
+}
+
+static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                          struct inetcsum_report *report)
+{
+    struct ics_parsed parsed;
+    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed);
+    unsigned written = 0;
+    /* Innermost first: an outer checksum covers the inner fields as they will be sent. */
+    for (unsigned i = parsed.n; i-- > 0;) {
+        const struct ics_item *it = &parsed.item[i];
+        struct inetcsum_verdict vd = judge(v, it, flags);
+        unsigned extra = 0;
+        if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && vd.status != INETCSUM_UNVERIFIABLE &&
+            ics_fill_wanted(&vd, flags)) {
+            store_expected(v, it, &vd);
+            extra = INETCSUM_CHECK_WRITTEN;
+            written++;
+        }
+        if (report)
+            report_check(v, report, i, it, &vd, extra);
+    }
+    if (report) {
+        report->flags = parsed.flags;
+        report->count = parsed.n;
+    }
+    return written;
+}
+
+static struct ics_view contiguous(const void *frame, size_t caplen)
+{
+    struct ics_view v = {(uint8_t *)(uintptr_t)frame, NULL, 0, caplen};
+    return v;
+}
+
+static struct ics_view segments(const struct iovec *seg, size_t nseg)
+{
+    struct ics_view v = {NULL, seg, nseg, 0};
+    for (size_t i = 0; i < nseg; i++)
+        v.len += seg[i].iov_len;
+    return v;
+}
+
+unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                         struct inetcsum_report *report)
+{
+    struct ics_view v = contiguous(frame, caplen);
+    return verify_view(&v, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
+                             unsigned flags, struct inetcsum_report *report)
+{
+    struct ics_view v = segments(seg, nseg);
+    return verify_view(&v, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_fill(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                       struct inetcsum_report *report)
+{
+    struct ics_view v = contiguous(frame, caplen);
+    return fill_view(&v, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
+                           unsigned flags, struct inetcsum_report *report)
+{
+    struct ics_view v = segments(seg, nseg);
+    return fill_view(&v, wirelen, link, flags, report);
+}
+
+/* ---- Offload ----------------------------------------------------------------------------------- */
+
+/* The offload kind of an item (INETCSUM_OFL_*), shifted for depth 1; 0 for depths no device has. */
+static uint32_t kind_of(const struct ics_item *it)
+{
+    uint32_t k;
+    switch (it->layer) {
+    case INETCSUM_LAYER_IPV4:
+        k = INETCSUM_OFL_IPV4;
+        break;
+    case INETCSUM_LAYER_TCP:
+        k = it->over_ipv6 ? INETCSUM_OFL_TCP6 : INETCSUM_OFL_TCP4;
+        break;
+    case INETCSUM_LAYER_UDP:
+        k = it->over_ipv6 ? INETCSUM_OFL_UDP6 : INETCSUM_OFL_UDP4;
+        break;
+    case INETCSUM_LAYER_SCTP:
+        k = it->over_ipv6 ? INETCSUM_OFL_SCTP6 : INETCSUM_OFL_SCTP4;
+        break;
+    default:
+        k = INETCSUM_OFL_OTHER;
+    }
+    return it->depth == 0 ? k : INETCSUM_OFL_INNER(k);
+}
+
+static int inside(const struct ics_item *in, const struct ics_item *out, size_t out_cov)
+{
+    return in->off >= out->off && (size_t)in->off + in->len <= (size_t)out->off + out_cov;
+}
+
+static int overlaps(const struct ics_item *a, const struct ics_item *b, size_t b_cov)
+{
+    return a->off < (size_t)b->off + b_cov && b->off < (size_t)a->off + a->len;
+}
+
+/* What a device-filled item's bytes will sum to once the device has filled it: an IPv4 header
+ * sums to -0, a TCP/UDP message to the complement of its folded pseudo-header sum. */
+static uint32_t device_contribution(const struct ics_item *it)
+{
+    return it->layer == INETCSUM_LAYER_IPV4 ? 0xFFFF : (uint16_t)~inetcsum_fold(it->pseudo);
+}
+
+/* The covered sum of software item i, counting each device item inside it by its contribution
+ * instead of reading it (so the inner payload of a device-filled checksum is never read). */
+static uint32_t offload_sum(const struct ics_view *v, const struct ics_parsed *p, const uint8_t *device, unsigned i,
+                            size_t cov)
+{
+    const struct ics_item *it = &p->item[i];
+    size_t pos = it->off, end = (size_t)it->off + cov;
+    uint32_t sum = 0;
+    for (unsigned j = i + 1; j < p->n; j++) {
+        const struct ics_item *in = &p->item[j];
+        if (!device[j] || in->off < pos || !inside(in, it, cov))
+            continue;
+        sum = inetcsum_block_add(sum, ics_view_sum(v, pos, in->off - pos, 0), pos - it->off);
+        sum = inetcsum_block_add(sum, device_contribution(in), in->off - it->off);
+        pos = (size_t)in->off + in->len;
+    }
+    return inetcsum_block_add(sum, ics_view_sum(v, pos, end - pos, 0), pos - it->off);
+}
+
+uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
+                          struct inetcsum_report *report)
+{
+    struct ics_view v = contiguous(frame, len);
+    struct ics_parsed p;
+    ics_parse(&v, len, link, &p);
+    uint8_t device[INETCSUM_MAX_CHECKS], skip[INETCSUM_MAX_CHECKS];
+    size_t cov[INETCSUM_MAX_CHECKS];
+
+    /* Decide outermost first: a device item under a software checksum that cannot count it by its
+     * contribution (an SCTP CRC, or one that sticks out of the covered bytes) goes to software. */
+    for (unsigned j = 0; j < p.n; j++) {
+        const struct ics_item *it = &p.item[j];
+        uint32_t kind = kind_of(it);
+        cov[j] = (it->flags & ICS_UNSURE) ? 0 : coverage(&v, it);
+        skip[j] = (it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) || cov[j] == 0 || !(o->request & kind);
+        device[j] = !skip[j] && (o->device & kind) && it->depth <= 1 && kind != INETCSUM_OFL_OTHER &&
+                    kind != INETCSUM_OFL_INNER(INETCSUM_OFL_OTHER);
+        for (unsigned i = 0; device[j] && i < j; i++)
+            if (!skip[i] && !device[i] && overlaps(it, &p.item[i], cov[i]) &&
+                (it->layer == INETCSUM_LAYER_SCTP || !inside(it, &p.item[i], cov[i])))
+                device[j] = 0;
+    }
+
+    uint32_t software = 0;
+    for (unsigned i = p.n; i-- > 0;) {
+        const struct ics_item *it = &p.item[i];
+        struct inetcsum_verdict vd = judge(&v, it, 0);
+        unsigned extra = 0;
+        if (skip[i]) {
+            /* left alone */
+        } else if (device[i]) {
+            struct inetcsum_verdict seed = vd;
+            seed.expected = 0;
+            if (it->pseudo && !(o->flags & INETCSUM_OFFLOAD_ZERO_SEED))
+                seed.expected = ics_net16(inetcsum_fold(it->pseudo));
+            store_expected(&v, it, &seed);
+            vd.expected = seed.expected;
+            extra = INETCSUM_CHECK_DEVICE;
+        } else {
+            if (it->layer == INETCSUM_LAYER_SCTP) {
+                vd = ics_sctp_verdict(ics_le32((const uint8_t *)frame + field_at(it)), sctp_crc(&v, it));
+            } else {
+                uint16_t mem;
+                memcpy(&mem, (const uint8_t *)frame + field_at(it), 2);
+                vd = ics_inet_verdict((enum inetcsum_layer)it->layer, mem, offload_sum(&v, &p, device, i, cov[i]),
+                                      it->pseudo, verdict_flags(it, 0));
+            }
+            store_expected(&v, it, &vd);
+            extra = INETCSUM_CHECK_WRITTEN;
+            software |= kind_of(it);
+        }
+        if (report)
+            report_check(&v, report, i, it, &vd, extra);
+    }
+    if (report) {
+        report->flags = p.flags;
+        report->count = p.n;
+    }
+    return software;
+}
+
+/* ---- Linux helpers ----------------------------------------------------------------------------- */
+
+int inetcsum_complete_partial(void *pkt, size_t len, size_t csum_start, size_t csum_offset, int crc32c)
+{
+    uint8_t *p = (uint8_t *)pkt;
+    size_t width = crc32c ? 4 : 2;
+    if (csum_start > len || csum_offset > len - csum_start || width > len - csum_start - csum_offset)
+        return -1;
+    uint8_t *field = p + csum_start + csum_offset;
+    if (crc32c) {
+        memset(field, 0, 4);
+        uint32_t crc = inetcsum_crc32c(p + csum_start, len - csum_start, 0);
+        for (int i = 0; i < 4; i++)
+            field[i] = (uint8_t)(crc >> (8 * i));
+        return 0;
+    }
+    uint16_t c = inetcsum_final(inetcsum_partial(p + csum_start, len - csum_start, 0));
+    if (c == 0)
+        c = 0xFFFF; /* as Linux's CSUM_MANGLED_0: UDP reads 0 as "no checksum", the others accept both */
+    memcpy(field, &c, 2);
+    return 0;
+}
+
+uint32_t inetcsum_lco_sum(const void *outer, size_t inner_csum_start, size_t inner_csum_offset)
+{
+    const uint8_t *p = (const uint8_t *)outer;
+    uint16_t seed;
+    memcpy(&seed, p + inner_csum_start + inner_csum_offset, 2);
+    /* Once filled, the inner message sums to the complement of its seed; placed at an odd offset
+     * its bytes pair the other way round, which block_add accounts for. */
+    return inetcsum_block_add(inetcsum_partial(p, inner_csum_start, 0), (uint16_t)~seed, inner_csum_start);
+}

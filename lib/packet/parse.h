@@ -1,0 +1,29 @@
+/* The frame parser: from a frame to the list of checksums it carries, outermost first, each with
+ * the bytes it covers and its pseudo-header sum.  No checksum is computed here. */
+#ifndef ICS_PACKET_PARSE_H
+#define ICS_PACKET_PARSE_H
+
+#include "inetcsum_packet.h"
+#include "view.h"
+
+/* One checksum to examine. */
+struct ics_item {
+    uint8_t layer; /* enum inetcsum_layer */
+    uint8_t depth;
+    uint8_t flags;     /* INETCSUM_CHECK_QUOTED, _FRAGMENT, _TRUNCATED, _MALFORMED */
+    uint8_t over_ipv6; /* carried by IPv6 (UDP zero rule; offload kind) */
+    uint32_t off;      /* header start in the frame */
+    uint32_t len;      /* message length by the headers: [off, off + len) is covered */
+    uint32_t pseudo;   /* pseudo-header partial sum (0 for layers without one) */
+};
+
+struct ics_parsed {
+    unsigned flags; /* INETCSUM_FRAME_* */
+    unsigned n;
+    struct ics_item item[INETCSUM_MAX_CHECKS];
+};
+
+/* Parses the frame v (v->len bytes captured, wirelen on the wire, wirelen >= v->len). */
+void ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out);
+
+#endif

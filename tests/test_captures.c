@@ -1,0 +1,344 @@
+/* The packet layer on 159 real captures (../shared/captures): every verdict tshark gives in
+ * MANIFEST.tsv must be ours too, with the same stored value; fill then verify leaves no problem
+ * that can be fixed and touches no byte but checksum fields; segmented frames (random odd splits)
+ * give the same reports and the same filled bytes; every frame cut at every length is parsed
+ * without a read past its end (run under ASan in the sanitizer build). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/capture.h"
+#include "inetcsum_packet.h"
+#include "testutil.h"
+
+struct frame {
+    uint8_t *data;
+    uint32_t caplen, wirelen;
+    int link;
+};
+
+/* All frames of one capture file (the files are small). */
+static size_t load(const char *path, struct frame **out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "test_captures: cannot open %s\n", path);
+        exit(2);
+    }
+    struct cap_reader r;
+    struct cap_record rec;
+    size_t n = 0, cap = 0;
+    struct frame *frames = NULL;
+    int got;
+    if (cap_open(&r, f, path) == 0) {
+        while ((got = cap_next(&r, &rec)) == 1) {
+            if (!rec.is_packet)
+                continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 64;
+                frames = realloc(frames, cap * sizeof *frames);
+            }
+            frames[n].data = malloc(rec.caplen ? rec.caplen : 1);
+            memcpy(frames[n].data, rec.data, rec.caplen);
+            frames[n].caplen = rec.caplen;
+            frames[n].wirelen = rec.wirelen;
+            frames[n].link = rec.link;
+            n++;
+        }
+        CHECK(got == 0, "%s: %s", path, r.err);
+    } else {
+        CHECK(0, "%s: %s", path, r.err);
+    }
+    cap_close(&r);
+    fclose(f);
+    *out = frames;
+    return n;
+}
+
+static void unload(struct frame *frames, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(frames[i].data);
+    free(frames);
+}
+
+/* ---- tshark's verdicts ------------------------------------------------------------------------- */
+
+static char letter(const struct inetcsum_check *c)
+{
+    switch (c->status) {
+    case INETCSUM_GOOD:
+        return 'G';
+    case INETCSUM_BAD:
+    case INETCSUM_PARTIAL: /* tshark calls it bad (and the manifest "offload_suspect") */
+        return 'B';
+    case INETCSUM_ABSENT:
+        return 'N';
+    case INETCSUM_ILLEGAL:
+        return 'I';
+    default:
+        return 'U';
+    }
+}
+
+/* Manifest columns for each layer: verdict letters, then stored values (empty if not listed). */
+static const struct {
+    const char *verdicts, *stored;
+    enum inetcsum_layer layer;
+} columns[] = {
+    {"ip", "ip_csum", INETCSUM_LAYER_IPV4},  {"tcp", "tcp_csum", INETCSUM_LAYER_TCP},
+    {"udp", "udp_csum", INETCSUM_LAYER_UDP}, {"icmp", NULL, INETCSUM_LAYER_ICMP},
+    {"icmpv6", NULL, INETCSUM_LAYER_ICMPV6}, {"sctp", "sctp_csum", INETCSUM_LAYER_SCTP},
+    {"igmp", NULL, INETCSUM_LAYER_IGMP},     {"gre", NULL, INETCSUM_LAYER_GRE},
+};
+#define NCOL (sizeof columns / sizeof columns[0])
+
+static int split_tabs(char *line, char **field, int max)
+{
+    int n = 0;
+    field[n++] = line;
+    for (char *p = line; *p && n < max; p++)
+        if (*p == '\t') {
+            *p = 0;
+            field[n++] = p + 1;
+        }
+    return n;
+}
+
+static int column(char **head, int nhead, const char *name)
+{
+    for (int i = 0; i < nhead; i++)
+        if (strcmp(head[i], name) == 0)
+            return i;
+    fprintf(stderr, "test_captures: MANIFEST.tsv has no column %s\n", name);
+    exit(2);
+}
+
+static unsigned long compared, extra_ours, stored_compared, reassembled;
+static int fragcol;
+
+/* Compares one frame's report with its manifest row. */
+static void against_row(const char *file, long frame, const struct inetcsum_report *rep, char **row, const int *vcol,
+                        const int *scol)
+{
+    for (size_t c = 0; c < NCOL; c++) {
+        char ours[INETCSUM_MAX_CHECKS + 1];
+        uint32_t stored[INETCSUM_MAX_CHECKS];
+        size_t n = 0;
+        for (unsigned i = 0; i < rep->count; i++)
+            if (rep->checks[i].layer == columns[c].layer) {
+                stored[n] = rep->checks[i].stored;
+                ours[n++] = letter(&rep->checks[i]);
+            }
+        ours[n] = 0;
+        const char *theirs = row[vcol[c]];
+        /* tshark's verdict on a fragment's upper layer comes after reassembly, which a per-frame
+         * check cannot do: compared only for IPv4 headers. */
+        if (*row[fragcol] && columns[c].layer != INETCSUM_LAYER_IPV4) {
+            reassembled += *theirs != 0;
+            continue;
+        }
+        size_t k = 0;
+        for (const char *t = theirs; *t; t++) {
+            if (*t == ',')
+                continue;
+            if (*t != 'U') {
+                compared++;
+                CHECK(k < n && ours[k] == *t, "%s frame %ld %s: tshark %s, inetcsum %s", file, frame,
+                      columns[c].verdicts, theirs, ours);
+            }
+            k++;
+        }
+        if (n > k)
+            extra_ours += n - k;
+        /* Stored values, where the manifest lists one per verdict. */
+        if (columns[c].stored && *row[scol[c]]) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", row[scol[c]]);
+            size_t m = 0;
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","), m++)
+                if (m < n && k == n) {
+                    stored_compared++;
+                    CHECK(strtoul(tok, NULL, 16) == stored[m], "%s frame %ld %s stored %s, inetcsum 0x%x", file, frame,
+                          columns[c].verdicts, tok, stored[m]);
+                }
+        }
+    }
+}
+
+/* ---- per-frame properties ---------------------------------------------------------------------- */
+
+static int fixable(const struct inetcsum_check *c)
+{
+    return !(c->flags & (INETCSUM_CHECK_QUOTED | INETCSUM_CHECK_FRAGMENT | INETCSUM_CHECK_TRUNCATED |
+                         INETCSUM_CHECK_MALFORMED));
+}
+
+static unsigned long filled_frames, filled_fields;
+
+/* Fill, then verify: nothing fixable stays a problem, and only checksum fields changed. */
+static void fill_round_trip(const char *file, long frame, const struct frame *f, const struct inetcsum_report *before)
+{
+    uint8_t *copy = malloc(f->caplen ? f->caplen : 1);
+    memcpy(copy, f->data, f->caplen);
+    struct inetcsum_report filled, after;
+    unsigned written = inetcsum_fill(copy, f->caplen, f->wirelen, (enum inetcsum_link)f->link, 0, &filled);
+    inetcsum_verify(copy, f->caplen, f->wirelen, (enum inetcsum_link)f->link, 0, &after);
+    CHECK(after.count == before->count, "%s frame %ld: fill changed the structure", file, frame);
+    /* Bytes: only written fields may differ. */
+    uint8_t *mask = calloc(f->caplen + 1, 1);
+    for (unsigned i = 0; i < filled.count; i++) {
+        const struct inetcsum_check *c = &filled.checks[i];
+        if (!(c->flags & INETCSUM_CHECK_WRITTEN))
+            continue;
+        static const uint8_t field[] = {10, 16, 6, 6, 2, 2, 2, 4, 8};
+        for (int b = 0; b < (c->layer == INETCSUM_LAYER_SCTP ? 4 : 2); b++)
+            mask[c->offset + field[c->layer] + b] = 1;
+    }
+    for (uint32_t i = 0; i < f->caplen; i++)
+        if (!mask[i] && copy[i] != f->data[i]) {
+            CHECK(0, "%s frame %ld: fill changed byte %u outside a checksum field", file, frame, i);
+            break;
+        }
+    for (unsigned i = 0; i < after.count && i < before->count; i++) {
+        const struct inetcsum_check *a = &after.checks[i], *b = &before->checks[i];
+        /* An outer checksum covers inner fields: once one of them was written it changes too. */
+        int inner_written = 0;
+        for (unsigned j = i + 1; j < filled.count; j++)
+            inner_written |= (filled.checks[j].flags & INETCSUM_CHECK_WRITTEN) != 0;
+        int was_problem = b->status == INETCSUM_BAD || b->status == INETCSUM_PARTIAL || b->status == INETCSUM_ILLEGAL;
+        if (fixable(a) && b->status != INETCSUM_UNVERIFIABLE && !(b->layer == INETCSUM_LAYER_UDPLITE))
+            CHECK(a->status == INETCSUM_GOOD || a->status == INETCSUM_ABSENT, "%s frame %ld check %u (%s): %s after fill",
+                  file, frame, i, inetcsum_layer_name(a->layer), inetcsum_status_name(a->status));
+        if (b->status == INETCSUM_GOOD && !inner_written)
+            CHECK(a->stored == b->stored, "%s frame %ld: a good %s checksum was rewritten", file, frame,
+                  inetcsum_layer_name(b->layer));
+        if (was_problem && fixable(a) && !inner_written)
+            CHECK(a->stored == b->expected, "%s frame %ld: %s filled with 0x%x, verify expected 0x%x", file, frame,
+                  inetcsum_layer_name(a->layer), a->stored, b->expected);
+    }
+    filled_frames += written > 0;
+    filled_fields += written;
+    free(mask);
+    free(copy);
+}
+
+static int same_report(const struct inetcsum_report *a, const struct inetcsum_report *b)
+{
+    if (a->count != b->count || a->flags != b->flags)
+        return 0;
+    for (unsigned i = 0; i < a->count; i++)
+        if (memcmp(&a->checks[i], &b->checks[i], sizeof a->checks[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* The frame cut into random segments (odd lengths, empty ones too) gives the same verdicts, and
+ * filling through the segments writes the same bytes. */
+static void segmented(const char *file, long frame, const struct frame *f, const struct inetcsum_report *whole)
+{
+    struct iovec seg[40];
+    uint8_t *copy = malloc(f->caplen + 1);
+    memcpy(copy, f->data, f->caplen);
+    size_t nseg = 0, pos = 0;
+    while (pos < f->caplen && nseg < 39) {
+        size_t take = (size_t)(tu_rand() % 97);
+        if (take > f->caplen - pos)
+            take = f->caplen - pos;
+        seg[nseg].iov_base = copy + pos;
+        seg[nseg++].iov_len = take;
+        pos += take;
+    }
+    seg[nseg].iov_base = copy + pos;
+    seg[nseg++].iov_len = f->caplen - pos;
+    struct inetcsum_report r;
+    inetcsum_verify_iov(seg, nseg, f->wirelen, (enum inetcsum_link)f->link, 0, &r);
+    CHECK(same_report(&r, whole), "%s frame %ld: segmented verify differs", file, frame);
+    uint8_t *flat = malloc(f->caplen + 1);
+    memcpy(flat, f->data, f->caplen);
+    inetcsum_fill(flat, f->caplen, f->wirelen, (enum inetcsum_link)f->link, 0, NULL);
+    inetcsum_fill_iov(seg, nseg, f->wirelen, (enum inetcsum_link)f->link, 0, NULL);
+    CHECK(memcmp(flat, copy, f->caplen) == 0, "%s frame %ld: segmented fill differs", file, frame);
+    free(flat);
+    free(copy);
+}
+
+/* Every prefix of the frame, in a buffer of exactly that size. */
+static void every_cut(const struct frame *f)
+{
+    size_t step = tu_quick ? 7 : 1;
+    for (size_t cut = 0; cut < f->caplen; cut += step) {
+        uint8_t *b = malloc(cut ? cut : 1);
+        memcpy(b, f->data, cut);
+        struct inetcsum_report r;
+        inetcsum_verify(b, cut, f->wirelen, (enum inetcsum_link)f->link, 0, &r);
+        CHECK(r.count <= INETCSUM_MAX_CHECKS && (cut == f->caplen || cut == 0 || (r.flags & INETCSUM_FRAME_TRUNCATED)),
+              "cut at %zu of %u: flags 0x%x", cut, f->caplen, r.flags);
+        inetcsum_fill(b, cut, f->wirelen, (enum inetcsum_link)f->link, INETCSUM_FILL_ALL, NULL);
+        free(b);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(argc, argv, "test_captures");
+    const char *dir = INETCSUM_CAPTURES_DIR;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+    FILE *m = fopen(path, "r");
+    if (!m) {
+        fprintf(stderr, "test_captures: cannot open %s\n", path);
+        return 2;
+    }
+    static char headline[4096], line[65536];
+    char *head[64], *row[64];
+    if (!fgets(headline, sizeof headline, m))
+        return 2;
+    headline[strcspn(headline, "\n")] = 0;
+    int nhead = split_tabs(headline, head, 64);
+    int vcol[NCOL], scol[NCOL];
+    for (size_t c = 0; c < NCOL; c++) {
+        vcol[c] = column(head, nhead, columns[c].verdicts);
+        scol[c] = columns[c].stored ? column(head, nhead, columns[c].stored) : 0;
+    }
+    fragcol = column(head, nhead, "ipfrag");
+    char current[1024] = "";
+    struct frame *frames = NULL;
+    size_t nframes = 0, files = 0, rows = 0;
+    while (fgets(line, sizeof line, m)) {
+        line[strcspn(line, "\n")] = 0;
+        if (split_tabs(line, row, 64) < nhead)
+            continue;
+        if (strcmp(row[0], current) != 0) {
+            unload(frames, nframes);
+            snprintf(current, sizeof current, "%s", row[0]);
+            /* MANIFEST paths start with "captures/"; dir is that folder. */
+            snprintf(path, sizeof path, "%s/%s", dir, row[0] + strlen("captures/"));
+            nframes = load(path, &frames);
+            files++;
+        }
+        long fr = strtol(row[1], NULL, 10);
+        if (fr < 1 || (size_t)fr > nframes) {
+            CHECK(0, "%s: frame %ld not found (%zu frames read)", row[0], fr, nframes);
+            continue;
+        }
+        rows++;
+        const struct frame *f = &frames[fr - 1];
+        CHECK(f->caplen == strtoul(row[3], NULL, 10) && f->wirelen == strtoul(row[2], NULL, 10),
+              "%s frame %ld: lengths %u/%u, manifest %s/%s", row[0], fr, f->caplen, f->wirelen, row[3], row[2]);
+        struct inetcsum_report rep;
+        inetcsum_verify(f->data, f->caplen, f->wirelen, (enum inetcsum_link)f->link, 0, &rep);
+        against_row(row[0], fr, &rep, row, vcol, scol);
+        fill_round_trip(row[0], fr, f, &rep);
+        segmented(row[0], fr, f, &rep);
+        every_cut(f);
+    }
+    unload(frames, nframes);
+    fclose(m);
+    printf("  %zu files, %zu frames; %lu tshark verdicts compared, %lu stored values; %lu checks tshark does not "
+           "make\n",
+           files, rows, compared, stored_compared, extra_ours);
+    printf("  %lu tshark verdicts on reassembled fragments not compared\n", reassembled);
+    printf("  fill wrote %lu fields in %lu frames\n", filled_fields, filled_frames);
+    CHECK(rows > 2000 && compared > 2000, "too few frames compared");
+    return tu_finish();
+}
