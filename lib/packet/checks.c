@@ -33,7 +33,8 @@ static size_t coverage(const struct ics_view *v, const struct ics_item *it)
     if (it->layer != INETCSUM_LAYER_UDPLITE)
         return it->len;
     uint8_t sc[8];
-    return ics_udplite_coverage(ics_view_get(v, it->off, 8, sc), it->len);
+    const uint8_t *h = ics_view_get(v, it->off, 8, sc);
+    return h ? ics_udplite_coverage(h, it->len) : 0;
 }
 
 static unsigned verdict_flags(const struct ics_item *it, unsigned flags)
@@ -137,8 +138,10 @@ static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsu
         const struct ics_item *it = &parsed.item[i];
         struct inetcsum_verdict vd = judge(v, it, flags);
         unsigned extra = 0;
+        /* Never written: quoted, fragmented, truncated or malformed ones, and a UDP-Lite coverage
+         * out of range (no value would be right). */
         if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && vd.status != INETCSUM_UNVERIFIABLE &&
-            ics_fill_wanted(&vd, flags)) {
+            coverage(v, it) != 0 && ics_fill_wanted(&vd, flags)) {
             store_expected(v, it, &vd);
             extra = INETCSUM_CHECK_WRITTEN;
             written++;
