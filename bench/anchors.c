@@ -70,3 +70,39 @@ uint32_t anchor_dpdk_sum(const void *buf, size_t len)
 DEFINE_TIMED_LOOP(, loop_dpdk, __rte_raw_cksum(src, len, 0))
 DEFINE_TIMED_LOOP(, loop_memcpy, (memcpy(dst, src, len), 0))
 DEFINE_TIMED_LOOP(, loop_memcpy_dpdk, (memcpy(dst, src, len), __rte_raw_cksum(dst, len, 0)))
+
+/* DPDK's known-layout packet checksums, as a DPDK application writes them for an Ethernet frame
+ * whose layout it knows (IPv4 or IPv6 right after a 14-byte Ethernet header, TCP or UDP after a
+ * 20-byte IPv4 header or the 40-byte IPv6 header): verify the IPv4 header and the L4 checksum, or
+ * fill both. */
+static inline int dpdk_verify(const uint8_t *frame)
+{
+    const void *ip = frame + 14;
+    if ((frame[14] >> 4) == 4)
+        return rte_ipv4_cksum((const struct rte_ipv4_hdr *)ip) +
+               rte_ipv4_udptcp_cksum_verify((const struct rte_ipv4_hdr *)ip, frame + 34);
+    return rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)ip, frame + 54);
+}
+
+static inline uint16_t dpdk_fill(uint8_t *frame)
+{
+    if ((frame[14] >> 4) == 4) {
+        struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + 14);
+        uint8_t *l4 = frame + 34;
+        uint16_t *field = (uint16_t *)(l4 + (ip->next_proto_id == IPPROTO_TCP ? 16 : 6));
+        ip->hdr_checksum = 0;
+        ip->hdr_checksum = rte_ipv4_cksum(ip);
+        *field = 0;
+        *field = rte_ipv4_udptcp_cksum(ip, l4);
+        return *field;
+    }
+    struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(frame + 14);
+    uint8_t *l4 = frame + 54;
+    uint16_t *field = (uint16_t *)(l4 + (ip6->proto == IPPROTO_TCP ? 16 : 6));
+    *field = 0;
+    *field = rte_ipv6_udptcp_cksum(ip6, l4);
+    return *field;
+}
+
+DEFINE_TIMED_LOOP(, loop_dpdk_verify, dpdk_verify(src))
+DEFINE_TIMED_LOOP(, loop_dpdk_fill, dpdk_fill(dst))

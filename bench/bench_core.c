@@ -14,6 +14,7 @@
 
 #include "inetcsum.h"
 #include "kernels.h"
+#include "bench_util.h"
 #include "timing.h"
 
 #define MAX_CONTENDERS 12
@@ -36,45 +37,6 @@ struct contender {
     const char *name;
     timed_loop loop;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double tsc_hz(void)
-{
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    uint64_t t0 = ticks();
-    do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec) < 2e8);
-    uint64_t t1 = ticks();
-    return (double)(t1 - t0) / ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9);
-}
-
-static void pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (cpu < 0) {
-        sched_getaffinity(0, sizeof set, &set);
-        for (cpu = CPU_SETSIZE - 1; cpu > 0 && !CPU_ISSET(cpu, &set); cpu--)
-            ;
-        CPU_ZERO(&set);
-    }
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) == 0)
-        printf("pinned to CPU %d\n", cpu);
-}
 
 /* Interleaved warm measurement: for each trial, each size, each contender in turn: ticks/call.
  * Prints the medians and the median of the per-trial ratios of column `subject` to the columns
@@ -194,19 +156,9 @@ static void cold(int trials, double hz)
 
 int main(int argc, char **argv)
 {
-    int trials = 15, cpu = -1, quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            quick = 1, trials = 5;
-        else if (strcmp(argv[i], "--trials") == 0 && i + 1 < argc)
-            trials = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc)
-            cpu = atoi(argv[++i]);
-    }
-    if (trials < 1)
-        trials = 1;
-    if (trials > 31)
-        trials = 31;
+    struct bench_opts opt;
+    bench_args(argc, argv, 15, 5, &opt);
+    int trials = opt.trials, cpu = opt.cpu, quick = opt.quick;
     pin(cpu);
     double hz = tsc_hz();
     char model[512] = "unknown";

@@ -73,6 +73,20 @@ static inline uint64_t ics_add64(uint64_t a, uint64_t b)
     return s + (s < a);
 }
 
+/* inetcsum_fold and inetcsum_add for the library's own hot paths, inlined. */
+static inline uint16_t ics_fold16(uint32_t sum)
+{
+    sum = (sum & 0xFFFF) + (sum >> 16);
+    sum = (sum & 0xFFFF) + (sum >> 16);
+    return (uint16_t)sum;
+}
+
+static inline uint32_t ics_add32(uint32_t a, uint32_t b)
+{
+    uint32_t s = a + b;
+    return s + (s < a);
+}
+
 /* Reduces a 64-bit ones'-complement value to 32 bits; congruent mod 0xFFFF, and nonzero stays
  * nonzero (2^32 = 1 mod 0xFFFF, and end-around carry keeps the -0 form). */
 static inline uint32_t ics_reduce64(uint64_t s)

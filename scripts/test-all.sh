@@ -39,18 +39,20 @@ build_and_test no-simd -DCMAKE_BUILD_TYPE=Release -DINETCSUM_SIMD=OFF
 INETCSUM_TEST_QUICK=1 build_and_test aarch64-qemu -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake"
 
-step "libFuzzer: ${fuzz_seconds}s differential run over the kernels"
+step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer)"
 if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
      -DINETCSUM_FUZZ=ON -DINETCSUM_BENCH=OFF -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
-   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels >>"$out/fuzz.log" 2>&1; then
-  work=$(mktemp -d)
-  if "$out/fuzz/fuzz/fuzz_kernels" -max_total_time="$fuzz_seconds" -max_len=70000 -print_final_stats=1 \
-       "$work" "$root/fuzz/corpus/kernels" >"$out/fuzz.run.log" 2>&1; then
-    grep -E "stat::number_of_executed_units|Done" "$out/fuzz.run.log" | head -3
-  else
-    tail -40 "$out/fuzz.run.log"; failed+=("libfuzzer")
-  fi
-  rm -rf "$work"
+   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet >>"$out/fuzz.log" 2>&1; then
+  for target in kernels packet; do
+    work=$(mktemp -d)
+    if "$out/fuzz/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" -max_len=70000 -print_final_stats=1 \
+         "$work" "$root/fuzz/corpus/$target" >"$out/fuzz.$target.log" 2>&1; then
+      echo "fuzz_$target: $(grep -E "stat::number_of_executed_units" "$out/fuzz.$target.log" | head -1)"
+    else
+      tail -40 "$out/fuzz.$target.log"; failed+=("libfuzzer $target")
+    fi
+    rm -rf "$work"
+  done
 else
   tail -40 "$out/fuzz.log"; failed+=("libfuzzer (build)")
 fi

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../proto/l4.h"
+#include "../proto/pseudo.h"
 
 /* Headers walked per frame before giving up: 8 IP levels with their links and tunnels fit easily. */
 #define ICS_MAX_STEPS 96
@@ -56,7 +57,7 @@ static void malformed(struct walker *w)
 
 /* Whether [off, off + n) lies before end and was captured; the frame is flagged when not.  Inside
  * a quote running short is normal (RFC 792 quotes 8 bytes) and not flagged. */
-static int have(struct walker *w, size_t off, size_t n, size_t end)
+static inline __attribute__((always_inline)) int have(struct walker *w, size_t off, size_t n, size_t end)
 {
     if (off > end || n > end - off) {
         malformed(w);
@@ -72,7 +73,7 @@ static int have(struct walker *w, size_t off, size_t n, size_t end)
 
 /* n (<= ICS_VIEW_MAX_GET) bytes at off that must lie before end; NULL (and the frame flagged) when they do not, or were
  * not captured. */
-static const uint8_t *need(struct walker *w, size_t off, size_t n, size_t end)
+static inline __attribute__((always_inline)) const uint8_t *need(struct walker *w, size_t off, size_t n, size_t end)
 {
     return have(w, off, n, end) ? ics_view_get(w->v, off, n, w->scratch) : NULL;
 }
@@ -103,8 +104,8 @@ static void add(struct walker *w, enum inetcsum_layer layer, const struct ipctx 
 
 static uint32_t pseudo(const struct ipctx *ip, uint8_t proto, size_t len)
 {
-    return ip->v6 ? inetcsum_pseudo_ipv6(ip->src, ip->dst, proto, (uint32_t)len, 0)
-                  : inetcsum_pseudo_ipv4(ip->src, ip->dst, proto, (uint32_t)len, 0);
+    return ip->v6 ? ics_pseudo_ipv6(ip->src, ip->dst, proto, (uint32_t)len, 0)
+                  : ics_pseudo_ipv4(ip->src, ip->dst, proto, (uint32_t)len, 0);
 }
 
 /* ---- Link layers ------------------------------------------------------------------------------- */
@@ -649,7 +650,13 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
 
 void ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out)
 {
-    struct walker w = {.v = v, .out = out, .cap = v->len};
+    struct walker w; /* field by field: the scratch buffer needs no zeroing */
+    w.v = v;
+    w.out = out;
+    w.cap = v->len;
+    w.ips = w.steps = 0;
+    w.quoted = 0;
+    w.type = 0;
     size_t off = 0, end = wirelen;
     out->flags = wirelen > v->len ? INETCSUM_FRAME_TRUNCATED : 0;
     out->n = 0;

@@ -35,11 +35,17 @@ struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer, uint16_t sto
 {
     struct inetcsum_verdict v = {INETCSUM_BAD, ics_net16(stored_mem), 0};
     int pseudo_used = ics_l4_rules[layer].pseudo;
-    uint32_t total = pseudo_used ? inetcsum_add(covered_sum, pseudo) : covered_sum;
+    uint32_t total = pseudo_used ? ics_add32(covered_sum, pseudo) : covered_sum;
     /* The sum without the field: subtracting in ones' complement is adding the complement. */
-    uint16_t want = inetcsum_final(inetcsum_add(total, (uint16_t)~stored_mem));
+    uint16_t want = (uint16_t)~ics_fold16(ics_add32(total, (uint16_t)~stored_mem));
     if (want == 0 && is_udp(layer))
         want = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones, 0 meaning "none" */
+    /* Subtracting the field by adding its complement cannot tell data summing to -0 (checksum
+     * 0x0000 or 0xFFFF both verify) from all-zero data (only 0xFFFF verifies).  With a
+     * pseudo-header the data is never all zero (the protocol number is in it); without one (ICMP,
+     * IGMP, GRE, all-zero messages as fuzzers make them) 0xFFFF is right in both cases. */
+    if (want == 0 && !pseudo_used)
+        want = 0xFFFF;
     v.expected = ics_net16(want);
 
     if (stored_mem == 0 && is_udp(layer)) {
@@ -52,10 +58,10 @@ struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer, uint16_t sto
         return v;
     }
     /* Good when the whole sum folds to -0; both 0x0000 and 0xFFFF pass where they are equivalent. */
-    if (inetcsum_fold(total) == 0xFFFF) {
+    if (ics_fold16(total) == 0xFFFF) {
         v.status = INETCSUM_GOOD;
         v.expected = v.stored;
-    } else if (pseudo_used && stored_mem == inetcsum_fold(pseudo)) {
+    } else if (pseudo_used && stored_mem == ics_fold16(pseudo)) {
         v.status = INETCSUM_PARTIAL;
     }
     return v;

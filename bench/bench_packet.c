@@ -1,0 +1,133 @@
+/* inetcsum packet-layer benchmark: ns per packet for verify, fill and offload (no device help) on
+ * Ethernet + IPv4/IPv6 + TCP/UDP frames of 64, 576, 1500 and 9000 bytes, warm, interleaved with:
+ *   - "sums": the checksum work alone, with the layout known in advance (IPv4 header sum,
+ *     pseudo-header, L4 sum through inetcsum's own functions): the floor the packet layer adds its
+ *     parsing and bookkeeping to; verify - sums is the per-packet overhead;
+ *   - DPDK's known-layout rte_ipv4_cksum + rte_ipv4/6_udptcp_cksum(_verify), inlined, as a DPDK
+ *     application computes them.
+ * Medians over interleaved trials.  Usage: bench_packet [--quick] [--trials N] [--cpu N] */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "inetcsum_packet.h"
+#include "timing.h"
+
+static struct inetcsum_report report;
+
+DEFINE_TIMED_LOOP(static, loop_verify,
+                  inetcsum_verify(src, len, 0, INETCSUM_LINK_ETHERNET, 0, &report))
+DEFINE_TIMED_LOOP(static, loop_fill, inetcsum_fill(dst, len, 0, INETCSUM_LINK_ETHERNET, 0, NULL))
+
+static const struct inetcsum_offload software_only = {INETCSUM_OFL_ALL, 0, 0};
+DEFINE_TIMED_LOOP(static, loop_offload, inetcsum_offload(dst, len, INETCSUM_LINK_ETHERNET, &software_only, NULL))
+
+/* The checksum work with a known layout: what the packet layer cannot avoid. */
+static inline uint32_t known_layout_sums(const uint8_t *f, size_t len)
+{
+    if ((f[14] >> 4) == 4) {
+        const uint8_t *ip = f + 14;
+        uint32_t l4len = len - 34;
+        return inetcsum_ipv4_header(ip, 5) +
+               inetcsum_tcpudp_magic(ip + 12, ip + 16, l4len, ip[9], inetcsum_partial(f + 34, l4len, 0));
+    }
+    const uint8_t *ip6 = f + 14;
+    uint32_t l4len = len - 54;
+    return inetcsum_ipv6_magic(ip6 + 8, ip6 + 24, l4len, ip6[6], inetcsum_partial(f + 54, l4len, 0));
+}
+DEFINE_TIMED_LOOP(static, loop_sums, known_layout_sums(src, len))
+
+/* An Ethernet frame of `len` bytes: IPv4 or IPv6, TCP or UDP, random payload, checksums right. */
+static void build(uint8_t *f, size_t len, int v6, int tcp)
+{
+    for (size_t i = 0; i < len; i++)
+        f[i] = (uint8_t)(rand() >> 7);
+    size_t ip = 14, l4 = v6 ? 54 : 34, l4len = len - l4;
+    f[12] = v6 ? 0x86 : 0x08;
+    f[13] = v6 ? 0xDD : 0x00;
+    if (v6) {
+        f[ip] = 0x60;
+        f[ip + 4] = (uint8_t)(l4len >> 8);
+        f[ip + 5] = (uint8_t)l4len;
+        f[ip + 6] = tcp ? 6 : 17;
+    } else {
+        f[ip] = 0x45;
+        f[ip + 2] = (uint8_t)((len - 14) >> 8);
+        f[ip + 3] = (uint8_t)(len - 14);
+        f[ip + 6] = f[ip + 7] = 0;
+        f[ip + 9] = tcp ? 6 : 17;
+    }
+    if (tcp) {
+        f[l4 + 12] = 0x50;
+    } else {
+        f[l4 + 4] = (uint8_t)(l4len >> 8);
+        f[l4 + 5] = (uint8_t)l4len;
+    }
+    inetcsum_fill(f, len, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+    struct inetcsum_report r;
+    if (inetcsum_verify(f, len, 0, INETCSUM_LINK_ETHERNET, 0, &r) != 0 || r.count != (v6 ? 1u : 2u)) {
+        fprintf(stderr, "bench_packet: frame setup failed\n");
+        exit(1);
+    }
+}
+
+struct contender {
+    const char *name;
+    timed_loop fn;
+    int writes; /* works on the copy in dst */
+};
+
+int main(int argc, char **argv)
+{
+    struct bench_opts opt;
+    bench_args(argc, argv, 11, 3, &opt);
+    int trials = opt.trials, cpu = opt.cpu;
+    unsigned reps_bytes = opt.quick ? 1u << 20 : 4u << 20; /* bytes per timed loop */
+    pin(cpu);
+    double hz = tsc_hz();
+    printf("inetcsum %s packet bench: TSC %.3f GHz, kernel %s\n\n", inetcsum_version(), hz / 1e9, inetcsum_impl_name());
+
+    const struct contender c[] = {
+        {"verify", loop_verify, 0},   {"fill", loop_fill, 1},           {"offload", loop_offload, 1},
+        {"sums", loop_sums, 0},       {"DPDK verify", loop_dpdk_verify, 0}, {"DPDK fill", loop_dpdk_fill, 1},
+    };
+    enum { NC = sizeof c / sizeof c[0] };
+    const size_t sizes[] = {64, 576, 1500, 9000};
+    static uint8_t frame[9000], work[9000];
+
+    printf("### ns per packet (median of %d interleaved trials); overhead = verify - sums\n\n", trials);
+    printf("| frame | size (B) |");
+    for (int j = 0; j < NC; j++)
+        printf(" %s |", c[j].name);
+    printf(" overhead (ns) | verify / DPDK | fill / DPDK |\n|---|---|");
+    for (int j = 0; j < NC + 3; j++)
+        printf("---|");
+    printf("\n");
+    for (int v6 = 0; v6 < 2; v6++)
+        for (int tcp = 1; tcp >= 0; tcp--)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                size_t len = sizes[s];
+                build(frame, len, v6, tcp);
+                unsigned reps = (unsigned)(reps_bytes / len);
+                if (reps < 1000)
+                    reps = 1000;
+                double t[NC][31], over[31], rv[31], rf[31];
+                for (int k = 0; k < trials; k++) {
+                    for (int j = 0; j < NC; j++) {
+                        memcpy(work, frame, len);
+                        c[j].fn(frame, work, len, reps / 10); /* warm */
+                        t[j][k] = (double)c[j].fn(frame, work, len, reps) / reps / hz * 1e9;
+                    }
+                    over[k] = t[0][k] - t[3][k];
+                    rv[k] = t[0][k] / t[4][k];
+                    rf[k] = t[1][k] / t[5][k];
+                }
+                printf("| %s/%s | %zu |", v6 ? "IPv6" : "IPv4", tcp ? "TCP" : "UDP", len);
+                for (int j = 0; j < NC; j++)
+                    printf(" %.1f |", median(t[j], trials));
+                printf(" %.1f | %.2f | %.2f |\n", median(over, trials), median(rv, trials), median(rf, trials));
+            }
+    return 0;
+}
