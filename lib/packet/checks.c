@@ -80,14 +80,7 @@ static struct inetcsum_verdict judge(const struct ics_view *v, const struct ics_
 static void store_expected(const struct ics_view *v, const struct ics_item *it, const struct inetcsum_verdict *vd)
 {
     uint8_t b[4];
-    if (it->layer == INETCSUM_LAYER_SCTP) {
-        uint32_t crc = __builtin_bswap32(vd->expected);
-        for (int i = 0; i < 4; i++)
-            b[i] = (uint8_t)(crc >> (8 * i));
-    } else {
-        uint16_t mem = ics_expected_mem(vd);
-        memcpy(b, &mem, 2);
-    }
+    ics_put_expected(b, vd->expected, field_width(it));
     ics_view_put(v, field_at(it), b, field_width(it));
 }
 
@@ -332,9 +325,8 @@ int inetcsum_complete_partial(void *pkt, size_t len, size_t csum_start, size_t c
     uint8_t *field = p + csum_start + csum_offset;
     if (crc32c) {
         memset(field, 0, 4);
-        uint32_t crc = inetcsum_crc32c(p + csum_start, len - csum_start, 0);
-        for (int i = 0; i < 4; i++)
-            field[i] = (uint8_t)(crc >> (8 * i));
+        /* Stored little-endian: its wire bytes read in network order are the byte-swapped CRC. */
+        ics_put_expected(field, __builtin_bswap32(inetcsum_crc32c(p + csum_start, len - csum_start, 0)), 4);
         return 0;
     }
     uint16_t c = inetcsum_final(inetcsum_partial(p + csum_start, len - csum_start, 0));

@@ -71,8 +71,8 @@ static inline __attribute__((always_inline)) int have(struct walker *w, size_t o
     return 1;
 }
 
-/* n (<= ICS_VIEW_MAX_GET) bytes at off that must lie before end; NULL (and the frame flagged) when they do not, or were
- * not captured. */
+/* n (<= ICS_VIEW_MAX_GET) bytes at off that must lie before end; NULL (and the frame flagged)
+ * when they do not, or were not captured. */
 static inline __attribute__((always_inline)) const uint8_t *need(struct walker *w, size_t off, size_t n, size_t end)
 {
     return have(w, off, n, end) ? ics_view_get(w->v, off, n, w->scratch) : NULL;

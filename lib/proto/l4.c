@@ -149,13 +149,6 @@ struct inetcsum_verdict inetcsum_l4_fill(enum inetcsum_layer layer, void *msg, s
     struct inetcsum_verdict v = judge(layer, p, len, pseudo, flags, &covered);
     if (covered == 0 || !ics_fill_wanted(&v, flags))
         return v;
-    if (layer == INETCSUM_LAYER_SCTP) {
-        uint32_t crc = __builtin_bswap32(v.expected);
-        for (int i = 0; i < 4; i++)
-            p[8 + i] = (uint8_t)(crc >> (8 * i));
-    } else {
-        uint16_t mem = ics_expected_mem(&v);
-        memcpy(p + ics_l4_rules[layer].field, &mem, 2);
-    }
+    ics_put_expected(p + ics_l4_rules[layer].field, v.expected, layer == INETCSUM_LAYER_SCTP ? 4 : 2);
     return v;
 }

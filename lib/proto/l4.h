@@ -30,10 +30,12 @@ static inline uint32_t ics_net16(uint16_t mem)
 struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer, uint16_t stored_mem, uint32_t covered_sum,
                                          uint32_t pseudo, unsigned flags);
 
-/* The memory-order value fill stores for a verdict (expected, converted back). */
-static inline uint16_t ics_expected_mem(const struct inetcsum_verdict *v)
+/* Writes a verdict's expected value into its field: expected is the field's wire bytes read in
+ * network order, so this is a big-endian store of the field's width (2, or 4 for SCTP). */
+static inline void ics_put_expected(uint8_t *field, uint32_t expected, size_t width)
 {
-    return (uint16_t)ics_net16((uint16_t)v->expected);
+    for (size_t i = 0; i < width; i++)
+        field[i] = (uint8_t)(expected >> (8 * (width - 1 - i)));
 }
 
 /* A little-endian 32-bit field (SCTP's CRC), on any host. */
