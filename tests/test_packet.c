@@ -273,17 +273,6 @@ static uint16_t ref_total(const struct frame *f, const struct rec *r)
     return ref_sum(h, r->len, s);
 }
 
-static uint32_t ref_crc32c(const uint8_t *p, size_t len)
-{
-    uint32_t r = ~0u;
-    for (size_t i = 0; i < len; i++) {
-        r ^= (i >= 8 && i < 12) ? 0 : p[i];
-        for (int b = 0; b < 8; b++)
-            r = (r >> 1) ^ (0x82F63B78u & (0u - (r & 1)));
-    }
-    return ~r;
-}
-
 /* Whether every recorded checksum of the frame is right by the reference. */
 static int reference_good(const struct frame *f, const char *what)
 {
@@ -293,7 +282,8 @@ static int reference_good(const struct frame *f, const char *what)
         const uint8_t *h = f->buf + f->end - r->from_end;
         int good;
         if (r->layer == INETCSUM_LAYER_SCTP) {
-            uint32_t c = ref_crc32c(h, r->len);
+            static const uint8_t zero[4]; /* the CRC is computed with its field zeroed */
+            uint32_t c = tu_ref_crc32c(h + 12, r->len - 12, tu_ref_crc32c(zero, 4, tu_ref_crc32c(h, 8, 0)));
             good = h[8] == (uint8_t)c && h[9] == (uint8_t)(c >> 8) && h[10] == (uint8_t)(c >> 16) &&
                    h[11] == (uint8_t)(c >> 24);
         } else if (r->layer == INETCSUM_LAYER_UDP && h[6] == 0 && h[7] == 0) {

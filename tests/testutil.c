@@ -178,3 +178,14 @@ size_t tu_from_hex(const char *hex, uint8_t *out, size_t max)
     }
     return n;
 }
+
+uint32_t tu_ref_crc32c(const uint8_t *p, size_t len, uint32_t crc)
+{
+    uint32_t r = ~crc;
+    for (size_t i = 0; i < len; i++) {
+        r ^= p[i];
+        for (int b = 0; b < 8; b++)
+            r = (r >> 1) ^ (0x82F63B78u & (0u - (r & 1)));
+    }
+    return ~r;
+}

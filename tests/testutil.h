@@ -43,6 +43,10 @@ static inline uint64_t ref_byte_value(uint8_t b, size_t index)
 #endif
 }
 
+/* The plainest CRC32c: one bit at a time, initial and final complement (RFC 9260 appendix B),
+ * continuing from crc (0 to start), like inetcsum_crc32c. */
+uint32_t tu_ref_crc32c(const uint8_t *p, size_t len, uint32_t crc);
+
 /* ---- the shared vectors (INETCSUM_VECTORS_DIR) ---- */
 #include <stdio.h>
 /* Opens dir/name for reading, or exits with status 2 saying which file is missing. */
