@@ -1,12 +1,15 @@
 /* Fuzz target over the packet layer: parse + verify, fill, offload and the segmented entry points on
- * any bytes.  Byte 0 picks the link type and the offload capabilities, byte 1 a segment split.
+ * any bytes.  Byte 0 picks the link type, the wire length and the offload capabilities, byte 1 a
+ * segment split, flags and the wire length.
  * Besides the sanitizers' checks it asserts: verify never modifies the frame, segmented verify
- * gives the same report, no report exceeds its limits, and after fill every field it wrote
- * verifies good. */
+ * gives the same report, the common-case shortcut (lib/packet/fast.h) gives what the general walk
+ * gives, no report exceeds its limits, and after fill every field it wrote verifies good. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "inetcsum_packet.h"
+#include "packet/paths.h"
+#include "testutil.h"
 
 static const enum inetcsum_link links[8] = {
     INETCSUM_LINK_ETHERNET, INETCSUM_LINK_RAW,        INETCSUM_LINK_LINUX_SLL, INETCSUM_LINK_LINUX_SLL2,
@@ -22,8 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     size_t split = in[1], len = size - 2;
     uint8_t *frame = malloc(len ? len : 1); /* exact size: sanitizers see any over-read */
     memcpy(frame, in + 2, len);
-    size_t wirelen = (in[0] & 8) ? len + 100 : 0;
+    size_t wirelen = (in[0] & 8) ? len + 100 : (in[1] & 4) ? len : 0;
 
+    /* Byte 1's low bits pick the verify and fill flags of the shortcut-against-walk comparison. */
+    static const unsigned flag_sets[4] = {0, INETCSUM_UDP6_ZERO_OK, INETCSUM_FILL_UDP_ZERO,
+                                          INETCSUM_FILL_ALL | INETCSUM_UDP6_ZERO_OK};
+    unsigned flags = flag_sets[in[1] & 3];
     struct inetcsum_report r, rs;
     inetcsum_verify(frame, len, wirelen, link, 0, &r);
     if (memcmp(frame, in + 2, len) != 0 || r.count > INETCSUM_MAX_CHECKS)
@@ -32,18 +39,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         split = len;
     struct iovec seg[3] = {{frame, split / 2}, {frame + split / 2, split - split / 2}, {frame + split, len - split}};
     inetcsum_verify_iov(seg, 3, wirelen, link, 0, &rs);
-    if (rs.count != r.count || rs.flags != r.flags || memcmp(rs.checks, r.checks, r.count * sizeof r.checks[0]) != 0)
+    if (!tu_same_report(&r, &rs))
+        abort();
+    unsigned problems = inetcsum_verify(frame, len, wirelen, link, flags, &r);
+    if (ics_verify_general(frame, len, wirelen, link, flags, &rs) != problems || !tu_same_report(&r, &rs))
         abort();
 
+    uint8_t *general = malloc(len ? len : 1);
+    memcpy(general, frame, len);
+    unsigned written = inetcsum_fill(frame, len, wirelen, link, flags, &r);
+    if (ics_fill_general(general, len, wirelen, link, flags, &rs) != written || !tu_same_report(&r, &rs) ||
+        memcmp(frame, general, len) != 0)
+        abort();
+    free(general);
+
+    memcpy(frame, in + 2, len);
     inetcsum_fill(frame, len, wirelen, link, INETCSUM_FILL_ALL, &r);
     inetcsum_verify(frame, len, wirelen, link, 0, &rs);
     for (unsigned i = 0; i < r.count && i < rs.count; i++)
         if ((r.checks[i].flags & INETCSUM_CHECK_WRITTEN) && rs.checks[i].status != INETCSUM_GOOD)
             abort();
 
-    struct inetcsum_offload o = {INETCSUM_OFL_ALL, (uint32_t)(in[0] >> 4) * 0x1111u, 0};
+    struct inetcsum_offload o = {INETCSUM_OFL_ALL, (uint32_t)(in[0] >> 4) * 0x1111u, (in[1] >> 3) & 1};
     memcpy(frame, in + 2, len);
-    inetcsum_offload(frame, len, link, &o, &r);
+    general = malloc(len ? len : 1);
+    memcpy(general, frame, len);
+    uint32_t software = inetcsum_offload(frame, len, link, &o, &r);
+    if (ics_offload_general(general, len, link, &o, &rs) != software || !tu_same_report(&r, &rs) ||
+        memcmp(frame, general, len) != 0)
+        abort();
+    free(general);
     free(frame);
     return 0;
 }

@@ -8,6 +8,8 @@
 
 #include "../cli/capture.h"
 #include "inetcsum_packet.h"
+#include "packet/fast.h"
+#include "packet/paths.h"
 #include "testutil.h"
 
 struct frame {
@@ -222,16 +224,6 @@ static void fill_round_trip(const char *file, long frame, const struct frame *f,
     free(copy);
 }
 
-static int same_report(const struct inetcsum_report *a, const struct inetcsum_report *b)
-{
-    if (a->count != b->count || a->flags != b->flags)
-        return 0;
-    for (unsigned i = 0; i < a->count; i++)
-        if (memcmp(&a->checks[i], &b->checks[i], sizeof a->checks[i]) != 0)
-            return 0;
-    return 1;
-}
-
 /* The frame cut into random segments (odd lengths, empty ones too) gives the same verdicts, and
  * filling through the segments writes the same bytes. */
 static void segmented(const char *file, long frame, const struct frame *f, const struct inetcsum_report *whole)
@@ -252,7 +244,7 @@ static void segmented(const char *file, long frame, const struct frame *f, const
     seg[nseg++].iov_len = f->caplen - pos;
     struct inetcsum_report r;
     inetcsum_verify_iov(seg, nseg, f->wirelen, (enum inetcsum_link)f->link, 0, &r);
-    CHECK(same_report(&r, whole), "%s frame %ld: segmented verify differs", file, frame);
+    CHECK(tu_same_report(&r, whole), "%s frame %ld: segmented verify differs", file, frame);
     uint8_t *flat = malloc(f->caplen + 1);
     memcpy(flat, f->data, f->caplen);
     inetcsum_fill(flat, f->caplen, f->wirelen, (enum inetcsum_link)f->link, 0, NULL);
@@ -260,6 +252,30 @@ static void segmented(const char *file, long frame, const struct frame *f, const
     CHECK(memcmp(flat, copy, f->caplen) == 0, "%s frame %ld: segmented fill differs", file, frame);
     free(flat);
     free(copy);
+}
+
+/* The common-case shortcut gives what the general walk gives (tests/test_fastpath.c tries it on
+ * built and damaged frames; here on real ones). */
+static unsigned long shortcut_frames;
+
+static void as_general(const char *file, long frame, const struct frame *f, const struct inetcsum_report *whole)
+{
+    struct inetcsum_report r;
+    enum inetcsum_link link = (enum inetcsum_link)f->link;
+    struct ics_fast fr;
+    shortcut_frames += (unsigned long)ics_fast_recognise(f->data, f->caplen, f->wirelen, link, &fr);
+    ics_verify_general(f->data, f->caplen, f->wirelen, link, 0, &r);
+    CHECK(tu_same_report(&r, whole), "%s frame %ld: verify differs from the general walk", file, frame);
+    uint8_t *a = malloc(f->caplen + 1), *b = malloc(f->caplen + 1);
+    memcpy(a, f->data, f->caplen);
+    memcpy(b, f->data, f->caplen);
+    struct inetcsum_report ra, rb;
+    unsigned wa = inetcsum_fill(a, f->caplen, f->wirelen, link, INETCSUM_FILL_ALL, &ra);
+    unsigned wb = ics_fill_general(b, f->caplen, f->wirelen, link, INETCSUM_FILL_ALL, &rb);
+    CHECK(wa == wb && tu_same_report(&ra, &rb) && memcmp(a, b, f->caplen) == 0,
+          "%s frame %ld: fill differs from the general walk", file, frame);
+    free(a);
+    free(b);
 }
 
 /* Every prefix of the frame, in a buffer of exactly that size. */
@@ -330,6 +346,7 @@ int main(int argc, char **argv)
         against_row(row[0], fr, &rep, row, vcol, scol);
         fill_round_trip(row[0], fr, f, &rep);
         segmented(row[0], fr, f, &rep);
+        as_general(row[0], fr, f, &rep);
         every_cut(f);
     }
     unload(frames, nframes);
@@ -338,7 +355,8 @@ int main(int argc, char **argv)
            "make\n",
            files, rows, compared, stored_compared, extra_ours);
     printf("  %lu tshark verdicts on reassembled fragments not compared\n", reassembled);
-    printf("  fill wrote %lu fields in %lu frames\n", filled_fields, filled_frames);
+    printf("  fill wrote %lu fields in %lu frames; %lu frames take the common-case shortcut\n", filled_fields,
+           filled_frames, shortcut_frames);
     CHECK(rows > 2000 && compared > 2000, "too few frames compared");
     return tu_finish();
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "inetcsum.h"
+#include "inetcsum_packet.h"
 
 unsigned long tu_passed, tu_failed;
 int tu_quick;
@@ -188,4 +189,10 @@ uint32_t tu_ref_crc32c(const uint8_t *p, size_t len, uint32_t crc)
             r = (r >> 1) ^ (0x82F63B78u & (0u - (r & 1)));
     }
     return ~r;
+}
+
+int tu_same_report(const struct inetcsum_report *a, const struct inetcsum_report *b)
+{
+    return a->count == b->count && a->flags == b->flags && a->count <= INETCSUM_MAX_CHECKS &&
+           memcmp(a->checks, b->checks, a->count * sizeof a->checks[0]) == 0;
 }

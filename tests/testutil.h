@@ -47,6 +47,10 @@ static inline uint64_t ref_byte_value(uint8_t b, size_t index)
  * continuing from crc (0 to start), like inetcsum_crc32c. */
 uint32_t tu_ref_crc32c(const uint8_t *p, size_t len, uint32_t crc);
 
+/* ---- packet-layer reports: the same frame flags, count and checks[0..count) ---- */
+struct inetcsum_report;
+int tu_same_report(const struct inetcsum_report *a, const struct inetcsum_report *b);
+
 /* ---- the shared vectors (INETCSUM_VECTORS_DIR) ---- */
 #include <stdio.h>
 /* Opens dir/name for reading, or exits with status 2 saying which file is missing. */

@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "../proto/l4.h"
+#include "fast.h"
 #include "parse.h"
+#include "paths.h"
 
 #define ICS_UNSURE (INETCSUM_CHECK_FRAGMENT | INETCSUM_CHECK_TRUNCATED | INETCSUM_CHECK_MALFORMED)
 
@@ -163,11 +165,95 @@ static struct ics_view segments(const struct iovec *seg, size_t nseg)
     return v;
 }
 
-unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
-                         struct inetcsum_report *report)
+/* The common case without the general walk (fast.h): the same report, the same problems. */
+static unsigned verify_fast(const uint8_t *f, const struct ics_fast *fr, unsigned flags,
+                            struct inetcsum_report *report)
+{
+    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, ics_fast_pseudo(f, fr), flags);
+    unsigned problems = problem(l4.status), n = 0;
+    if (!fr->v6) {
+        struct inetcsum_verdict ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
+        problems += problem(ip.status);
+        ics_fast_report(&report->checks[n++], INETCSUM_LAYER_IPV4, fr->ip, 20, &ip, 0);
+    }
+    ics_fast_report(&report->checks[n++], fr->layer, fr->l4, fr->l4len, &l4, 0);
+    report->flags = 0;
+    report->count = n;
+    return problems;
+}
+
+/* One common-case checksum for fill (o NULL: written as fill_view decides) or for offload (left
+ * alone when not requested, seeded for the device, or computed, as inetcsum_offload treats an item
+ * with nothing inside it).  Returns its report flags. */
+static inline unsigned write_fast_item(uint8_t *field, struct inetcsum_verdict *vd, unsigned flags, uint32_t kind,
+                                       uint32_t pseudo, const struct inetcsum_offload *o, uint32_t *software)
+{
+    if (!o) {
+        if (!ics_fill_wanted(vd, flags))
+            return 0;
+    } else if (!(o->request & kind)) {
+        return 0;
+    } else if (o->device & kind) {
+        vd->expected = pseudo && !(o->flags & INETCSUM_OFFLOAD_ZERO_SEED) ? ics_net16(ics_fold16(pseudo)) : 0;
+        ics_put_expected(field, vd->expected, 2);
+        return INETCSUM_CHECK_DEVICE;
+    } else {
+        *software |= kind;
+    }
+    ics_put_expected(field, vd->expected, 2);
+    return INETCSUM_CHECK_WRITTEN;
+}
+
+/* fill or offload on the common case, innermost first as the general loops: returns the fields
+ * written (fill) or the kinds computed in software (offload). */
+static uint32_t write_fast(uint8_t *f, const struct ics_fast *fr, unsigned flags, const struct inetcsum_offload *o,
+                           struct inetcsum_report *report)
+{
+    uint32_t software = 0, pseudo = ics_fast_pseudo(f, fr);
+    unsigned n = fr->v6 ? 1 : 2, written = 0;
+    uint32_t kind = fr->layer == INETCSUM_LAYER_TCP ? (fr->v6 ? INETCSUM_OFL_TCP6 : INETCSUM_OFL_TCP4)
+                                                    : (fr->v6 ? INETCSUM_OFL_UDP6 : INETCSUM_OFL_UDP4);
+    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, pseudo, flags);
+    unsigned l4_flags = write_fast_item(f + fr->l4 + ics_l4_rules[fr->layer].field, &l4, flags, kind, pseudo, o,
+                                        &software);
+    written += l4_flags == INETCSUM_CHECK_WRITTEN;
+    if (report)
+        ics_fast_report(&report->checks[n - 1], fr->layer, fr->l4, fr->l4len, &l4, l4_flags);
+    if (!fr->v6) {
+        struct inetcsum_verdict ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
+        unsigned ip_flags = write_fast_item(f + fr->ip + 10, &ip, flags, INETCSUM_OFL_IPV4, 0, o, &software);
+        written += ip_flags == INETCSUM_CHECK_WRITTEN;
+        if (report)
+            ics_fast_report(&report->checks[0], INETCSUM_LAYER_IPV4, fr->ip, 20, &ip, ip_flags);
+    }
+    if (report) {
+        report->flags = 0;
+        report->count = n;
+    }
+    return o ? software : written;
+}
+
+unsigned ics_verify_general(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                            unsigned flags, struct inetcsum_report *report)
 {
     struct ics_view v = contiguous(frame, caplen);
     return verify_view(&v, wirelen, link, flags, report);
+}
+
+unsigned ics_fill_general(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                          struct inetcsum_report *report)
+{
+    struct ics_view v = contiguous(frame, caplen);
+    return fill_view(&v, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                         struct inetcsum_report *report)
+{
+    struct ics_fast fr;
+    if (ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr))
+        return verify_fast((const uint8_t *)frame, &fr, flags, report);
+    return ics_verify_general(frame, caplen, wirelen, link, flags, report);
 }
 
 unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
@@ -180,8 +266,10 @@ unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirele
 unsigned inetcsum_fill(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
                        struct inetcsum_report *report)
 {
-    struct ics_view v = contiguous(frame, caplen);
-    return fill_view(&v, wirelen, link, flags, report);
+    struct ics_fast fr;
+    if (ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr))
+        return write_fast((uint8_t *)frame, &fr, flags, NULL, report);
+    return ics_fill_general(frame, caplen, wirelen, link, flags, report);
 }
 
 unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
@@ -252,8 +340,8 @@ static uint32_t offload_sum(const struct ics_view *v, const struct ics_parsed *p
     return inetcsum_block_add(sum, ics_view_sum(v, pos, end - pos, 0), pos - it->off);
 }
 
-uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
-                          struct inetcsum_report *report)
+uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
+                             struct inetcsum_report *report)
 {
     struct ics_view v = contiguous(frame, len);
     struct ics_parsed p;
@@ -312,6 +400,15 @@ uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link, cons
         report->count = p.n;
     }
     return software;
+}
+
+uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
+                          struct inetcsum_report *report)
+{
+    struct ics_fast fr;
+    if (ics_fast_recognise((const uint8_t *)frame, len, 0, link, &fr))
+        return write_fast((uint8_t *)frame, &fr, 0, o, report);
+    return ics_offload_general(frame, len, link, o, report);
 }
 
 /* ---- Linux helpers ----------------------------------------------------------------------------- */

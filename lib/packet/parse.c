@@ -354,20 +354,22 @@ static enum state gre(struct walker *w, const struct ipctx *ip, size_t *off, siz
 static enum state udp_tunnel(struct walker *w, unsigned sport, unsigned dport, size_t *off, size_t end)
 {
     const uint8_t *p;
-    if (dport == 4789) { /* VXLAN: 8-byte header, then Ethernet */
+    if (!ics_udp_may_tunnel(sport, dport))
+        return S_STOP;
+    if (dport == ICS_PORT_VXLAN) { /* VXLAN: 8-byte header, then Ethernet */
         *off += 8;
         return S_ETHER;
     }
-    if (dport == 6081) { /* GENEVE: 8 bytes plus options, then the protocol type */
+    if (dport == ICS_PORT_GENEVE) { /* GENEVE: 8 bytes plus options, then the protocol type */
         if (!(p = need(w, *off, 8, end)) || (p[0] >> 6) != 0)
             return S_STOP;
         w->type = (uint16_t)be16(p + 2);
         *off += 8 + (size_t)(p[0] & 0x3F) * 4;
         return S_TYPE;
     }
-    if (dport == 3544 || sport == 3544)
+    if (dport == ICS_PORT_TEREDO || sport == ICS_PORT_TEREDO)
         return teredo(w, off, end);
-    if (dport == 2152 || sport == 2152)
+    if (dport == ICS_PORT_GTPU || sport == ICS_PORT_GTPU)
         return gtpu(w, off, end);
     return S_STOP;
 }
@@ -432,7 +434,7 @@ static enum state transport(struct walker *w, const struct ipctx *ip, uint8_t pr
             return S_STOP;
         *end = *off + ulen;
         *off += 8;
-        if (dport == 4754) /* GRE-in-UDP (RFC 8086): a GRE header follows */
+        if (dport == ICS_PORT_GRE_IN_UDP) /* GRE-in-UDP (RFC 8086): a GRE header follows */
             return gre(w, ip, off, *end);
         return udp_tunnel(w, sport, dport, off, *end);
     }

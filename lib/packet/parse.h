@@ -23,6 +23,23 @@ struct ics_parsed {
     struct ics_item item[INETCSUM_MAX_CHECKS];
 };
 
+/* UDP ports that carry a tunnel the parser follows (RFC 8086 GRE-in-UDP, RFC 7348 VXLAN, RFC 8926
+ * GENEVE, RFC 4380 Teredo, 3GPP GTP-U). */
+enum {
+    ICS_PORT_GRE_IN_UDP = 4754,
+    ICS_PORT_VXLAN = 4789,
+    ICS_PORT_GENEVE = 6081,
+    ICS_PORT_TEREDO = 3544,
+    ICS_PORT_GTPU = 2152,
+};
+
+/* Whether a UDP datagram with these ports may carry one (Teredo and GTP-U either way). */
+static inline int ics_udp_may_tunnel(unsigned sport, unsigned dport)
+{
+    return dport == ICS_PORT_GRE_IN_UDP || dport == ICS_PORT_VXLAN || dport == ICS_PORT_GENEVE ||
+           dport == ICS_PORT_TEREDO || sport == ICS_PORT_TEREDO || dport == ICS_PORT_GTPU || sport == ICS_PORT_GTPU;
+}
+
 /* Parses the frame v (v->len bytes captured, wirelen on the wire, wirelen >= v->len). */
 void ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out);
 

@@ -25,48 +25,6 @@ const char *inetcsum_status_name(enum inetcsum_status status)
     return (unsigned)status < INETCSUM_STATUS_COUNT ? names[status] : "?";
 }
 
-static int is_udp(enum inetcsum_layer layer)
-{
-    return layer == INETCSUM_LAYER_UDP || layer == INETCSUM_LAYER_UDPLITE;
-}
-
-struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer, uint16_t stored_mem, uint32_t covered_sum,
-                                         uint32_t pseudo, unsigned flags)
-{
-    struct inetcsum_verdict v = {INETCSUM_BAD, ics_net16(stored_mem), 0};
-    int pseudo_used = ics_l4_rules[layer].pseudo;
-    uint32_t total = pseudo_used ? ics_add32(covered_sum, pseudo) : covered_sum;
-    /* The sum without the field: subtracting in ones' complement is adding the complement. */
-    uint16_t want = (uint16_t)~ics_fold16(ics_add32(total, (uint16_t)~stored_mem));
-    if (want == 0 && is_udp(layer))
-        want = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones, 0 meaning "none" */
-    /* Subtracting the field by adding its complement cannot tell data summing to -0 (checksum
-     * 0x0000 or 0xFFFF both verify) from all-zero data (only 0xFFFF verifies).  With a
-     * pseudo-header the data is never all zero (the protocol number is in it); without one (ICMP,
-     * IGMP, GRE, all-zero messages as fuzzers make them) 0xFFFF is right in both cases. */
-    if (want == 0 && !pseudo_used)
-        want = 0xFFFF;
-    v.expected = ics_net16(want);
-
-    if (stored_mem == 0 && is_udp(layer)) {
-        if (layer == INETCSUM_LAYER_UDPLITE)
-            v.status = INETCSUM_ILLEGAL; /* RFC 3828 3.1: the checksum is mandatory */
-        else if (!(flags & INETCSUM_OVER_IPV6) || (flags & INETCSUM_UDP6_ZERO_OK))
-            v.status = INETCSUM_ABSENT;
-        else
-            v.status = INETCSUM_ILLEGAL;
-        return v;
-    }
-    /* Good when the whole sum folds to -0; both 0x0000 and 0xFFFF pass where they are equivalent. */
-    if (ics_fold16(total) == 0xFFFF) {
-        v.status = INETCSUM_GOOD;
-        v.expected = v.stored;
-    } else if (pseudo_used && stored_mem == ics_fold16(pseudo)) {
-        v.status = INETCSUM_PARTIAL;
-    }
-    return v;
-}
-
 struct inetcsum_verdict ics_sctp_verdict(uint32_t stored_crc, uint32_t crc)
 {
     struct inetcsum_verdict v = {INETCSUM_BAD, __builtin_bswap32(stored_crc), __builtin_bswap32(crc)};
@@ -75,22 +33,6 @@ struct inetcsum_verdict ics_sctp_verdict(uint32_t stored_crc, uint32_t crc)
     else if (stored_crc == 0)
         v.status = INETCSUM_PARTIAL; /* Linux and FreeBSD zero the field for CRC offload */
     return v;
-}
-
-int ics_fill_wanted(const struct inetcsum_verdict *v, unsigned flags)
-{
-    switch (v->status) {
-    case INETCSUM_BAD:
-    case INETCSUM_PARTIAL:
-    case INETCSUM_ILLEGAL:
-        return 1;
-    case INETCSUM_GOOD:
-        return (flags & INETCSUM_FILL_ALL) && v->stored != v->expected;
-    case INETCSUM_ABSENT:
-        return (flags & INETCSUM_FILL_UDP_ZERO) != 0;
-    default:
-        return 0;
-    }
 }
 
 uint32_t ics_udplite_coverage(const uint8_t *hdr, size_t len)

@@ -1,0 +1,185 @@
+/* The common-case shortcut (lib/packet/fast.h) against the general walk it stands in for: on
+ * frames of the shape it takes, and on the same frames with their headers damaged, cut short or
+ * given another wire length (where it must either decline or still agree), inetcsum_verify,
+ * inetcsum_fill and inetcsum_offload must give the general walk's return value, report and written
+ * bytes, for every flag combination and random offload capabilities.  It must also take every well-formed common frame: otherwise the comparison
+ * would pass with the shortcut never used. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inetcsum_packet.h"
+#include "packet/fast.h"
+#include "packet/paths.h"
+#include "testutil.h"
+
+#define MAX_FRAME 1700
+
+struct built {
+    uint8_t b[MAX_FRAME];
+    size_t len;
+    enum inetcsum_link link;
+    int common; /* the shortcut must take it */
+};
+
+static void put16(uint8_t *p, size_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+/* A UDP port, now and then one a tunnel uses (the shortcut must leave those to the walk). */
+static unsigned port(void)
+{
+    static const unsigned tunnels[] = {4754, 4789, 6081, 3544, 2152};
+    if (tu_rand() % 8 == 0)
+        return tunnels[tu_rand() % 5];
+    return 1 + (unsigned)(tu_rand() % 65535);
+}
+
+/* Ethernet (0-2 VLAN tags) or raw IP; IPv4 or IPv6; TCP or UDP; checksums right, wrong, zero or
+ * partial as they come out of the random bytes or fill. */
+static void build(struct built *f)
+{
+    int v6 = (int)(tu_rand() & 1), tcp = (int)(tu_rand() & 1), tunnel = 0;
+    size_t payload = (size_t)(tu_rand() % (tu_rand() & 1 ? 64 : 1400));
+    size_t l4len = (tcp ? 20 : 8) + payload, iplen = (v6 ? 40 : 20) + l4len, off = 0;
+    static const enum inetcsum_link links[] = {INETCSUM_LINK_ETHERNET, INETCSUM_LINK_ETHERNET, INETCSUM_LINK_RAW,
+                                               INETCSUM_LINK_IPV4, INETCSUM_LINK_IPV6};
+    f->link = links[tu_rand() % 5];
+    if (f->link == INETCSUM_LINK_IPV4 || f->link == INETCSUM_LINK_IPV6)
+        f->link = v6 ? INETCSUM_LINK_IPV6 : INETCSUM_LINK_IPV4;
+    tu_fill_random(f->b, sizeof f->b);
+    if (f->link == INETCSUM_LINK_ETHERNET) {
+        off = 12;
+        for (unsigned tags = (unsigned)(tu_rand() % 3); tags > 0; tags--) {
+            put16(f->b + off, tu_rand() & 1 ? 0x8100 : 0x88A8);
+            off += 4;
+        }
+        put16(f->b + off, v6 ? 0x86DD : 0x0800);
+        off += 2;
+    }
+    uint8_t *ip = f->b + off;
+    if (v6) {
+        ip[0] = (uint8_t)(0x60 | (ip[0] & 15));
+        put16(ip + 4, l4len);
+        ip[6] = tcp ? 6 : 17;
+    } else {
+        ip[0] = 0x45;
+        put16(ip + 2, iplen);
+        put16(ip + 6, tu_rand() & 1 ? 0x4000 : 0); /* DF or nothing */
+        ip[9] = tcp ? 6 : 17;
+    }
+    uint8_t *l4 = ip + (v6 ? 40 : 20);
+    if (!tcp) {
+        unsigned sport = port(), dport = port();
+        put16(l4, sport);
+        put16(l4 + 2, dport);
+        put16(l4 + 4, l4len);
+        tunnel = ics_udp_may_tunnel(sport, dport);
+    }
+    f->len = off + iplen;
+    if (f->link == INETCSUM_LINK_ETHERNET && tu_rand() % 4 == 0)
+        f->len += tu_rand() % 20; /* Ethernet padding or a trailer after the IP datagram */
+    switch (tu_rand() % 4) {
+    case 0:
+        inetcsum_fill(f->b, f->len, 0, f->link, 0, NULL); /* all good */
+        break;
+    case 1:
+        memset(l4 + (tcp ? 16 : 6), 0, 2); /* UDP "none" (IPv4) or illegal (IPv6); TCP bad */
+        break;
+    default:
+        break; /* as random: bad, or now and then partial or good by chance */
+    }
+    f->common = !tunnel;
+}
+
+static const unsigned flag_sets[] = {0, INETCSUM_UDP6_ZERO_OK, INETCSUM_FILL_ALL, INETCSUM_FILL_UDP_ZERO,
+                                     INETCSUM_FILL_ALL | INETCSUM_FILL_UDP_ZERO | INETCSUM_UDP6_ZERO_OK};
+
+static unsigned long shortcut_taken, compared;
+
+/* The public entry points (shortcut when it applies) against the general walk, on len bytes of f
+ * (a buffer of exactly that size, so that ASan sees any read past it). */
+static void agree(const uint8_t *frame, size_t len, size_t wirelen, enum inetcsum_link link, const char *what)
+{
+    uint8_t *a = malloc(len ? len : 1), *b = malloc(len ? len : 1);
+    struct ics_fast fr;
+    shortcut_taken += (unsigned long)ics_fast_recognise(frame, len, wirelen, link, &fr);
+    for (size_t k = 0; k < sizeof flag_sets / sizeof flag_sets[0]; k++) {
+        unsigned flags = flag_sets[k];
+        struct inetcsum_report ra, rb;
+        memcpy(a, frame, len);
+        unsigned pa = inetcsum_verify(a, len, wirelen, link, flags, &ra);
+        unsigned pb = ics_verify_general(a, len, wirelen, link, flags, &rb);
+        CHECK(pa == pb && tu_same_report(&ra, &rb), "%s: verify (flags 0x%x) differs from the general walk: %u/%u "
+              "problems, %u/%u checks, frame flags 0x%x/0x%x", what, flags, pa, pb, ra.count, rb.count, ra.flags,
+              rb.flags);
+        memcpy(b, frame, len);
+        unsigned wa = inetcsum_fill(a, len, wirelen, link, flags, &ra);
+        unsigned wb = ics_fill_general(b, len, wirelen, link, flags, &rb);
+        CHECK(wa == wb && tu_same_report(&ra, &rb) && memcmp(a, b, len) == 0,
+              "%s: fill (flags 0x%x) differs from the general walk: %u/%u written", what, flags, wa, wb);
+        compared++;
+    }
+    /* Offload with a random request, device and seed style (wirelen is not an offload argument). */
+    if (wirelen == 0) {
+        struct inetcsum_offload o = {(uint32_t)tu_rand() & 0xFFFF, (uint32_t)tu_rand() & 0xFFFF,
+                                     (unsigned)(tu_rand() & 1)};
+        if (tu_rand() & 1)
+            o.request = INETCSUM_OFL_ALL;
+        struct inetcsum_report ra, rb;
+        memcpy(a, frame, len);
+        memcpy(b, frame, len);
+        uint32_t sa = inetcsum_offload(a, len, link, &o, &ra);
+        uint32_t sb = ics_offload_general(b, len, link, &o, &rb);
+        CHECK(sa == sb && tu_same_report(&ra, &rb) && memcmp(a, b, len) == 0,
+              "%s: offload (request 0x%x, device 0x%x, flags %u) differs from the general walk: 0x%x/0x%x", what,
+              o.request, o.device, o.flags, sa, sb);
+    }
+    free(a);
+    free(b);
+}
+
+/* One header byte of the first 80 set to a random value, or to one of those that steer the
+ * shortcut's decisions. */
+static void damage(uint8_t *p, size_t len)
+{
+    static const uint8_t steering[] = {0x00, 0x01, 0x06, 0x11, 0x20, 0x3F, 0x40, 0x45, 0x46, 0x4F,
+                                       0x60, 0x81, 0x86, 0x88, 0xA8, 0xDD, 0x08, 0x12, 0xFF, 0x2B};
+    size_t at = (size_t)(tu_rand() % (len < 80 ? len : 80));
+    p[at] = tu_rand() & 1 ? (uint8_t)tu_rand() : steering[tu_rand() % sizeof steering];
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(argc, argv, "test_fastpath");
+    unsigned rounds = tu_quick ? 3000 : 20000;
+    unsigned long common = 0, common_missed = 0;
+    struct built f, g;
+    for (unsigned i = 0; i < rounds; i++) {
+        build(&f);
+        struct ics_fast fr;
+        if (f.common) {
+            common++;
+            if (!ics_fast_recognise(f.b, f.len, 0, f.link, &fr)) {
+                common_missed++;
+                CHECK(0, "round %u: a common frame (%zu bytes, link %d) was not taken", i, f.len, (int)f.link);
+            }
+        }
+        agree(f.b, f.len, 0, f.link, "as built");
+        agree(f.b, f.len, f.len, f.link, "wire length given");
+        agree(f.b, f.len, f.len + 1 + tu_rand() % 100, f.link, "captured short of the wire");
+        size_t cut = (size_t)(tu_rand() % (f.len + 1));
+        agree(f.b, cut, 0, f.link, "cut");
+        for (int d = 0; d < 4; d++) {
+            g = f;
+            for (int n = 1 + (int)(tu_rand() % 2); n > 0; n--)
+                damage(g.b, g.len);
+            agree(g.b, g.len, 0, g.link, "damaged");
+        }
+    }
+    printf("  %lu comparisons, shortcut taken in %lu of %lu frames; %lu common frames built, %lu missed\n",
+           compared, shortcut_taken, compared / (sizeof flag_sets / sizeof flag_sets[0]), common, common_missed);
+    CHECK(common > rounds / 2 && common_missed == 0, "the shortcut must take every common frame");
+    return tu_finish();
+}
