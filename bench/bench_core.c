@@ -13,7 +13,9 @@
 #include <time.h>
 
 #include "inetcsum.h"
+#include "inetcsum_proto.h"
 #include "kernels.h"
+#include "proto/crc32c.h"
 #include "bench_util.h"
 #include "timing.h"
 
@@ -32,6 +34,13 @@ DEFINE_TIMED_LOOP(static, loop_kernel4, ics_kernels[4].partial(src, len, 0))
 DEFINE_TIMED_LOOP(static, loop_kernel5, ics_kernels[5].partial(src, len, 0))
 static const timed_loop kernel_loops[] = {loop_kernel0, loop_kernel1, loop_kernel2,
                                           loop_kernel3, loop_kernel4, loop_kernel5};
+/* CRC32c: the public entry and each CRC kernel (raw register, as the entry calls it). */
+DEFINE_TIMED_LOOP(static, loop_crc_public, inetcsum_crc32c(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_crc0, ics_crc32c_kernels[0].fn(~0u, src, len))
+DEFINE_TIMED_LOOP(static, loop_crc1, ics_crc32c_kernels[1].fn(~0u, src, len))
+DEFINE_TIMED_LOOP(static, loop_crc2, ics_crc32c_kernels[2].fn(~0u, src, len))
+DEFINE_TIMED_LOOP(static, loop_crc3, ics_crc32c_kernels[3].fn(~0u, src, len))
+static const timed_loop crc_loops[] = {loop_crc0, loop_crc1, loop_crc2, loop_crc3};
 
 struct contender {
     const char *name;
@@ -199,6 +208,21 @@ int main(int argc, char **argv)
         if ((ics_kernels[i].required & ~feat) == 0)
             sum_c[nc++] = (struct contender){ics_kernels[i].name, kernel_loops[i]};
     warm_table("Sum, warm (independent calls)", sum_c, nc, sizes, ns, trials, 2, 0, 1, src, dst);
+
+    /* CRC32c (SCTP): DPDK's rte_hash_crc beside the public entry and every CRC kernel. */
+    if (inetcsum_crc32c(src, 65536, 0) != anchor_dpdk_crc32c(src, 65536, 0)) {
+        fprintf(stderr, "inetcsum and DPDK disagree on CRC32c\n");
+        return 1;
+    }
+    static const size_t crc_sizes[] = {12, 64, 256, 576, 1500, 4096, 9000, 65536};
+    struct contender crc_c[MAX_CONTENDERS] = {{"DPDK rte_hash_crc", loop_dpdk_crc32c},
+                                              {"inetcsum_crc32c", loop_crc_public}};
+    int ncrc = 2;
+    for (size_t i = 0; i < ics_crc32c_kernel_count && i < 4; i++)
+        if ((ics_crc32c_kernels[i].required & ~feat) == 0)
+            crc_c[ncrc++] = (struct contender){ics_crc32c_kernels[i].name, crc_loops[i]};
+    warm_table("CRC32c, warm", crc_c, ncrc, crc_sizes, sizeof crc_sizes / sizeof crc_sizes[0], trials, 1, 0, ncrc - 1,
+               src, dst);
 
     struct contender copy_c[] = {{"memcpy", loop_memcpy},
                                  {"memcpy+inetcsum", loop_memcpy_then_sum},

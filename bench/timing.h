@@ -56,6 +56,8 @@ uint32_t anchor_read_all(const void *buf, size_t len); /* the read limit's body,
 const char *anchor_read_limit_isa(void);
 /* DPDK's known-layout packet checksums on an Ethernet/IPv4-or-IPv6/TCP-or-UDP frame (src for
  * verify, dst for fill, which writes). */
+uint64_t loop_dpdk_crc32c(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint32_t anchor_dpdk_crc32c(const void *buf, size_t len, uint32_t crc); /* as inetcsum_crc32c */
 uint64_t loop_dpdk_verify(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint64_t loop_dpdk_fill(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 

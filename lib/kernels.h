@@ -21,6 +21,7 @@ enum {
     ICS_CPU_NEON = 1u << 3,       /* aarch64 Advanced SIMD */
     ICS_CPU_SSE42 = 1u << 4,      /* SSE4.2: the crc32 instruction (CRC32c) */
     ICS_CPU_ARM_CRC32 = 1u << 5,  /* ARMv8 CRC32 extension: crc32c* instructions */
+    ICS_CPU_PCLMUL = 1u << 6,     /* PCLMULQDQ: carry-less multiply (CRC32c stream joins) */
 };
 
 struct ics_kernel {

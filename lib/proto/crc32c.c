@@ -35,6 +35,16 @@ static void build_shift(uint32_t t[4][256], size_t zeros)
         }
 }
 
+/* x^k mod P, reflected: the polynomial 1 is the top bit, and multiplying by x is a right shift
+ * that folds the x^32 term back in. */
+static uint32_t x_pow(size_t k)
+{
+    uint32_t r = 0x80000000u;
+    while (k--)
+        r = (r >> 1) ^ (POLY & (0u - (r & 1)));
+    return r;
+}
+
 static void build_tables(void)
 {
     for (uint32_t b = 0; b < 256; b++) {
@@ -50,6 +60,9 @@ static void build_tables(void)
         }
     build_shift(ics_crc32c_tab.shift_long, ICS_CRC32C_LONG);
     build_shift(ics_crc32c_tab.shift_short, ICS_CRC32C_SHORT);
+    for (size_t i = 1; i <= ICS_CRC32C_SHORT / 8; i++)
+        ics_crc32c_tab.clmul_k[i] = x_pow(64 * i - 33);
+    ics_crc32c_tab.clmul_long = x_pow(8 * (size_t)ICS_CRC32C_LONG - 33);
 }
 
 /* 0 = not built, 1 = being built, 2 = ready.  The builder publishes with release; a reader that
@@ -90,6 +103,7 @@ uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len)
 
 const struct ics_crc32c_kernel ics_crc32c_kernels[] = {
 #if defined(ICS_HAVE_SSE42)
+    {"sse42-clmul", ICS_CPU_SSE42 | ICS_CPU_PCLMUL, ics_crc32c_clmul},
     {"sse42", ICS_CPU_SSE42, ics_crc32c_sse42},
 #endif
 #if defined(ICS_HAVE_ARM_CRC)

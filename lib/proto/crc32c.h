@@ -32,6 +32,11 @@ struct ics_crc32c_tables {
     uint32_t bytes[8][256];      /* slicing-by-8: bytes[k][b] advances b followed by k zero bytes */
     uint32_t shift_long[4][256]; /* advance over ICS_CRC32C_LONG zero bytes, a register byte at a time */
     uint32_t shift_short[4][256];
+    /* For carry-less multiply kernels: x^(8n - 33) mod P (reflected), which advances a register
+     * over n zero bytes in one multiply and one crc32 step (see lib/x86/crc32c_clmul.c):
+     * clmul_k[i] for n = 8 i (i = 1..16, n up to ICS_CRC32C_SHORT), clmul_long for LONG. */
+    uint32_t clmul_k[ICS_CRC32C_SHORT / 8 + 1];
+    uint32_t clmul_long;
 };
 
 /* Fills the tables on first call (thread-safe, idempotent) and returns them.  Every kernel reads
@@ -47,6 +52,7 @@ static inline uint32_t ics_crc32c_shift(const uint32_t t[4][256], uint32_t reg)
 uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len);
 #if defined(__x86_64__)
 uint32_t ics_crc32c_sse42(uint32_t reg, const uint8_t *p, size_t len);
+uint32_t ics_crc32c_clmul(uint32_t reg, const uint8_t *p, size_t len);
 #endif
 #if defined(__aarch64__)
 uint32_t ics_crc32c_armv8(uint32_t reg, const uint8_t *p, size_t len);

@@ -1,6 +1,6 @@
 /* The three-way CRC32c loop shared by the hardware kernels.  The including file defines
  *   CRC_STEP64(reg, word)  advance the register over 8 bytes (a little-endian 64-bit word)
- *   CRC_STEP8(reg, byte)   advance it over one byte
+ *   CRC_STEP32(reg, word), CRC_STEP16(reg, half), CRC_STEP8(reg, byte)  over 4, 2 and 1 bytes
  * and then INTERLEAVED_CRC32C(name), which defines uint32_t name(uint32_t reg, const uint8_t *p,
  * size_t len).  Long buffers run as three streams of ICS_CRC32C_LONG bytes, then of
  * ICS_CRC32C_SHORT bytes, joined with the shift tables; the rest runs as one stream. */
@@ -20,6 +20,26 @@ static inline uint64_t crc_load64le(const uint8_t *p)
 #endif
     return v;
 }
+
+static inline uint32_t crc_load32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The last len < 8 bytes: at most three dependent steps instead of up to seven. */
+#define CRC_TAIL7(reg, p, len)                                                                     \
+    do {                                                                                           \
+        if ((len) & 4) {                                                                           \
+            CRC_STEP32(reg, crc_load32le(p));                                                      \
+            (p) += 4;                                                                              \
+        }                                                                                          \
+        if ((len) & 2) {                                                                           \
+            CRC_STEP16(reg, (uint16_t)((p)[0] | (p)[1] << 8));                                     \
+            (p) += 2;                                                                              \
+        }                                                                                          \
+        if ((len) & 1)                                                                             \
+            CRC_STEP8(reg, *(p));                                                                  \
+    } while (0)
 
 /* Three streams of `block` bytes each, starting at p, p + block, p + 2 block; returns the register
  * after all three, joined with `shift` (the table for `block` zero bytes). */
@@ -45,8 +65,7 @@ static inline uint64_t crc_load64le(const uint8_t *p)
             CRC_THREE_STREAMS(reg, p, (size_t)ICS_CRC32C_SHORT, t->shift_short);                   \
         for (; len >= 8; p += 8, len -= 8)                                                         \
             CRC_STEP64(reg, crc_load64le(p));                                                      \
-        for (; len; p++, len--)                                                                    \
-            CRC_STEP8(reg, *p);                                                                    \
+        CRC_TAIL7(reg, p, len);                                                                    \
         return reg;                                                                                \
     }
 

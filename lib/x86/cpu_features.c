@@ -19,6 +19,8 @@ uint32_t ics_cpu_features(void)
         return 0;
     if ((ecx >> 20) & 1) /* SSE state is always saved on x86-64: CPUID alone decides */
         f |= ICS_CPU_SSE42;
+    if ((ecx >> 1) & 1)
+        f |= ICS_CPU_PCLMUL;
     const int osxsave = (ecx >> 27) & 1, avx = (ecx >> 28) & 1;
     if (!osxsave || !avx)
         return f;
