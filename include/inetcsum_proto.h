@@ -63,6 +63,7 @@ enum inetcsum_layer {
     INETCSUM_LAYER_IGMP,    /* no pseudo-header */
     INETCSUM_LAYER_GRE,     /* RFC 2784: present only with the C bit; no pseudo-header */
     INETCSUM_LAYER_SCTP,    /* CRC32c, little-endian on the wire (RFC 9260 appendix B) */
+    INETCSUM_LAYER_MH,      /* Mobile IPv6 Mobility Header (RFC 6275 6.1): IPv6 pseudo-header, its own length */
     INETCSUM_LAYER_COUNT
 };
 

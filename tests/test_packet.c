@@ -94,6 +94,15 @@ static void l4(struct frame *f, enum inetcsum_layer layer)
         tu_fill_random(h, 12);
         record(f, layer, body + 12, 132);
         return;
+    case INETCSUM_LAYER_MH: { /* no next header, length in 8-byte units (over 2 KiB: data follows it) */
+        size_t pad = (8 - (body + 6) % 8) % 8, units = (body + 6 + pad) / 8;
+        h = push(f, 6 + pad);
+        tu_fill_random(h, 6 + pad);
+        h[0] = 59;
+        h[1] = (uint8_t)(units > 256 ? 255 : units - 1);
+        record(f, layer, ((size_t)h[1] + 1) * 8, 135);
+        return;
+    }
     default: /* ICMP echo, ICMPv6 echo, IGMP: type, code, checksum, 4 more bytes */
         h = push(f, 8);
         tu_fill_random(h, 8);
@@ -147,7 +156,7 @@ static void ipv4(struct frame *f, uint8_t proto, int lsrr)
 }
 
 /* IPv6 with a random choice of hop-by-hop, destination options (with a home address), routing
- * type 0 with segments left, and an atomic fragment header. */
+ * type 0 or RPL (type 3) with segments left, and an atomic fragment header. */
 static void ipv6(struct frame *f, uint8_t nh)
 {
     uint8_t src[16], dst[16], final[16];
@@ -160,7 +169,22 @@ static void ipv6(struct frame *f, uint8_t nh)
         e[0] = nh;
         nh = 44;
     }
-    if (ext & 2) { /* routing type 0, two addresses, one segment left */
+    if ((ext & 2) && (ext & 16)) { /* RPL (type 3): 1-3 addresses with elided prefixes, then padding */
+        unsigned cmpri = (unsigned)(tu_rand() % 16), cmpre = (unsigned)(tu_rand() % 16);
+        size_t n = 1 + (size_t)(tu_rand() % 3), body = (n - 1) * (16 - cmpri) + (16 - cmpre);
+        size_t pad = (8 - (8 + body) % 8) % 8;
+        uint8_t *e = push(f, 8 + body + pad);
+        e[0] = nh;
+        e[1] = (uint8_t)((8 + body + pad) / 8 - 1);
+        e[2] = 3;
+        e[3] = (uint8_t)(1 + tu_rand() % n);
+        e[4] = (uint8_t)(cmpri << 4 | cmpre);
+        e[5] = (uint8_t)(pad << 4);
+        tu_fill_random(e + 8, body);
+        /* The final destination: the destination's first CmprE bytes, then the last address. */
+        memcpy(final + cmpre, e + 8 + body - (16 - cmpre), 16 - cmpre);
+        nh = 43;
+    } else if (ext & 2) { /* routing type 0, two addresses, one segment left */
         uint8_t *e = push(f, 40);
         e[0] = nh;
         e[1] = 4;
@@ -253,7 +277,7 @@ static uint16_t ref_total(const struct frame *f, const struct rec *r)
     size_t n = 0;
     uint16_t s = 0;
     if (r->layer == INETCSUM_LAYER_TCP || r->layer == INETCSUM_LAYER_UDP || r->layer == INETCSUM_LAYER_UDPLITE ||
-        r->layer == INETCSUM_LAYER_ICMPV6) {
+        r->layer == INETCSUM_LAYER_ICMPV6 || r->layer == INETCSUM_LAYER_MH) {
         size_t a = r->v6 ? 16 : 4;
         memcpy(ph, r->src, a);
         memcpy(ph + a, r->dst, a);
@@ -302,7 +326,7 @@ static int reference_good(const struct frame *f, const char *what)
 
 static const enum inetcsum_layer uppers[] = {INETCSUM_LAYER_TCP,  INETCSUM_LAYER_UDP,    INETCSUM_LAYER_UDPLITE,
                                              INETCSUM_LAYER_SCTP, INETCSUM_LAYER_ICMP,   INETCSUM_LAYER_ICMPV6,
-                                             INETCSUM_LAYER_IGMP};
+                                             INETCSUM_LAYER_IGMP, INETCSUM_LAYER_MH};
 
 /* An IP packet around what f holds: v6 or v4 (ICMP only over v4, ICMPv6 over v6). */
 static void ip_around(struct frame *f, int v6, uint8_t proto)
@@ -315,7 +339,7 @@ static void ip_around(struct frame *f, int v6, uint8_t proto)
 
 static uint8_t proto_of(enum inetcsum_layer l)
 {
-    static const uint8_t p[] = {0, 6, 17, 136, 1, 58, 2, 47, 132};
+    static const uint8_t p[] = {0, 6, 17, 136, 1, 58, 2, 47, 132, 135};
     return p[l];
 }
 
@@ -324,9 +348,10 @@ static void random_frame(struct frame *f, size_t payload, int *tunnelled)
 {
     init(f, payload);
     f->udp_zero = (tu_rand() % 8) == 0;
-    enum inetcsum_layer up = uppers[tu_rand() % 7];
-    int v6 = up == INETCSUM_LAYER_ICMPV6 ? 1 : up == INETCSUM_LAYER_ICMP || up == INETCSUM_LAYER_IGMP ? 0
-                                                                                                      : (int)(tu_rand() & 1);
+    enum inetcsum_layer up = uppers[tu_rand() % (sizeof uppers / sizeof uppers[0])];
+    int v6 = up == INETCSUM_LAYER_ICMPV6 || up == INETCSUM_LAYER_MH                       ? 1
+             : up == INETCSUM_LAYER_ICMP || up == INETCSUM_LAYER_IGMP ? 0
+                                                                      : (int)(tu_rand() & 1);
     if (f->udp_zero && up == INETCSUM_LAYER_UDP)
         v6 = 0;
     l4(f, up);

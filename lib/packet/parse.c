@@ -456,6 +456,22 @@ static enum state transport(struct walker *w, const struct ipctx *ip, uint8_t pr
         *off += 8;
         return proto == 1 ? S_IPV4 : S_IPV6;
     }
+    case 135: { /* Mobility Header (RFC 6275 6.1): IPv6 only, its length is its own */
+        if (!ip->v6)
+            return S_STOP;
+        size_t mlen = len;
+        unsigned bad = 0;
+        if ((p = need(w, *off, 2, *end))) {
+            mlen = ((size_t)p[1] + 1) * 8;
+            if (mlen > len) {
+                bad = INETCSUM_CHECK_MALFORMED;
+                malformed(w);
+                mlen = len;
+            }
+        }
+        add(w, INETCSUM_LAYER_MH, ip, *off, mlen, pseudo(ip, 135, mlen), bad);
+        return S_STOP;
+    }
     case 47:
         return gre(w, ip, off, *end);
     case 4:
@@ -607,13 +623,20 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
                 return S_STOP;
             nh = p[0];
             hl = ((size_t)p[1] + 1) * 8;
-            unsigned type = p[2], left = p[3], addrs = p[1] / 2;
+            unsigned type = p[2], left = p[3], addrs = p[1] / 2, cmpre = p[4] & 15, pad = p[5] >> 4;
             if (!have(w, at, hl, pend))
                 return S_STOP;
             if (left && addrs) {
                 size_t last = (type == 0) ? at + 8 + (addrs - 1) * 16 : at + 8; /* type 2, SRH list[0] */
                 if ((type == 0 || type == 2 || type == 4) && (p = need(w, last, 16, pend)))
                     memcpy(ip.dst, p, 16);
+            }
+            if (type == 3 && left) {
+                /* RPL (RFC 6554): addresses with their first CmprI (the last: CmprE) bytes elided,
+                 * taken from the destination; the last one ends before Pad bytes of padding. */
+                size_t last_len = 16 - (size_t)cmpre;
+                if (hl - 8 >= pad + last_len && (p = need(w, at + hl - pad - last_len, last_len, pend)))
+                    memcpy(ip.dst + cmpre, p, last_len);
             }
             break;
         }

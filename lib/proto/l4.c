@@ -8,13 +8,13 @@ const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT] = {
     [INETCSUM_LAYER_UDP] = {6, 8, 1},      [INETCSUM_LAYER_UDPLITE] = {6, 8, 1},
     [INETCSUM_LAYER_ICMP] = {2, 4, 0},     [INETCSUM_LAYER_ICMPV6] = {2, 4, 1},
     [INETCSUM_LAYER_IGMP] = {2, 4, 0},     [INETCSUM_LAYER_GRE] = {4, 8, 0},
-    [INETCSUM_LAYER_SCTP] = {8, 12, 0},
+    [INETCSUM_LAYER_SCTP] = {8, 12, 0},    [INETCSUM_LAYER_MH] = {4, 6, 1},
 };
 
 const char *inetcsum_layer_name(enum inetcsum_layer layer)
 {
     static const char *const names[INETCSUM_LAYER_COUNT] = {"ipv4", "tcp",    "udp",  "udplite", "icmp",
-                                                            "icmpv6", "igmp", "gre", "sctp"};
+                                                            "icmpv6", "igmp", "gre", "sctp", "mh"};
     return (unsigned)layer < INETCSUM_LAYER_COUNT ? names[layer] : "?";
 }
 
