@@ -205,9 +205,11 @@ static inline unsigned write_fast_item(uint8_t *field, struct inetcsum_verdict *
 }
 
 /* fill or offload on the common case, innermost first as the general loops: returns the fields
- * written (fill) or the kinds computed in software (offload). */
-static uint32_t write_fast(uint8_t *f, const struct ics_fast *fr, unsigned flags, const struct inetcsum_offload *o,
-                           struct inetcsum_report *report)
+ * written (fill) or the kinds computed in software (offload).  Inlined into each caller, where o
+ * is NULL or not at compile time. */
+static inline __attribute__((always_inline)) uint32_t write_fast(uint8_t *f, const struct ics_fast *fr,
+                                                                unsigned flags, const struct inetcsum_offload *o,
+                                                                struct inetcsum_report *report)
 {
     uint32_t software = 0, pseudo = ics_fast_pseudo(f, fr);
     unsigned n = fr->v6 ? 1 : 2, written = 0;
