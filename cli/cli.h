@@ -1,0 +1,40 @@
+/* The inetcsum command: its subcommands and what they share. */
+#ifndef ICS_CLI_H
+#define ICS_CLI_H
+
+#include <stdio.h>
+
+/* Exit statuses, the same for every subcommand. */
+enum {
+    EXIT_ALL_GOOD = 0, /* nothing wrong (fix: the output holds no checksum problem it could fix) */
+    EXIT_BAD = 1,      /* bad, partial or illegal checksums found (fix: some it could not fix remain) */
+    EXIT_USAGE = 2,    /* usage or input error: nothing was judged, or a file could not be read or written */
+};
+
+int cmd_verify(int argc, char **argv);
+int cmd_fix(int argc, char **argv);
+int cmd_sum(int argc, char **argv);
+int cmd_impls(int argc, char **argv);
+
+/* The end of every option switch: asked (--help) prints help on stdout and returns EXIT_ALL_GOOD;
+ * otherwise (a bad option) on stderr, returning EXIT_USAGE. */
+int cli_usage(const char *help, int asked);
+
+/* "inetcsum: " and the message on stderr, one line. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Opens a capture or data file for reading: "-" is standard input. NULL (and an error printed)
+ * when it cannot be opened. */
+FILE *cli_open_input(const char *path);
+
+/* Progress on stderr for inputs over 100 MiB when stderr is a terminal; done = bytes read. */
+struct cli_progress {
+    const char *name;
+    unsigned long long total, next;
+    int on;
+};
+void cli_progress_start(struct cli_progress *p, const char *name, FILE *f);
+void cli_progress_update(struct cli_progress *p, unsigned long long done);
+void cli_progress_end(struct cli_progress *p);
+
+#endif

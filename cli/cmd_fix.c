@@ -1,0 +1,209 @@
+/* inetcsum fix IN OUT: a copy of IN with every wrong checksum recomputed and every other byte as it
+ * was (pcapng blocks and options included).  OUT appears whole or not at all: it is written to a
+ * temporary file beside it and renamed over it at the end; on any error the temporary is removed,
+ * and IN is never opened for writing. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "report.h"
+
+static const char help[] =
+    "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--quiet] IN OUT\n"
+    "       inetcsum fix --in-place [OPTIONS] CAPTURE...\n"
+    "\n"
+    "Writes OUT, a pcap or pcapng capture in IN's format, with every bad, partial (left for TX\n"
+    "checksum offload) or illegal checksum recomputed, innermost first, and every other byte as in\n"
+    "IN.  Truncated frames, fragments and ICMP-quoted packets are left as they are.  OUT is written\n"
+    "to a temporary file and renamed into place: it appears whole or not at all.\n"
+    "\n"
+    "  --in-place         rewrite each CAPTURE (atomically, keeping its permissions)\n"
+    "  --all              recompute good checksums too (a good 0x0000 becomes 0xFFFF where equal)\n"
+    "  --udp-zero=keep    leave IPv4 UDP checksums of 0 (\"none\") alone (the default)\n"
+    "  --udp-zero=fill    compute them\n"
+    "  --udp6-zero-ok     leave IPv6 UDP zeros alone too (RFC 6935 tunnels); else they are illegal\n"
+    "  --quiet            no summary\n"
+    "\n"
+    "Exit status: 0 written and nothing fixable left, 1 written but problems remain that cannot be\n"
+    "fixed in place (e.g. in truncated frames), 2 usage or input error (OUT not written).\n";
+
+struct fix_opts {
+    unsigned flags;
+    int quiet;
+};
+
+/* Copies `in` to the open temporary `out`, filling checksums; EXIT_USAGE on error. */
+static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE *out, const struct fix_opts *o,
+                      struct tally *t)
+{
+    struct cap_reader rd;
+    struct cap_record rec;
+    struct cli_progress prog;
+    cli_progress_start(&prog, in_path, in);
+    int got = cap_open(&rd, in, in_path);
+    unsigned long long bytes = 0;
+    while (got == 0 && (got = cap_next(&rd, &rec)) == 1) {
+        got = 0;
+        bytes += rec.raw_len;
+        cli_progress_update(&prog, bytes);
+        if (rec.is_packet) {
+            struct inetcsum_report r;
+            inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
+            tally_frame(t, &r, rec.caplen, rec.wirelen);
+            /* What is still wrong after fill could not be fixed: count it as such. */
+            for (unsigned i = 0; i < r.count; i++)
+                if (r.checks[i].flags & INETCSUM_CHECK_WRITTEN)
+                    t->problems -= (unsigned long long)report_problem(r.checks[i].status);
+        }
+        if (fwrite(rec.raw, 1, rec.raw_len, out) != rec.raw_len) {
+            cli_error("%s: writing after frame %llu: %m", out_path, (unsigned long long)rd.frames);
+            got = -2;
+            break;
+        }
+    }
+    cli_progress_end(&prog);
+    int status = EXIT_ALL_GOOD;
+    if (got == -1) {
+        cli_error("%s (%s not written)", rd.err, out_path);
+        status = EXIT_USAGE;
+    } else if (got == -2) {
+        status = EXIT_USAGE;
+    }
+    cap_close(&rd);
+    return status;
+}
+
+/* Writes out_path from in_path through a temporary file in out_path's directory. */
+static int fix_file(const char *in_path, const char *out_path, const struct fix_opts *o)
+{
+    FILE *in = cli_open_input(in_path);
+    if (!in)
+        return EXIT_USAGE;
+    struct stat in_st;
+    int have_mode = in != stdin && fstat(fileno(in), &in_st) == 0;
+
+    size_t n = strlen(out_path);
+    char *tmp = malloc(n + 16);
+    char *dir_copy = strdup(out_path);
+    if (!tmp || !dir_copy) {
+        cli_error("out of memory");
+        return EXIT_USAGE;
+    }
+    snprintf(tmp, n + 16, "%s.fix-XXXXXX", out_path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error("%s: cannot create a file in %s: %m", out_path, dirname(dir_copy));
+        free(tmp);
+        free(dir_copy);
+        if (in != stdin)
+            fclose(in);
+        return EXIT_USAGE;
+    }
+    free(dir_copy);
+    FILE *out = fdopen(fd, "wb");
+    static char outbuf[1 << 18];
+    setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
+
+    struct tally t;
+    memset(&t, 0, sizeof t);
+    int status = fix_stream(in_path, in, out_path, out, o, &t);
+    if (have_mode)
+        fchmod(fd, in_st.st_mode & 07777); /* OUT gets IN's permissions, as cp does */
+    if (fflush(out) != 0 || fsync(fd) != 0) {
+        if (status == EXIT_ALL_GOOD)
+            cli_error("%s: %m", out_path);
+        status = EXIT_USAGE;
+    }
+    if (fclose(out) != 0 && status == EXIT_ALL_GOOD) {
+        cli_error("%s: %m", out_path);
+        status = EXIT_USAGE;
+    }
+    if (in != stdin)
+        fclose(in);
+    if (status == EXIT_ALL_GOOD && rename(tmp, out_path) != 0) {
+        cli_error("%s: %m", out_path);
+        status = EXIT_USAGE;
+    }
+    if (status != EXIT_ALL_GOOD)
+        unlink(tmp);
+    free(tmp);
+    if (status != EXIT_ALL_GOOD)
+        return status;
+    if (!o->quiet) {
+        report_summary(stderr, in_path, &t);
+        fprintf(stderr, "%s: %llu checksums written", out_path, t.written);
+        if (t.problems)
+            fprintf(stderr, ", %llu problems left that cannot be fixed in place", t.problems);
+        if (t.truncated)
+            fprintf(stderr, ", %llu truncated frames left as they are", t.truncated);
+        fputc('\n', stderr);
+    }
+    return t.problems ? EXIT_BAD : EXIT_ALL_GOOD;
+}
+
+int cmd_fix(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"all", no_argument, NULL, 'a'},
+                                             {"in-place", no_argument, NULL, 'i'},
+                                             {"udp-zero", required_argument, NULL, 'u'},
+                                             {"udp6-zero-ok", no_argument, NULL, 'z'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    struct fix_opts o = {0, 0};
+    int in_place = 0, c;
+    while ((c = getopt_long(argc, argv, "iqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            o.flags |= INETCSUM_FILL_ALL;
+            break;
+        case 'i':
+            in_place = 1;
+            break;
+        case 'u':
+            if (strcmp(optarg, "fill") == 0) {
+                o.flags |= INETCSUM_FILL_UDP_ZERO;
+            } else if (strcmp(optarg, "keep") != 0) {
+                cli_error("fix: --udp-zero takes keep or fill, not '%s'", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'z':
+            o.flags |= INETCSUM_UDP6_ZERO_OK;
+            break;
+        case 'q':
+            o.quiet = 1;
+            break;
+        case 'h':
+            return cli_usage(help, 1);
+        default:
+            return cli_usage(help, 0);
+        }
+    }
+    int nargs = argc - optind;
+    if (in_place ? nargs < 1 : nargs != 2) {
+        cli_error(in_place ? "fix: no capture given" : "fix: needs IN and OUT (or --in-place CAPTURE...)");
+        fputs(help, stderr);
+        return EXIT_USAGE;
+    }
+    if (!in_place)
+        return fix_file(argv[optind], argv[optind + 1], &o);
+    int status = EXIT_ALL_GOOD;
+    for (int i = optind; i < argc; i++) {
+        if (strcmp(argv[i], "-") == 0) {
+            cli_error("fix: --in-place needs files, not standard input");
+            status = EXIT_USAGE;
+            continue;
+        }
+        int s = fix_file(argv[i], argv[i], &o);
+        if (s > status)
+            status = s;
+    }
+    return status;
+}

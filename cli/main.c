@@ -1,0 +1,109 @@
+/* inetcsum: verify and fix the checksums of captures, checksum files, list the kernels. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "inetcsum.h"
+
+static const char usage[] =
+    "usage: inetcsum COMMAND [OPTIONS] ARGS...\n"
+    "\n"
+    "commands:\n"
+    "  verify CAPTURE...   report every checksum of pcap/pcapng captures that is not right\n"
+    "  fix IN OUT          write OUT with every wrong checksum of IN recomputed (--in-place: IN)\n"
+    "  sum FILE...         the Internet checksum of files ('-': standard input)\n"
+    "  impls               the kernels built, which this CPU runs, which one is in use\n"
+    "\n"
+    "'inetcsum COMMAND --help' describes a command.  Exit status: 0 all good, 1 bad checksums found,\n"
+    "2 usage or input error.\n";
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("inetcsum: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_usage(const char *help, int asked)
+{
+    fputs(help, asked ? stdout : stderr);
+    return asked ? EXIT_ALL_GOOD : EXIT_USAGE;
+}
+
+FILE *cli_open_input(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return stdin;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cli_error("%s: %m", path);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("%s: is a directory", path);
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+#define PROGRESS_MIN (100ull << 20)
+#define PROGRESS_STEP (16ull << 20)
+
+void cli_progress_start(struct cli_progress *p, const char *name, FILE *f)
+{
+    struct stat st;
+    p->name = name;
+    p->on = isatty(STDERR_FILENO) && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+            (unsigned long long)st.st_size > PROGRESS_MIN;
+    p->total = p->on ? (unsigned long long)st.st_size : 0;
+    p->next = PROGRESS_STEP;
+}
+
+void cli_progress_update(struct cli_progress *p, unsigned long long done)
+{
+    if (!p->on || done < p->next)
+        return;
+    p->next = done + PROGRESS_STEP;
+    fprintf(stderr, "\r%s: %llu of %llu MiB (%.0f%%)", p->name, done >> 20, p->total >> 20,
+            100.0 * (double)done / (double)p->total);
+}
+
+void cli_progress_end(struct cli_progress *p)
+{
+    if (p->on)
+        fprintf(stderr, "\r\033[K");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return EXIT_ALL_GOOD;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("inetcsum %s\n", inetcsum_version());
+        return EXIT_ALL_GOOD;
+    }
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } commands[] = {{"verify", cmd_verify}, {"fix", cmd_fix}, {"sum", cmd_sum}, {"impls", cmd_impls}};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (try 'inetcsum --help')", cmd);
+    return EXIT_USAGE;
+}

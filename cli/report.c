@@ -1,0 +1,116 @@
+/* Per-file tallies, problem lines and JSON Lines. */
+#include "report.h"
+
+#include <string.h>
+
+static const char *const display[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
+                                                          "ICMPv6", "IGMP", "GRE", "SCTP", "MH"};
+
+int report_problem(unsigned status)
+{
+    return status == INETCSUM_BAD || status == INETCSUM_PARTIAL || status == INETCSUM_ILLEGAL;
+}
+
+void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen)
+{
+    t->frames++;
+    if (caplen < wirelen || (r->flags & INETCSUM_FRAME_TRUNCATED))
+        t->truncated++;
+    for (unsigned i = 0; i < r->count; i++) {
+        const struct inetcsum_check *c = &r->checks[i];
+        t->checks++;
+        t->by[c->layer][c->status]++;
+        t->problems += (unsigned long long)report_problem(c->status);
+        t->written += (c->flags & INETCSUM_CHECK_WRITTEN) != 0;
+    }
+}
+
+/* The field's value as hex: 4 digits, 8 for SCTP's CRC32c. */
+static int hex_width(const struct inetcsum_check *c)
+{
+    return c->layer == INETCSUM_LAYER_SCTP ? 8 : 4;
+}
+
+static const char *why(const struct inetcsum_check *c)
+{
+    switch (c->status) {
+    case INETCSUM_PARTIAL:
+        return c->layer == INETCSUM_LAYER_SCTP ? " (zero: left for TX checksum offload)"
+                                                : " (pseudo-header sum only: left for TX checksum offload)";
+    case INETCSUM_ILLEGAL:
+        return c->layer == INETCSUM_LAYER_UDP ? " (zero over IPv6: illegal, RFC 8200 8.1)"
+                                              : " (UDP-Lite: zero or coverage out of range, RFC 3828)";
+    default:
+        return "";
+    }
+}
+
+void report_problem_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c)
+{
+    char where[32] = "";
+    if (c->depth == 1)
+        snprintf(where, sizeof where, "inner ");
+    else if (c->depth > 1)
+        snprintf(where, sizeof where, "depth %u ", c->depth);
+    const char *quoted = (c->flags & INETCSUM_CHECK_QUOTED) ? "quoted " : "";
+    int w = hex_width(c);
+    fprintf(out, "%s: frame %llu %s%s%s 0x%0*x, should be 0x%0*x%s\n", file, frame, quoted, where,
+            display[c->layer], w, c->stored, w, c->expected, why(c));
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+void report_json(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c)
+{
+    int w = hex_width(c);
+    fputs("{\"file\":", out);
+    json_string(out, file);
+    fprintf(out, ",\"frame\":%llu,\"layer\":\"%s\",\"depth\":%u,\"status\":\"%s\",\"stored\":\"0x%0*x\","
+                 "\"expected\":\"0x%0*x\"}\n",
+            frame, inetcsum_layer_name((enum inetcsum_layer)c->layer), c->depth,
+            inetcsum_status_name((enum inetcsum_status)c->status), w, c->stored, w, c->expected);
+}
+
+void report_summary(FILE *out, const char *file, const struct tally *t)
+{
+    unsigned long long by_status[INETCSUM_STATUS_COUNT] = {0};
+    for (int l = 0; l < INETCSUM_LAYER_COUNT; l++)
+        for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
+            by_status[s] += t->by[l][s];
+    fprintf(out, "%s: %llu frames, %llu checksums", file, t->frames, t->checks);
+    for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
+        if (by_status[s])
+            fprintf(out, ", %llu %s", by_status[s], inetcsum_status_name((enum inetcsum_status)s));
+    if (t->truncated)
+        fprintf(out, "; %llu frames truncated", t->truncated);
+    fputc('\n', out);
+    for (int l = 0; l < INETCSUM_LAYER_COUNT; l++) {
+        unsigned long long n = 0;
+        for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
+            n += t->by[l][s];
+        if (!n)
+            continue;
+        fprintf(out, "  %-8s", display[l]);
+        const char *sep = " ";
+        for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
+            if (t->by[l][s]) {
+                fprintf(out, "%s%llu %s", sep, t->by[l][s], inetcsum_status_name((enum inetcsum_status)s));
+                sep = ", ";
+            }
+        fputc('\n', out);
+    }
+}
