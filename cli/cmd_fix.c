@@ -79,8 +79,32 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
     return status;
 }
 
-/* Writes out_path from in_path through a temporary file in out_path's directory. */
-static int fix_file(const char *in_path, const char *out_path, const struct fix_opts *o)
+/* Where OUT really goes: through a symbolic link to its target (as cp writes through one), and
+ * never over anything but a regular file (renaming over a device or a directory would replace
+ * it).  NULL, with the error printed, when OUT cannot be written. */
+static char *resolve_out(const char *out_path)
+{
+    struct stat st;
+    char *target = NULL;
+    if (lstat(out_path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        target = realpath(out_path, NULL);
+        if (!target) {
+            cli_error("%s: %m", out_path);
+            return NULL;
+        }
+    } else {
+        target = strdup(out_path);
+    }
+    if (target && stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cli_error("%s: exists and is not a regular file: not replaced", out_path);
+        free(target);
+        return NULL;
+    }
+    return target;
+}
+
+/* Writes out_path (resolved) from in_path through a temporary file in its directory. */
+static int fix_into(const char *in_path, const char *out_path, const struct fix_opts *o)
 {
     FILE *in = cli_open_input(in_path);
     if (!in)
@@ -145,6 +169,17 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
         fputc('\n', stderr);
     }
     return t.problems ? EXIT_BAD : EXIT_ALL_GOOD;
+}
+
+/* fix IN OUT for one pair. */
+static int fix_file(const char *in_path, const char *out_arg, const struct fix_opts *o)
+{
+    char *out_path = resolve_out(out_arg);
+    if (!out_path)
+        return EXIT_USAGE;
+    int status = fix_into(in_path, out_path, o);
+    free(out_path);
+    return status;
 }
 
 int cmd_fix(int argc, char **argv)

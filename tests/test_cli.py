@@ -1,0 +1,198 @@
+"""The inetcsum command end to end: verify's JSON against tshark's verdicts in the shared
+MANIFEST, exit statuses and one-line errors on bad input, fix's byte-exact and atomic output,
+sum against a plain Python reference.  Usage: test_cli.py INETCSUM CAPTURES_DIR (run by ctest)."""
+import json
+import os
+import random
+import resource
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CLI = CAPTURES = None
+
+
+def run(*args, stdin=None):
+    return subprocess.run([CLI, *args], input=stdin, capture_output=True)
+
+
+def manifest():
+    with open(os.path.join(CAPTURES, "MANIFEST.tsv")) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        return [dict(zip(head, line.rstrip("\n").split("\t"))) for line in f]
+
+
+LETTER = {"good": "G", "bad": "B", "partial": "B", "absent": "N", "illegal": "I", "unverifiable": "U"}
+COLUMNS = ["ip", "tcp", "udp", "icmp", "icmpv6", "sctp", "igmp", "gre"]
+LAYER_COLUMN = {"ipv4": "ip"}
+
+
+def ones_sum(data):
+    data = data + b"\0" * (len(data) & 1)
+    s = sum((data[i] << 8) | data[i + 1] for i in range(0, len(data), 2))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+class Verify(unittest.TestCase):
+    def test_json_agrees_with_tshark(self):
+        rows = manifest()
+        files = sorted({r["file"] for r in rows})
+        paths = [os.path.join(CAPTURES, f[len("captures/"):]) for f in files]
+        out = run("verify", "--json", *paths)
+        self.assertIn(out.returncode, (0, 1), out.stderr)
+        ours = {}
+        for line in out.stdout.decode().splitlines():
+            obj = json.loads(line)
+            self.assertEqual(list(obj), ["file", "frame", "layer", "depth", "status", "stored", "expected"])
+            self.assertRegex(obj["stored"], r"^0x[0-9a-f]{4}([0-9a-f]{4})?$")
+            col = LAYER_COLUMN.get(obj["layer"], obj["layer"])
+            ours.setdefault((obj["file"], obj["frame"], col), []).append(LETTER[obj["status"]])
+        compared = 0
+        for r in rows:
+            if r["ipfrag"]:
+                continue  # tshark judges fragments after reassembly
+            path = os.path.join(CAPTURES, r["file"][len("captures/"):])
+            for col in COLUMNS:
+                theirs = [v for v in r[col].split(",") if v]
+                mine = ours.get((path, int(r["frame"]), col), [])
+                for i, v in enumerate(theirs):
+                    if v == "U":
+                        continue
+                    compared += 1
+                    self.assertLess(i, len(mine), f"{r['file']} frame {r['frame']} {col}: tshark {r[col]}")
+                    self.assertEqual(mine[i], v, f"{r['file']} frame {r['frame']} {col}: tshark {r[col]}, ours {mine}")
+        self.assertGreater(compared, 3000)
+
+    def test_exit_status(self):
+        good = os.path.join(CAPTURES, "zeek/chksums__ip4-tcp-good-chksum.pcap")
+        bad = os.path.join(CAPTURES, "zeek/chksums__ip4-tcp-bad-chksum.pcap")
+        self.assertEqual(run("verify", good).returncode, 0)
+        res = run("verify", bad)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn(b"frame 1 TCP 0x0001, should be 0x", res.stdout)
+        self.assertEqual(run("verify", "/nonexistent/x.pcap").returncode, 2)
+        self.assertEqual(run("verify").returncode, 2)
+        self.assertEqual(run("verify", "--no-such-option", good).returncode, 2)
+        self.assertEqual(run("nonsense").returncode, 2)
+
+    def test_bad_input_is_one_line_naming_file_and_frame(self):
+        with open(os.path.join(CAPTURES, "zeek/chksums__localhost-bad-chksum.pcap"), "rb") as f:
+            src = f.read()
+        with tempfile.TemporaryDirectory() as d:
+            cut = os.path.join(d, "cut.pcap")
+            with open(cut, "wb") as f:
+                f.write(src[: len(src) - 7])
+            res = run("verify", cut)
+            self.assertEqual(res.returncode, 2)
+            err = res.stderr.decode().strip().splitlines()
+            self.assertEqual(len(err), 1, err)
+            self.assertIn("cut.pcap", err[0])
+            self.assertIn("frame 9", err[0])
+            junk = os.path.join(d, "junk.pcap")
+            with open(junk, "wb") as f:
+                f.write(os.urandom(100))
+            res = run("verify", junk)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"not a pcap or pcapng file", res.stderr)
+            empty = os.path.join(d, "empty.pcap")
+            open(empty, "wb").close()
+            self.assertEqual(run("verify", empty).returncode, 2)
+
+
+class Fix(unittest.TestCase):
+    def fix_and_compare(self, name):
+        src_path = os.path.join(CAPTURES, name)
+        src = open(src_path, "rb").read()
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            res = run("fix", src_path, out)
+            self.assertIn(res.returncode, (0, 1), res.stderr)
+            fixed = open(out, "rb").read()
+            self.assertEqual(len(fixed), len(src))
+            self.assertEqual(os.listdir(d), ["out"])  # no temporary left behind
+            after = run("verify", "--json", out)
+            left = [json.loads(l) for l in after.stdout.decode().splitlines()]
+            fixable = [o for o in left if o["status"] in ("bad", "partial")]
+            self.assertEqual(fixable, [], f"{name}: still wrong after fix")
+            return src, fixed
+
+    def test_fix_pcap_and_pcapng(self):
+        src, fixed = self.fix_and_compare("zeek/chksums__localhost-bad-chksum.pcap")
+        changed = [i for i in range(len(src)) if src[i] != fixed[i]]
+        self.assertEqual(len(changed), 12)  # six TCP fields of two bytes
+        for name in sorted(os.listdir(os.path.join(CAPTURES, "scapy"))):
+            if name.endswith(".pcapng"):
+                self.fix_and_compare(os.path.join("scapy", name))
+
+    def test_in_place_and_unwritable(self):
+        src_path = os.path.join(CAPTURES, "zeek/chksums__ip4-udp-bad-chksum.pcap")
+        with tempfile.TemporaryDirectory() as d:
+            mine = os.path.join(d, "c.pcap")
+            open(mine, "wb").write(open(src_path, "rb").read())
+            os.chmod(mine, 0o640)
+            self.assertEqual(run("fix", "--in-place", "--quiet", mine).returncode, 0)
+            self.assertEqual(stat.S_IMODE(os.stat(mine).st_mode), 0o640)
+            self.assertEqual(run("verify", mine).returncode, 0)
+            ro = os.path.join(d, "ro")
+            os.mkdir(ro)
+            os.chmod(ro, 0o500)
+            if os.geteuid() != 0:  # root writes anywhere
+                res = run("fix", src_path, os.path.join(ro, "out.pcap"))
+                self.assertEqual(res.returncode, 2)
+                self.assertEqual(os.listdir(ro), [])
+            # Never renamed over a device; a write that fails leaves nothing behind.
+            res = run("fix", src_path, "/dev/null")
+            self.assertEqual(res.returncode, 2)
+            self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
+            big = os.path.join(CAPTURES, "suricata-verify")
+            big = max((os.path.join(r, f) for r, _, fs in os.walk(big) for f in fs if f.endswith("pcap")),
+                      key=os.path.getsize)
+
+            def small_files():
+                resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+            out = os.path.join(d, "full.pcap")
+            res = subprocess.run([CLI, "fix", big, out], capture_output=True, preexec_fn=small_files)
+            self.assertEqual(res.returncode, 2, res.stderr)
+            self.assertEqual(len(res.stderr.decode().strip().splitlines()), 1, res.stderr)
+            self.assertFalse(os.path.exists(out))
+            self.assertEqual(sorted(os.listdir(d)), ["c.pcap", "ro"])
+
+
+class Sum(unittest.TestCase):
+    def test_against_reference(self):
+        rng = random.Random(7)
+        with tempfile.TemporaryDirectory() as d:
+            for n in [0, 1, 2, 3, 20, 1499, 1500, 70001, 3 << 20]:
+                data = bytes(rng.getrandbits(8) for _ in range(min(n, 4096))) * (n // 4096 + 1)
+                data = data[:n]
+                p = os.path.join(d, "f")
+                open(p, "wb").write(data)
+                want = f"{(~ones_sum(data)) & 0xFFFF:04x}  {p}\n".encode()
+                self.assertEqual(run("sum", p).stdout, want)
+                self.assertEqual(run("sum", "-", stdin=data).stdout, want.replace(p.encode(), b"-"))
+                off, length, seed = n // 3, n // 2 + 1, rng.getrandbits(16)
+                part = data[off: off + length]
+                s = ones_sum(part) + seed
+                while s >> 16:
+                    s = (s & 0xFFFF) + (s >> 16)
+                res = run("sum", "--offset", str(off), "--length", str(length), "--seed", hex(seed), p)
+                self.assertEqual(res.stdout, f"{(~s) & 0xFFFF:04x}  {p}\n".encode())
+                partial = int(run("sum", "--partial", p).stdout.split()[0], 16)
+                self.assertEqual(ones_sum(partial.to_bytes(4, "big")) or 0, ones_sum(data))
+
+    def test_impls(self):
+        out = run("impls")
+        self.assertEqual(out.returncode, 0)
+        self.assertIn(b"in use", out.stdout)
+
+
+if __name__ == "__main__":
+    CLI, CAPTURES = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=1)
