@@ -10,6 +10,7 @@ packages=(
   libsimde-dev                                # runs the AVX-512 kernel's code on CPUs without AVX-512
   libdpdk-dev                                 # the benchmark's anchor: DPDK's __rte_raw_cksum
   valgrind
+  python3                                     # test_cli drives the inetcsum command
 )
 
 sudo=""
