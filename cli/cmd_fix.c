@@ -2,7 +2,6 @@
  * was (pcapng blocks and options included).  OUT appears whole or not at all: it is written to a
  * temporary file beside it and renamed over it at the end; on any error the temporary is removed,
  * and IN is never opened for writing. */
-#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>

@@ -24,11 +24,6 @@ struct ics_fast {
     uint8_t layer;   /* INETCSUM_LAYER_TCP or _UDP */
 };
 
-static inline uint32_t ics_fast_be16(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 8) | p[1];
-}
-
 /* Whether f[0..caplen) is the common case; *fr describes it when it is. */
 static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_t *f, size_t caplen,
                                                                     size_t wirelen, enum inetcsum_link link,
@@ -41,10 +36,10 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
     if (link == INETCSUM_LINK_ETHERNET) {
         if (caplen < 14 + 28)
             return 0;
-        uint32_t type = ics_fast_be16(f + 12);
+        uint32_t type = ics_be16(f + 12);
         off = 14;
         for (int tags = 0; tags < 2 && (type == 0x8100 || type == 0x88A8); tags++) {
-            type = ics_fast_be16(f + off + 2);
+            type = ics_be16(f + off + 2);
             off += 4;
         }
         if (type == 0x0800)
@@ -68,8 +63,8 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
     size_t room = caplen - off, payload;
     unsigned proto, hl;
     if (version == 4) {
-        size_t tot = ics_fast_be16(ip + 2);
-        if (ip[0] != 0x45 || (ics_fast_be16(ip + 6) & 0x3FFF) || tot > room || tot < 28)
+        size_t tot = ics_be16(ip + 2);
+        if (ip[0] != 0x45 || (ics_be16(ip + 6) & 0x3FFF) || tot > room || tot < 28)
             return 0; /* options, a fragment, or a length the general walk must judge */
         hl = 20;
         payload = tot - 20;
@@ -77,7 +72,7 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
     } else {
         if (room < 48 || (ip[0] >> 4) != 6)
             return 0;
-        payload = ics_fast_be16(ip + 4);
+        payload = ics_be16(ip + 4);
         if (payload < 8 || payload > room - 40)
             return 0; /* a jumbogram, nothing, or longer than the frame */
         hl = 40;
@@ -90,8 +85,8 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
         fr->layer = INETCSUM_LAYER_TCP;
         fr->l4len = (uint32_t)payload;
     } else if (proto == 17) {
-        size_t ulen = ics_fast_be16(l4 + 4);
-        if (ulen < 8 || ulen > payload || ics_udp_may_tunnel(ics_fast_be16(l4), ics_fast_be16(l4 + 2)))
+        size_t ulen = ics_be16(l4 + 4);
+        if (ulen < 8 || ulen > payload || ics_udp_may_tunnel(ics_be16(l4), ics_be16(l4 + 2)))
             return 0;
         fr->layer = INETCSUM_LAYER_UDP;
         fr->l4len = (uint32_t)ulen;

@@ -37,14 +37,9 @@ struct walker {
     uint8_t scratch[ICS_VIEW_MAX_GET];
 };
 
-static inline uint32_t be16(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 8) | p[1];
-}
-
 static inline uint32_t be32(const uint8_t *p)
 {
-    return (be16(p) << 16) | be16(p + 2);
+    return (ics_be16(p) << 16) | ics_be16(p + 2);
 }
 
 /* Flags the frame malformed: a header contradicts its carrier.  Inside an ICMP quote that is
@@ -126,7 +121,7 @@ static enum state by_type(struct walker *w, size_t *off, size_t end)
         case 0x9200: /* pre-standard QinQ */
             if (!(p = need(w, *off, 4, end)))
                 return S_STOP;
-            w->type = (uint16_t)be16(p + 2);
+            w->type = (uint16_t)ics_be16(p + 2);
             *off += 4;
             if (++w->steps > ICS_MAX_STEPS) {
                 w->out->flags |= INETCSUM_FRAME_TOO_DEEP;
@@ -136,7 +131,7 @@ static enum state by_type(struct walker *w, size_t *off, size_t end)
         case 0x8926: /* VN-Tag: 4 bytes of tag, then the ethertype */
             if (!(p = need(w, *off, 6, end)))
                 return S_STOP;
-            w->type = (uint16_t)be16(p + 4);
+            w->type = (uint16_t)ics_be16(p + 4);
             *off += 6;
             continue;
         case 0x8847:
@@ -162,12 +157,12 @@ static enum state ether(struct walker *w, size_t *off, size_t end)
     const uint8_t *p = need(w, *off, 14, end);
     if (!p)
         return S_STOP;
-    w->type = (uint16_t)be16(p + 12);
+    w->type = (uint16_t)ics_be16(p + 12);
     *off += 14;
     if (w->type <= 1500) { /* an 802.3 length: only LLC/SNAP carries an ethertype */
         if (!(p = need(w, *off, 8, end)) || p[0] != 0xAA || p[1] != 0xAA || p[2] != 0x03)
             return S_STOP;
-        w->type = (uint16_t)be16(p + 6);
+        w->type = (uint16_t)ics_be16(p + 6);
         *off += 8;
     }
     return S_TYPE;
@@ -186,7 +181,7 @@ static enum state ppp(struct walker *w, size_t *off, size_t end)
     }
     uint32_t proto = p[0];
     if (!(proto & 1)) {
-        proto = be16(p);
+        proto = ics_be16(p);
         *off += 2;
     } else {
         *off += 1;
@@ -236,13 +231,13 @@ static enum state link_layer(struct walker *w, enum inetcsum_link link, size_t *
     case INETCSUM_LINK_LINUX_SLL:
         if (!(p = need(w, 0, 16, end)))
             return S_STOP;
-        w->type = (uint16_t)be16(p + 14);
+        w->type = (uint16_t)ics_be16(p + 14);
         *off = 16;
         return S_TYPE;
     case INETCSUM_LINK_LINUX_SLL2:
         if (!(p = need(w, 0, 20, end)))
             return S_STOP;
-        w->type = (uint16_t)be16(p);
+        w->type = (uint16_t)ics_be16(p);
         *off = 20;
         return S_TYPE;
     case INETCSUM_LINK_NULL:
@@ -330,7 +325,7 @@ static enum state gre(struct walker *w, const struct ipctx *ip, size_t *off, siz
         add(w, INETCSUM_LAYER_GRE, ip, *off, end - *off, 0, ip->frag);
     if (ip->frag || w->quoted)
         return S_STOP;
-    w->type = (uint16_t)be16(p + 2);
+    w->type = (uint16_t)ics_be16(p + 2);
     size_t hl = 4 + ((flags & 0xC0) ? 4 : 0) + ((flags & 0x20) ? 4 : 0) + ((flags & 0x10) ? 4 : 0);
     if (version == 1 && (p[1] & 0x80))
         hl += 4; /* acknowledgment number */
@@ -363,7 +358,7 @@ static enum state udp_tunnel(struct walker *w, unsigned sport, unsigned dport, s
     if (dport == ICS_PORT_GENEVE) { /* GENEVE: 8 bytes plus options, then the protocol type */
         if (!(p = need(w, *off, 8, end)) || (p[0] >> 6) != 0)
             return S_STOP;
-        w->type = (uint16_t)be16(p + 2);
+        w->type = (uint16_t)ics_be16(p + 2);
         *off += 8 + (size_t)(p[0] & 0x3F) * 4;
         return S_TYPE;
     }
@@ -419,8 +414,8 @@ static enum state transport(struct walker *w, const struct ipctx *ip, uint8_t pr
             add(w, INETCSUM_LAYER_UDP, ip, *off, len, pseudo(ip, 17, len), 0);
             return S_STOP;
         }
-        size_t ulen = be16(p + 4);
-        unsigned sport = be16(p), dport = be16(p + 2);
+        size_t ulen = ics_be16(p + 4);
+        unsigned sport = ics_be16(p), dport = ics_be16(p + 2);
         if (ulen == 0 && ip->v6 && len > 65535)
             ulen = len; /* RFC 2675: a jumbogram's UDP length is 0 */
         unsigned bad = 0;
@@ -502,7 +497,7 @@ static enum state ipv4(struct walker *w, size_t *off, size_t *end)
     const uint8_t *p = need(w, *off, 20, *end);
     if (!p)
         return S_STOP;
-    size_t hl = (size_t)(p[0] & 15) * 4, tot = be16(p + 2);
+    size_t hl = (size_t)(p[0] & 15) * 4, tot = ics_be16(p + 2);
     if ((p[0] >> 4) != 4 || hl < 20) {
         malformed(w);
         return S_STOP;
@@ -524,7 +519,7 @@ static enum state ipv4(struct walker *w, size_t *off, size_t *end)
     memcpy(ip.src, p + 12, 4);
     memcpy(ip.dst, p + 16, 4);
     uint8_t proto = p[9];
-    unsigned frag = be16(p + 6);
+    unsigned frag = ics_be16(p + 6);
     /* Options: the last address of a source route is the final destination while the route is not
      * yet complete (pointer within the option, RFC 791). */
     for (size_t i = 20; i < hl;) {
@@ -593,7 +588,7 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
     memcpy(ip.src, p + 8, 16);
     memcpy(ip.dst, p + 24, 16);
     uint8_t nh = p[6];
-    size_t plen = be16(p + 4), at = *off + 40;
+    size_t plen = ics_be16(p + 4), at = *off + 40;
     if (plen == 0 && nh == 0) { /* a jumbogram's length is in its hop-by-hop header */
         uint32_t jumbo = 0;
         if ((p = need(w, at, 2, *end)))
@@ -645,9 +640,9 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
                 return S_STOP;
             nh = p[0];
             hl = 8;
-            if (be16(p + 2) & 0xFFF9) {
+            if (ics_be16(p + 2) & 0xFFF9) {
                 w->out->flags |= INETCSUM_FRAME_FRAGMENT;
-                if (be16(p + 2) & 0xFFF8)
+                if (ics_be16(p + 2) & 0xFFF8)
                     return S_STOP;
                 ip.frag = INETCSUM_CHECK_FRAGMENT;
             }

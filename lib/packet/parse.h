@@ -23,6 +23,12 @@ struct ics_parsed {
     struct ics_item item[INETCSUM_MAX_CHECKS];
 };
 
+/* A big-endian 16-bit header field. */
+static inline uint32_t ics_be16(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 8) | p[1];
+}
+
 /* UDP ports that carry a tunnel the parser follows (RFC 8086 GRE-in-UDP, RFC 7348 VXLAN, RFC 8926
  * GENEVE, RFC 4380 Teredo, 3GPP GTP-U). */
 enum {
