@@ -116,6 +116,10 @@ static int fix_into(const char *in_path, const char *out_path, const struct fix_
     char *dir_copy = strdup(out_path);
     if (!tmp || !dir_copy) {
         cli_error("out of memory");
+        free(tmp);
+        free(dir_copy);
+        if (in != stdin)
+            fclose(in);
         return EXIT_USAGE;
     }
     snprintf(tmp, n + 16, "%s.fix-XXXXXX", out_path);
@@ -130,6 +134,15 @@ static int fix_into(const char *in_path, const char *out_path, const struct fix_
     }
     free(dir_copy);
     FILE *out = fdopen(fd, "wb");
+    if (!out) {
+        cli_error("%s: %m", out_path);
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        if (in != stdin)
+            fclose(in);
+        return EXIT_USAGE;
+    }
     static char outbuf[1 << 18];
     setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
 
