@@ -1,13 +1,17 @@
 /* pcap and pcapng reading, one record at a time, raw bytes kept for byte-exact rewriting. */
 #include "capture.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Longest record accepted: pcapng blocks and pcap frames beyond this are treated as corrupt
  * (Wireshark's own limit is 256 KiB per packet; 16 MiB leaves room for odd blocks). */
 #define CAP_MAX_RECORD (16u << 20)
+#define CAP_WINDOW (1u << 20)   /* the read window */
+#define CAP_READ_MIN (64u << 10) /* slide the window rather than read less than this */
 
 static int fail(struct cap_reader *r, const char *fmt, ...)
 {
@@ -33,50 +37,69 @@ static uint16_t u16(const struct cap_reader *r, const uint8_t *p)
     return r->swapped ? __builtin_bswap16(v) : v;
 }
 
-static int reserve(struct cap_reader *r, size_t n)
+/* Makes n bytes available at buf[pos]: 1, 0 at a clean end (nothing left and end_ok), -1 error. */
+static int need(struct cap_reader *r, size_t n, int end_ok)
 {
-    if (n <= r->buf_cap)
-        return 0;
-    size_t cap = r->buf_cap ? r->buf_cap : 65536;
-    while (cap < n)
-        cap *= 2;
-    uint8_t *b = realloc(r->buf, cap);
-    if (!b)
-        return fail(r, "out of memory");
-    r->buf = b;
-    r->buf_cap = cap;
-    return 0;
+    while (r->end - r->pos < n) {
+        if (r->eof) {
+            if (r->end == r->pos && end_ok)
+                return 0;
+            return fail(r, "truncated after frame %llu (%zu of %zu bytes of a record)",
+                        (unsigned long long)r->frames, r->end - r->pos, n);
+        }
+        if (r->buf_cap - r->pos < n || r->buf_cap - r->end < CAP_READ_MIN) {
+            if (r->before_move)
+                r->before_move(r->ctx);
+            memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+            r->end -= r->pos;
+            r->pos = 0;
+            if (r->buf_cap < n) {
+                size_t cap = r->buf_cap;
+                while (cap < n)
+                    cap *= 2;
+                uint8_t *b = realloc(r->buf, cap);
+                if (!b)
+                    return fail(r, "out of memory");
+                r->buf = b;
+                r->buf_cap = cap;
+            }
+        }
+        ssize_t got = read(r->fd, r->buf + r->end, r->buf_cap - r->end);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return fail(r, "read error after frame %llu: %s", (unsigned long long)r->frames, strerror(errno));
+        if (got == 0)
+            r->eof = 1;
+        r->end += (size_t)got;
+    }
+    return 1;
 }
 
-/* Reads n bytes at buf[at]: 1, 0 at a clean end (nothing read and at_end allowed), -1 error. */
-static int read_exact(struct cap_reader *r, size_t at, size_t n, int end_ok)
+/* The n bytes at buf[pos] become a record: handed out, consumed. */
+static uint8_t *take(struct cap_reader *r, size_t n)
 {
-    if (reserve(r, at + n))
-        return -1;
-    size_t got = fread(r->buf + at, 1, n, r->f);
-    if (got == n)
-        return 1;
-    if (ferror(r->f))
-        return fail(r, "read error after frame %llu", (unsigned long long)r->frames);
-    if (got == 0 && end_ok)
-        return 0;
-    return fail(r, "truncated after frame %llu (%zu of %zu bytes of a record)", (unsigned long long)r->frames,
-                got, n);
+    uint8_t *p = r->buf + r->pos;
+    r->pos += n;
+    return p;
 }
 
 int cap_open(struct cap_reader *r, FILE *f, const char *name)
 {
     memset(r, 0, sizeof *r);
-    r->f = f;
+    r->fd = fileno(f);
     r->name = name;
-    int got = read_exact(r, 0, 4, 0);
-    if (got <= 0)
+    r->buf = malloc(CAP_WINDOW);
+    if (!r->buf)
+        return fail(r, "out of memory");
+    r->buf_cap = CAP_WINDOW;
+    if (need(r, 4, 0) <= 0)
         return -1;
     uint32_t magic;
     memcpy(&magic, r->buf, 4);
-    if (magic == 0x0A0D0D0A) { /* the first block's type and length stay in buf for next_pcapng */
+    if (magic == 0x0A0D0D0A) {
         r->format = CAP_PCAPNG;
-        return read_exact(r, 4, 4, 0) <= 0 ? -1 : 0;
+        return 0;
     }
     if (magic == 0xA1B2C3D4 || magic == 0xA1B23C4D) {
         r->swapped = 0;
@@ -86,7 +109,7 @@ int cap_open(struct cap_reader *r, FILE *f, const char *name)
         return fail(r, "not a pcap or pcapng file");
     }
     r->format = CAP_PCAP;
-    if (read_exact(r, 4, 20, 0) <= 0)
+    if (need(r, 24, 0) <= 0)
         return -1;
     r->snaplen = u32(r, r->buf + 16);
     r->link = (int)(u32(r, r->buf + 20) & 0x0FFFFFFF); /* the top bits hold FCS information */
@@ -95,22 +118,24 @@ int cap_open(struct cap_reader *r, FILE *f, const char *name)
 
 static int next_pcap(struct cap_reader *r, struct cap_record *rec)
 {
-    if (!r->started) { /* the file header, already in buf */
+    if (!r->started) { /* the file header, in the window since cap_open */
         r->started = 1;
-        *rec = (struct cap_record){.raw = r->buf, .raw_len = 24};
+        *rec = (struct cap_record){.raw = take(r, 24), .raw_len = 24};
         return 1;
     }
-    int got = read_exact(r, 0, 16, 1);
+    int got = need(r, 16, 1);
     if (got <= 0)
         return got;
-    uint32_t caplen = u32(r, r->buf + 8), wirelen = u32(r, r->buf + 12);
+    const uint8_t *h = r->buf + r->pos;
+    uint32_t caplen = u32(r, h + 8), wirelen = u32(r, h + 12);
     if (caplen > CAP_MAX_RECORD)
         return fail(r, "frame %llu: captured length %u is not plausible", (unsigned long long)r->frames + 1,
                     caplen);
-    if (read_exact(r, 16, caplen, 0) <= 0)
+    if (need(r, 16 + (size_t)caplen, 0) <= 0)
         return -1;
     r->frames++;
-    *rec = (struct cap_record){1, r->buf, 16 + (size_t)caplen, r->buf + 16, caplen,
+    uint8_t *raw = take(r, 16 + (size_t)caplen);
+    *rec = (struct cap_record){1, raw, 16 + (size_t)caplen, raw + 16, caplen,
                                wirelen < caplen ? caplen : wirelen, r->link, r->frames};
     return 1;
 }
@@ -136,37 +161,34 @@ static int add_interface(struct cap_reader *r, int link, uint32_t snap)
 
 static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
 {
-    if (r->started) {
-        int got = read_exact(r, 0, 8, 1);
-        if (got <= 0)
-            return got;
-    }
-    r->started = 1;
+    int got = need(r, 8, 1);
+    if (got <= 0)
+        return got;
     uint32_t type;
-    memcpy(&type, r->buf, 4);
+    memcpy(&type, r->buf + r->pos, 4);
     if (type == 0x0A0D0D0A) { /* a section header sets the byte order of its section */
-        if (read_exact(r, 8, 4, 0) <= 0)
+        if (need(r, 12, 0) <= 0)
             return -1;
         uint32_t bom;
-        memcpy(&bom, r->buf + 8, 4);
+        memcpy(&bom, r->buf + r->pos + 8, 4);
         if (bom != 0x1A2B3C4D && bom != 0x4D3C2B1A)
             return fail(r, "pcapng section header with a bad byte-order magic");
         r->swapped = bom == 0x4D3C2B1A;
         r->nif = 0;
     } else {
-        type = u32(r, r->buf);
+        type = u32(r, r->buf + r->pos);
     }
-    uint32_t len = u32(r, r->buf + 4);
-    size_t have = type == 0x0A0D0D0A ? 12 : 8;
-    if (len < 12 || len % 4 || len > CAP_MAX_RECORD || len < have)
+    uint32_t len = u32(r, r->buf + r->pos + 4);
+    if (len < 12 || len % 4 || len > CAP_MAX_RECORD || (type == 0x0A0D0D0A && len < 16))
         return fail(r, "after frame %llu: pcapng block of length %u", (unsigned long long)r->frames, len);
-    if (read_exact(r, have, len - have, 0) <= 0)
+    if (need(r, len, 0) <= 0)
         return -1;
-    if (u32(r, r->buf + len - 4) != len)
+    uint8_t *raw = take(r, len);
+    if (u32(r, raw + len - 4) != len)
         return fail(r, "after frame %llu: pcapng block lengths differ", (unsigned long long)r->frames);
-    const uint8_t *b = r->buf + 8;
+    const uint8_t *b = raw + 8;
     size_t body = len - 12;
-    *rec = (struct cap_record){.raw = r->buf, .raw_len = len};
+    *rec = (struct cap_record){.raw = raw, .raw_len = len};
     switch (type) {
     case 1: /* interface description */
         if (body < 8)
@@ -183,7 +205,7 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
             return fail(r, "frame %llu: captured length %u exceeds its block", (unsigned long long)r->frames + 1,
                         caplen);
         r->frames++;
-        *rec = (struct cap_record){1, r->buf, len, r->buf + 28, caplen, wirelen < caplen ? caplen : wirelen,
+        *rec = (struct cap_record){1, raw, len, raw + 28, caplen, wirelen < caplen ? caplen : wirelen,
                                    r->if_link[ifid], r->frames};
         return 1;
     }
@@ -196,7 +218,7 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
         if (caplen > body - 4)
             caplen = (uint32_t)(body - 4);
         r->frames++;
-        *rec = (struct cap_record){1, r->buf, len, r->buf + 12, caplen, wirelen < caplen ? caplen : wirelen,
+        *rec = (struct cap_record){1, raw, len, raw + 12, caplen, wirelen < caplen ? caplen : wirelen,
                                    r->if_link[0], r->frames};
         return 1;
     }

@@ -1,6 +1,9 @@
 /* Capture files (pcap, pcapng) read record by record, each record kept as its raw bytes so that a
- * writer can copy it back byte for byte after the packet data was changed in place.  Memory use is
- * one record at a time, whatever the file's size. */
+ * writer can copy it back byte for byte after the packet data was changed in place.
+ *
+ * The file is read with read(2) in large chunks into one window, and records are handed out where
+ * they lie in it: no copy between the kernel's and the caller's.  Memory use is the window (1 MiB,
+ * more only for a record larger than that), whatever the file's size. */
 #ifndef ICS_CLI_CAPTURE_H
 #define ICS_CLI_CAPTURE_H
 
@@ -23,7 +26,7 @@ struct cap_record {
 };
 
 struct cap_reader {
-    FILE *f;
+    int fd;
     const char *name;
     enum cap_format format;
     int swapped;       /* the file's byte order differs from the host's (per pcapng section) */
@@ -32,16 +35,23 @@ struct cap_reader {
     int *if_link;      /* pcapng: link type per interface of the current section */
     uint32_t *if_snap;
     size_t nif, if_cap;
-    uint8_t *buf;
-    size_t buf_cap;
+    uint8_t *buf;      /* the window: buf[pos..end) read and not yet handed out */
+    size_t buf_cap, pos, end;
+    int eof;
+    /* Called before the window's bytes move (records already handed out become invalid): a writer
+     * copying records out in spans (cmd_fix) writes what it holds. */
+    void (*before_move)(void *ctx);
+    void *ctx;
     uint64_t frames;
     int started;       /* the pcap file header was returned */
     char err[256];
 };
 
-/* 0, or -1 with reader->err set ("not a pcap or pcapng file", ...). */
+/* 0, or -1 with reader->err set ("not a pcap or pcapng file", ...).  Reads f's descriptor
+ * directly: nothing may have been read from f through stdio. */
 int cap_open(struct cap_reader *r, FILE *f, const char *name);
-/* 1 with *rec filled (valid until the next call), 0 at the end, -1 with r->err set. */
+/* 1 with *rec filled, 0 at the end, -1 with r->err set.  rec->raw stays valid until before_move
+ * is called; consecutive records lie back to back in the window. */
 int cap_next(struct cap_reader *r, struct cap_record *rec);
 void cap_close(struct cap_reader *r);
 

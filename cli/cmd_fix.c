@@ -1,16 +1,15 @@
 /* inetcsum fix IN OUT: a copy of IN with every wrong checksum recomputed and every other byte as it
- * was (pcapng blocks and options included).  OUT appears whole or not at all: it is written to a
- * temporary file beside it and renamed over it at the end; on any error the temporary is removed,
- * and IN is never opened for writing. */
+ * was (pcapng blocks and options included).  OUT appears whole or not at all (outfile.h), and IN
+ * is never opened for writing. */
+#include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "capture.h"
 #include "cli.h"
+#include "outfile.h"
 #include "report.h"
 
 static const char help[] =
@@ -37,6 +36,32 @@ struct fix_opts {
     int quiet;
 };
 
+/* Records waiting to be written: back to back in the reader's window, so written in one call
+ * (large spans bypass stdio's buffer) before the window moves. */
+struct span {
+    FILE *out;
+    const uint8_t *start;
+    size_t len;
+    int failed; /* errno of the failed write, or 0 */
+};
+
+static void span_write(void *ctx)
+{
+    struct span *sp = ctx;
+    if (sp->len && !sp->failed && fwrite(sp->start, 1, sp->len, sp->out) != sp->len)
+        sp->failed = errno ? errno : EIO;
+    sp->len = 0;
+}
+
+static void span_add(struct span *sp, const uint8_t *raw, size_t len)
+{
+    if (sp->len && sp->start + sp->len != raw)
+        span_write(sp);
+    if (!sp->len)
+        sp->start = raw;
+    sp->len += len;
+}
+
 /* Copies `in` to the open temporary `out`, filling checksums; EXIT_USAGE on error. */
 static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE *out, const struct fix_opts *o,
                       struct tally *t)
@@ -44,10 +69,13 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
     struct cap_reader rd;
     struct cap_record rec;
     struct cli_progress prog;
+    struct span sp = {out, NULL, 0, 0};
     cli_progress_start(&prog, in_path, in);
     int got = cap_open(&rd, in, in_path);
+    rd.before_move = span_write;
+    rd.ctx = &sp;
     unsigned long long bytes = 0;
-    while (got == 0 && (got = cap_next(&rd, &rec)) == 1) {
+    while (got == 0 && !sp.failed && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;
         bytes += rec.raw_len;
         cli_progress_update(&prog, bytes);
@@ -60,117 +88,49 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
                 if (r.checks[i].flags & INETCSUM_CHECK_WRITTEN)
                     t->problems -= (unsigned long long)report_problem(r.checks[i].status);
         }
-        if (fwrite(rec.raw, 1, rec.raw_len, out) != rec.raw_len) {
-            cli_error("%s: writing after frame %llu: %m", out_path, (unsigned long long)rd.frames);
-            got = -2;
-            break;
-        }
+        span_add(&sp, rec.raw, rec.raw_len);
     }
+    if (got == 0)
+        span_write(&sp);
     cli_progress_end(&prog);
     int status = EXIT_ALL_GOOD;
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);
         status = EXIT_USAGE;
-    } else if (got == -2) {
+    } else if (sp.failed) {
+        cli_error("%s: writing after frame %llu: %s", out_path, (unsigned long long)rd.frames, strerror(sp.failed));
         status = EXIT_USAGE;
     }
     cap_close(&rd);
     return status;
 }
 
-/* Where OUT really goes: through a symbolic link to its target (as cp writes through one), and
- * never over anything but a regular file (renaming over a device or a directory would replace
- * it).  NULL, with the error printed, when OUT cannot be written. */
-static char *resolve_out(const char *out_path)
-{
-    struct stat st;
-    char *target = NULL;
-    if (lstat(out_path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        target = realpath(out_path, NULL);
-        if (!target) {
-            cli_error("%s: %m", out_path);
-            return NULL;
-        }
-    } else {
-        target = strdup(out_path);
-    }
-    if (target && stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-        cli_error("%s: exists and is not a regular file: not replaced", out_path);
-        free(target);
-        return NULL;
-    }
-    return target;
-}
-
-/* Writes out_path (resolved) from in_path through a temporary file in its directory. */
-static int fix_into(const char *in_path, const char *out_path, const struct fix_opts *o)
+/* Writes OUT from in_path through an atomic output file. */
+static int fix_file(const char *in_path, const char *out_path, const struct fix_opts *o)
 {
     FILE *in = cli_open_input(in_path);
     if (!in)
         return EXIT_USAGE;
+    struct outfile out;
+    if (outfile_open(&out, out_path) != 0) {
+        if (in != stdin)
+            fclose(in);
+        return EXIT_USAGE;
+    }
     struct stat in_st;
-    int have_mode = in != stdin && fstat(fileno(in), &in_st) == 0;
-
-    size_t n = strlen(out_path);
-    char *tmp = malloc(n + 16);
-    char *dir_copy = strdup(out_path);
-    if (!tmp || !dir_copy) {
-        cli_error("out of memory");
-        free(tmp);
-        free(dir_copy);
-        if (in != stdin)
-            fclose(in);
-        return EXIT_USAGE;
-    }
-    snprintf(tmp, n + 16, "%s.fix-XXXXXX", out_path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cli_error("%s: cannot create a file in %s: %m", out_path, dirname(dir_copy));
-        free(tmp);
-        free(dir_copy);
-        if (in != stdin)
-            fclose(in);
-        return EXIT_USAGE;
-    }
-    free(dir_copy);
-    FILE *out = fdopen(fd, "wb");
-    if (!out) {
-        cli_error("%s: %m", out_path);
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        if (in != stdin)
-            fclose(in);
-        return EXIT_USAGE;
-    }
-    static char outbuf[1 << 18];
-    setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
-
+    if (in != stdin && fstat(fileno(in), &in_st) == 0)
+        outfile_mode(&out, in_st.st_mode); /* OUT gets IN's permissions, as cp does */
     struct tally t;
     memset(&t, 0, sizeof t);
-    int status = fix_stream(in_path, in, out_path, out, o, &t);
-    if (have_mode)
-        fchmod(fd, in_st.st_mode & 07777); /* OUT gets IN's permissions, as cp does */
-    if (fflush(out) != 0 || fsync(fd) != 0) {
-        if (status == EXIT_ALL_GOOD)
-            cli_error("%s: %m", out_path);
-        status = EXIT_USAGE;
-    }
-    if (fclose(out) != 0 && status == EXIT_ALL_GOOD) {
-        cli_error("%s: %m", out_path);
-        status = EXIT_USAGE;
-    }
+    int status = fix_stream(in_path, in, out_path, out.f, o, &t);
     if (in != stdin)
         fclose(in);
-    if (status == EXIT_ALL_GOOD && rename(tmp, out_path) != 0) {
-        cli_error("%s: %m", out_path);
-        status = EXIT_USAGE;
-    }
-    if (status != EXIT_ALL_GOOD)
-        unlink(tmp);
-    free(tmp);
-    if (status != EXIT_ALL_GOOD)
+    if (status != EXIT_ALL_GOOD) {
+        outfile_abort(&out);
         return status;
+    }
+    if (outfile_commit(&out) != 0)
+        return EXIT_USAGE;
     if (!o->quiet) {
         report_summary(stderr, in_path, &t);
         fprintf(stderr, "%s: %llu checksums written", out_path, t.written);
@@ -181,17 +141,6 @@ static int fix_into(const char *in_path, const char *out_path, const struct fix_
         fputc('\n', stderr);
     }
     return t.problems ? EXIT_BAD : EXIT_ALL_GOOD;
-}
-
-/* fix IN OUT for one pair. */
-static int fix_file(const char *in_path, const char *out_arg, const struct fix_opts *o)
-{
-    char *out_path = resolve_out(out_arg);
-    if (!out_path)
-        return EXIT_USAGE;
-    int status = fix_into(in_path, out_path, o);
-    free(out_path);
-    return status;
 }
 
 int cmd_fix(int argc, char **argv)

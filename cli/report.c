@@ -3,8 +3,13 @@
 
 #include <string.h>
 
-static const char *const display[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
+static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
                                                           "ICMPv6", "IGMP", "GRE", "SCTP", "MH"};
+
+const char *report_layer_name(unsigned layer)
+{
+    return layer < INETCSUM_LAYER_COUNT ? display_names[layer] : "?";
+}
 
 int report_problem(unsigned status)
 {
@@ -55,7 +60,7 @@ void report_problem_line(FILE *out, const char *file, unsigned long long frame, 
     const char *quoted = (c->flags & INETCSUM_CHECK_QUOTED) ? "quoted " : "";
     int w = hex_width(c);
     fprintf(out, "%s: frame %llu %s%s%s 0x%0*x, should be 0x%0*x%s\n", file, frame, quoted, where,
-            display[c->layer], w, c->stored, w, c->expected, why(c));
+            display_names[c->layer], w, c->stored, w, c->expected, why(c));
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped. */
@@ -104,7 +109,7 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
             n += t->by[l][s];
         if (!n)
             continue;
-        fprintf(out, "  %-8s", display[l]);
+        fprintf(out, "  %-8s", display_names[l]);
         const char *sep = " ";
         for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
             if (t->by[l][s]) {

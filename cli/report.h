@@ -18,6 +18,9 @@ struct tally {
 /* Counts one frame's report. */
 void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen);
 
+/* A layer as people write it: "IPv4", "UDP-Lite", "ICMPv6". */
+const char *report_layer_name(unsigned layer);
+
 /* Whether a status is a problem (bad, partial, illegal). */
 int report_problem(unsigned status);
 

@@ -1,0 +1,268 @@
+/* inetcsum gen OUT: a capture of synthetic frames (synth.h) with every checksum right, or with a
+ * chosen number of them made wrong: the shipped sample, test and benchmark inputs. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "outfile.h"
+#include "report.h"
+#include "synth.h"
+
+static const char help[] =
+    "usage: inetcsum gen [--frames N | --size BYTES] [--bad N|P%] [--mix all|common]\n"
+    "                    [--frame-size N] [--seed N] [--format pcap|pcapng] [--quiet] OUT\n"
+    "\n"
+    "Writes a capture ('-': standard output) of synthetic Ethernet frames with every checksum right,\n"
+    "then makes some wrong, as captures show them: a wrong value, or the pseudo-header seed a sender\n"
+    "leaves for TX checksum offload ('partial').  The same options and seed give the same bytes.\n"
+    "\n"
+    "  --frames N        frames to write (default 1000)\n"
+    "  --size BYTES      write frames until the file holds this much (suffixes K, M, G: 1024-based)\n"
+    "  --bad N           make one checksum wrong in N frames spread over the capture (needs --frames)\n"
+    "  --bad P%          ... in each frame with probability P percent\n"
+    "  --mix all         cycle through every kind: TCP, UDP, ICMP over IPv4 and IPv6, VLAN, VXLAN,\n"
+    "                    GENEVE, GRE with a checksum, SCTP, UDP-Lite, IPv6 options, UDP without a\n"
+    "                    checksum (the default)\n"
+    "  --mix common      TCP and UDP over IPv4 and IPv6 only\n"
+    "  --frame-size N    every frame N bytes (60..9018; default 60, 590 and 1514 as 7:4:1)\n"
+    "  --seed N          the random seed (default 1)\n"
+    "  --format F        pcap (microseconds) or pcapng; default by OUT's extension, else pcap\n"
+    "  --quiet           do not list the frames made wrong\n";
+
+struct gen_opts {
+    unsigned long long frames, size, bad;
+    double bad_pct; /* < 0: --bad N */
+    unsigned long long seed;
+    enum synth_mix mix;
+    unsigned frame_size;
+    int pcapng, quiet;
+};
+
+/* 2026-01-01 00:00:00 UTC, and one frame every 100 microseconds. */
+#define GEN_EPOCH 1767225600ull
+#define GEN_STEP_US 100ull
+
+static int put32(FILE *f, uint32_t v)
+{
+    return fwrite(&v, 4, 1, f) == 1 ? 0 : -1;
+}
+
+static int file_header(FILE *f, int pcapng)
+{
+    if (!pcapng) {
+        const uint32_t h[6] = {0xA1B2C3D4u, 2u | 4u << 16, 0, 0, 262144, 1};
+        return fwrite(h, sizeof h, 1, f) == 1 ? 0 : -1;
+    }
+    /* Section header with a shb_userappl option, then one Ethernet interface. */
+    static const char app[] = "inetcsum gen"; /* 12 bytes: no padding */
+    const uint32_t shb[] = {0x0A0D0D0Au, 28 + 4 + 12 + 4, 0x1A2B3C4Du, 1, 0xFFFFFFFFu, 0xFFFFFFFFu,
+                            4u | (uint32_t)(sizeof app - 1) << 16};
+    const uint32_t shb_end[] = {0, 28 + 4 + 12 + 4};
+    const uint32_t idb[] = {1, 20, 1, 262144, 20};
+    if (fwrite(shb, sizeof shb, 1, f) != 1 || fwrite(app, sizeof app - 1, 1, f) != 1 ||
+        fwrite(shb_end, sizeof shb_end, 1, f) != 1 || fwrite(idb, sizeof idb, 1, f) != 1)
+        return -1;
+    return 0;
+}
+
+/* One frame record; returns the bytes written, 0 on a write error. */
+static size_t frame_record(FILE *f, int pcapng, uint64_t n, const uint8_t *frame, uint32_t len)
+{
+    uint64_t us = GEN_EPOCH * 1000000ull + n * GEN_STEP_US;
+    static const uint8_t zero[4];
+    if (!pcapng) {
+        const uint32_t h[4] = {(uint32_t)(us / 1000000), (uint32_t)(us % 1000000), len, len};
+        if (fwrite(h, sizeof h, 1, f) != 1 || fwrite(frame, 1, len, f) != len)
+            return 0;
+        return sizeof h + len;
+    }
+    uint32_t pad = (4 - len % 4) % 4, total = 32 + len + pad;
+    const uint32_t h[7] = {6, total, 0, (uint32_t)(us >> 32), (uint32_t)us, len, len};
+    if (fwrite(h, sizeof h, 1, f) != 1 || fwrite(frame, 1, len, f) != len || fwrite(zero, 1, pad, f) != pad ||
+        put32(f, total))
+        return 0;
+    return total;
+}
+
+/* Whether frame i (0-based) of `o->frames` gets a wrong checksum: N spread as selection sampling
+ * (Knuth's algorithm S) gives exactly N, or each with probability P%. */
+static int pick_bad(struct synth *s, const struct gen_opts *o, unsigned long long i, unsigned long long *chosen)
+{
+    if (o->bad_pct >= 0)
+        return (double)(synth_rand(s) % 1000000) < o->bad_pct * 10000.0;
+    if (*chosen >= o->bad)
+        return 0;
+    if (synth_rand(s) % (o->frames - i) < o->bad - *chosen) {
+        ++*chosen;
+        return 1;
+    }
+    return 0;
+}
+
+static const char *damage_text(const struct synth_damage *d)
+{
+    static char text[96];
+    snprintf(text, sizeof text, "%s%s %s%s", d->depth ? "inner " : "",
+             report_layer_name(d->layer), d->partial ? "partial" : "bad",
+             d->wrong > 1 ? " (and the outer checksum covering it)" : "");
+    return text;
+}
+
+static int generate(const char *path, const struct gen_opts *o)
+{
+    struct outfile out;
+    if (outfile_open(&out, path) != 0)
+        return EXIT_USAGE;
+    struct synth s, picks;
+    synth_init(&s, o->seed, o->mix, o->frame_size);
+    synth_init(&picks, o->seed ^ 0x5EEDBAD, o->mix, 0); /* separate, so --bad does not change the frames */
+    static uint8_t frame[SYNTH_MAX_FRAME];
+    unsigned long long bytes = 0, made = 0, chosen = 0, damaged = 0, wrong = 0;
+    int failed = file_header(out.f, o->pcapng) != 0;
+    bytes += o->pcapng ? 68 : 24;
+    while (!failed && (o->size ? bytes < o->size : made < o->frames)) {
+        enum synth_kind kind;
+        size_t len = synth_next(&s, frame, &kind);
+        if (pick_bad(&picks, o, made, &chosen)) {
+            struct synth_damage d;
+            if (synth_damage(&picks, frame, len, &d)) {
+                damaged++;
+                wrong += d.wrong;
+                if (!o->quiet)
+                    fprintf(stderr, "%s: frame %llu %s\n", path, made + 1, damage_text(&d));
+            }
+        }
+        size_t w = frame_record(out.f, o->pcapng, made, frame, (uint32_t)len);
+        failed = w == 0;
+        bytes += w;
+        made++;
+    }
+    if (failed) {
+        cli_error("%s: writing frame %llu: %m", path, made);
+        outfile_abort(&out);
+        return EXIT_USAGE;
+    }
+    if (outfile_commit(&out) != 0)
+        return EXIT_USAGE;
+    if (!o->quiet)
+        fprintf(stderr, "%s: %llu frames, %llu bytes; %llu frames made wrong, %llu checksums now wrong\n", path,
+                made, bytes, damaged, wrong);
+    return EXIT_ALL_GOOD;
+}
+
+/* "256M" and the like; 0 when it does not parse. */
+static unsigned long long parse_size(const char *arg)
+{
+    char *end;
+    unsigned long long v = strtoull(arg, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'G': case 'g': shift += 10; /* fall through */
+    case 'M': case 'm': shift += 10; /* fall through */
+    case 'K': case 'k': shift += 10; end++; break;
+    default: break;
+    }
+    if (end == arg || *end || v > (~0ull >> shift))
+        return 0;
+    return v << shift;
+}
+
+static int parse_count(const char *arg, unsigned long long *v)
+{
+    char *end;
+    *v = strtoull(arg, &end, 10);
+    return end != arg && *end == 0 && arg[0] != '-';
+}
+
+static int parse_bad(const char *arg, struct gen_opts *o)
+{
+    size_t n = strlen(arg);
+    if (n > 1 && arg[n - 1] == '%') {
+        char *end;
+        o->bad_pct = strtod(arg, &end);
+        return end == arg + n - 1 && o->bad_pct >= 0 && o->bad_pct <= 100;
+    }
+    o->bad_pct = -1;
+    return parse_count(arg, &o->bad);
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"frames", required_argument, NULL, 'n'},     {"size", required_argument, NULL, 's'},
+        {"bad", required_argument, NULL, 'b'},        {"mix", required_argument, NULL, 'm'},
+        {"frame-size", required_argument, NULL, 'l'}, {"seed", required_argument, NULL, 'S'},
+        {"format", required_argument, NULL, 'f'},     {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
+    struct gen_opts o = {.frames = 1000, .bad_pct = -1, .seed = 1, .mix = SYNTH_MIX_ALL, .pcapng = -1};
+    unsigned long long v;
+    int frames_given = 0, c;
+    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        int ok = 1;
+        switch (c) {
+        case 'n':
+            ok = parse_count(optarg, &o.frames) && o.frames > 0;
+            frames_given = 1;
+            break;
+        case 's':
+            ok = (o.size = parse_size(optarg)) != 0;
+            break;
+        case 'b':
+            ok = parse_bad(optarg, &o);
+            break;
+        case 'm':
+            ok = strcmp(optarg, "all") == 0 || strcmp(optarg, "common") == 0;
+            o.mix = strcmp(optarg, "common") == 0 ? SYNTH_MIX_COMMON : SYNTH_MIX_ALL;
+            break;
+        case 'l':
+            ok = parse_count(optarg, &v) && v >= 60 && v <= SYNTH_MAX_FRAME;
+            o.frame_size = (unsigned)v;
+            break;
+        case 'S':
+            ok = parse_count(optarg, &o.seed);
+            break;
+        case 'f':
+            ok = strcmp(optarg, "pcap") == 0 || strcmp(optarg, "pcapng") == 0;
+            o.pcapng = strcmp(optarg, "pcapng") == 0;
+            break;
+        case 'q':
+            o.quiet = 1;
+            break;
+        case 'h':
+            return cli_usage(help, 1);
+        default:
+            return cli_usage(help, 0);
+        }
+        if (!ok) {
+            const struct option *lo = longopts;
+            while (lo->val != c)
+                lo++;
+            cli_error("gen: bad value '%s' for --%s", optarg, lo->name);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        cli_error("gen: needs one OUT file ('-' for standard output)");
+        fputs(help, stderr);
+        return EXIT_USAGE;
+    }
+    if (o.size && frames_given) {
+        cli_error("gen: --frames and --size exclude each other");
+        return EXIT_USAGE;
+    }
+    if (o.bad_pct < 0 && o.size && o.bad) {
+        cli_error("gen: with --size, give --bad as a percentage (e.g. --bad 1%%)");
+        return EXIT_USAGE;
+    }
+    if (o.bad_pct < 0 && o.bad > o.frames) {
+        cli_error("gen: --bad %llu is more than the %llu frames", o.bad, o.frames);
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    if (o.pcapng < 0) {
+        size_t n = strlen(path);
+        o.pcapng = n > 7 && strcmp(path + n - 7, ".pcapng") == 0;
+    }
+    return generate(path, &o);
+}

@@ -1,0 +1,27 @@
+/* An output file that appears whole or not at all: written to a temporary file beside it, then
+ * flushed, synced and renamed over it.  Used by fix and gen.  "-" is standard output, written
+ * directly. */
+#ifndef ICS_CLI_OUTFILE_H
+#define ICS_CLI_OUTFILE_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+struct outfile {
+    FILE *f;
+    char *path; /* where it goes: a symbolic link's target, as cp writes through one */
+    char *tmp;  /* the temporary file, NULL for standard output */
+    int fd;
+};
+
+/* 0 with o->f open for writing, or -1 with the error printed.  Refuses to replace anything but a
+ * regular file (renaming over a device or a directory would replace it). */
+int outfile_open(struct outfile *o, const char *path);
+/* Gives the file these permission bits (fix: IN's, as cp does). */
+void outfile_mode(struct outfile *o, mode_t mode);
+/* Flushes, syncs and renames into place: 0, or -1 with the error printed and nothing left. */
+int outfile_commit(struct outfile *o);
+/* Removes the temporary file: nothing is left. */
+void outfile_abort(struct outfile *o);
+
+#endif

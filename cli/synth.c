@@ -1,0 +1,369 @@
+/* Synthetic frames: headers written front to back with their checksum fields zero, lengths set
+ * from the end once the payload is in, then the library's fill computes every checksum. */
+#include "synth.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "inetcsum_packet.h"
+
+uint64_t synth_rand(struct synth *s)
+{
+    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void synth_init(struct synth *s, uint64_t seed, enum synth_mix mix, unsigned fixed_size)
+{
+    *s = (struct synth){.rng = seed, .mix = mix, .fixed_size = fixed_size};
+}
+
+/* A frame under construction; the length fields to set once its end is known. */
+struct builder {
+    struct synth *s;
+    uint8_t *p;
+    size_t len;
+    struct {
+        size_t off;
+        enum { LEN_IPV4, LEN_IPV6, LEN_UDP } what;
+    } lens[8];
+    unsigned nlens;
+};
+
+static uint8_t *put(struct builder *b, size_t n)
+{
+    uint8_t *q = b->p + b->len;
+    memset(q, 0, n);
+    b->len += n;
+    return q;
+}
+
+static void be16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+    be16(p, v >> 16);
+    be16(p + 2, v & 0xFFFF);
+}
+
+static void length_later(struct builder *b, int what)
+{
+    b->lens[b->nlens].off = b->len;
+    b->lens[b->nlens++].what = what;
+}
+
+static void ether(struct builder *b, unsigned type)
+{
+    static const uint8_t macs[12] = {0x02, 0x00, 0x5E, 0x10, 0x00, 0x01, 0x02, 0x00, 0x5E, 0x10, 0x00, 0x02};
+    uint8_t *h = put(b, 14);
+    memcpy(h, macs, 12);
+    be16(h + 12, type);
+}
+
+static void vlan(struct builder *b, unsigned vid, unsigned type)
+{
+    uint8_t *h = b->p + b->len - 2; /* the Ethernet type becomes the TPID */
+    be16(h, 0x8100);
+    h = put(b, 4);
+    be16(h, vid);
+    be16(h + 2, type);
+}
+
+static void ipv4(struct builder *b, uint8_t proto)
+{
+    length_later(b, LEN_IPV4);
+    uint8_t *h = put(b, 20);
+    uint64_t r = synth_rand(b->s);
+    h[0] = 0x45;
+    be16(h + 4, (unsigned)r & 0xFFFF); /* identification */
+    be16(h + 6, 0x4000);               /* don't fragment */
+    h[8] = 64;
+    h[9] = proto;
+    be32(h + 12, 0xC0000200u | (uint32_t)(1 + (r >> 16) % 254));  /* 192.0.2.0/24 */
+    be32(h + 16, 0xC6336400u | (uint32_t)(1 + (r >> 24) % 254));  /* 198.51.100.0/24 */
+}
+
+static void ipv6(struct builder *b, uint8_t nh)
+{
+    length_later(b, LEN_IPV6);
+    uint8_t *h = put(b, 40);
+    uint64_t r = synth_rand(b->s);
+    be32(h, 0x60000000u | (uint32_t)(r & 0xFFFFF)); /* flow label */
+    h[6] = nh;
+    h[7] = 64;
+    be32(h + 8, 0x20010DB8u); /* 2001:db8::/48 and 2001:db8:1::/48 */
+    be16(h + 22, (unsigned)(r >> 20) & 0xFFFF);
+    be32(h + 24, 0x20010DB8u);
+    be16(h + 28, 1);
+    be16(h + 38, (unsigned)(r >> 36) & 0xFFFF);
+}
+
+static void ipv6_options(struct builder *b, uint8_t nh)
+{
+    uint8_t *h = put(b, 8);
+    h[0] = nh;
+    h[2] = 1; /* PadN over the remaining 4 bytes */
+    h[3] = 4;
+}
+
+static unsigned ephemeral(struct builder *b)
+{
+    return 49152 + (unsigned)(synth_rand(b->s) % 16384);
+}
+
+static void tcp(struct builder *b)
+{
+    uint8_t *h = put(b, 20);
+    uint64_t r = synth_rand(b->s);
+    be16(h, ephemeral(b));
+    be16(h + 2, (r & 1) ? 443 : 80);
+    be32(h + 4, (uint32_t)r);
+    be32(h + 8, (uint32_t)(r >> 32));
+    h[12] = 5 << 4;
+    h[13] = 0x18; /* PSH, ACK */
+    be16(h + 14, 64240);
+}
+
+static void udp(struct builder *b, unsigned dport)
+{
+    length_later(b, LEN_UDP);
+    uint8_t *h = put(b, 8);
+    be16(h, ephemeral(b));
+    be16(h + 2, dport);
+}
+
+static void icmp_echo(struct builder *b, uint8_t type)
+{
+    uint8_t *h = put(b, 8);
+    h[0] = type;
+    be32(h + 4, (uint32_t)synth_rand(b->s)); /* identifier and sequence */
+}
+
+/* Frame length: fixed, or 60 / 590 / 1514 bytes as 7:4:1. */
+static size_t target_size(struct synth *s)
+{
+    if (s->fixed_size)
+        return s->fixed_size;
+    unsigned r = (unsigned)(synth_rand(s) % 12);
+    return r < 7 ? 60 : r < 11 ? 590 : 1514;
+}
+
+static enum synth_kind next_kind(struct synth *s)
+{
+    if (s->mix == SYNTH_MIX_ALL)
+        return (enum synth_kind)(s->made % SYNTH_KIND_COUNT);
+    static const enum synth_kind common[20] = {
+        SYNTH_TCP4, SYNTH_TCP4, SYNTH_TCP4, SYNTH_TCP4, SYNTH_TCP4, SYNTH_TCP4, SYNTH_TCP4, SYNTH_TCP4,
+        SYNTH_UDP4, SYNTH_UDP4, SYNTH_UDP4, SYNTH_UDP4, SYNTH_TCP6, SYNTH_TCP6, SYNTH_TCP6, SYNTH_TCP6,
+        SYNTH_TCP6, SYNTH_UDP6, SYNTH_UDP6, SYNTH_UDP6};
+    return common[synth_rand(s) % 20];
+}
+
+/* The headers of one kind; returns the fill flags it needs. */
+static unsigned headers(struct builder *b, enum synth_kind kind)
+{
+    unsigned flags = INETCSUM_FILL_UDP_ZERO; /* a zero UDP field here means "not computed yet" */
+    switch (kind) {
+    case SYNTH_TCP4:
+    case SYNTH_VLAN_TCP4:
+        ether(b, 0x0800);
+        if (kind == SYNTH_VLAN_TCP4)
+            vlan(b, 100, 0x0800);
+        ipv4(b, 6);
+        tcp(b);
+        break;
+    case SYNTH_UDP4:
+        ether(b, 0x0800);
+        ipv4(b, 17);
+        udp(b, 5004);
+        break;
+    case SYNTH_UDP4_NOCSUM:
+        ether(b, 0x0800);
+        ipv4(b, 17);
+        udp(b, 53);
+        flags = 0;
+        break;
+    case SYNTH_TCP6:
+        ether(b, 0x86DD);
+        ipv6(b, 6);
+        tcp(b);
+        break;
+    case SYNTH_UDP6:
+        ether(b, 0x86DD);
+        ipv6(b, 17);
+        udp(b, 443);
+        break;
+    case SYNTH_ICMP4:
+        ether(b, 0x0800);
+        ipv4(b, 1);
+        icmp_echo(b, 8);
+        break;
+    case SYNTH_ICMP6:
+        ether(b, 0x86DD);
+        ipv6(b, 58);
+        icmp_echo(b, 128);
+        break;
+    case SYNTH_VXLAN: {
+        ether(b, 0x0800);
+        ipv4(b, 17);
+        udp(b, 4789);
+        uint8_t *v = put(b, 8);
+        v[0] = 0x08; /* VNI present */
+        be32(v + 4, 4242u << 8);
+        ether(b, 0x0800);
+        ipv4(b, 6);
+        tcp(b);
+        flags = 0; /* the outer UDP checksum stays 0, as Linux's VXLAN sends it over IPv4 */
+        break;
+    }
+    case SYNTH_GENEVE6: {
+        ether(b, 0x86DD);
+        ipv6(b, 17);
+        udp(b, 6081);
+        uint8_t *g = put(b, 8);
+        be16(g + 2, 0x6558); /* Ethernet inside */
+        be32(g + 4, 77u << 8);
+        ether(b, 0x0800);
+        ipv4(b, 17);
+        udp(b, 5004);
+        break;
+    }
+    case SYNTH_GRE: {
+        ether(b, 0x0800);
+        ipv4(b, 47);
+        uint8_t *g = put(b, 8);
+        be16(g, 0x8000); /* checksum present */
+        be16(g + 2, 0x86DD);
+        ipv6(b, 6);
+        tcp(b);
+        break;
+    }
+    case SYNTH_SCTP4: {
+        ether(b, 0x0800);
+        ipv4(b, 132);
+        uint8_t *h = put(b, 12);
+        be16(h, 38412); /* S1AP */
+        be16(h + 2, 38412);
+        be32(h + 4, (uint32_t)synth_rand(b->s)); /* verification tag */
+        break;
+    }
+    case SYNTH_UDPLITE6: {
+        ether(b, 0x86DD);
+        ipv6(b, 136);
+        uint8_t *h = put(b, 8);
+        be16(h, ephemeral(b));
+        be16(h + 2, 5004);
+        be16(h + 4, 8); /* coverage: the header only, as a codec tolerant of bit errors would ask */
+        break;
+    }
+    case SYNTH_UDP6_EXT:
+        ether(b, 0x86DD);
+        ipv6(b, 0);
+        ipv6_options(b, 60);
+        ipv6_options(b, 17);
+        udp(b, 443);
+        break;
+    default:
+        abort();
+    }
+    return flags;
+}
+
+/* SCTP: one DATA chunk holding the payload, padded to 4 bytes. */
+static void sctp_data(struct builder *b, size_t room)
+{
+    size_t n = room > 16 ? (room - 16) & ~(size_t)3 : 4;
+    uint8_t *c = put(b, 16 + n);
+    c[1] = 3; /* beginning and end of a message */
+    be16(c + 2, (unsigned)(16 + n));
+    be32(c + 4, (uint32_t)b->s->made); /* TSN */
+    be32(c + 12, 18);                   /* payload protocol: S1AP */
+    for (size_t i = 0; i < n; i++)
+        c[16 + i] = (uint8_t)synth_rand(b->s);
+}
+
+size_t synth_next(struct synth *s, uint8_t *buf, enum synth_kind *kind)
+{
+    struct builder b = {.s = s, .p = buf};
+    *kind = next_kind(s);
+    size_t want = target_size(s);
+    unsigned flags = headers(&b, *kind);
+    size_t room = want > b.len + 8 ? want - b.len : 8;
+    if (*kind == SYNTH_SCTP4) {
+        sctp_data(&b, room);
+    } else {
+        uint8_t *pay = put(&b, room);
+        for (size_t i = 0; i < room; i += 8) {
+            uint64_t r = synth_rand(s);
+            memcpy(pay + i, &r, room - i < 8 ? room - i : 8);
+        }
+    }
+    for (unsigned i = b.nlens; i-- > 0;) {
+        size_t off = b.lens[i].off, rest = b.len - off;
+        be16(b.p + off + (b.lens[i].what == LEN_IPV4 ? 2 : 4), /* IPv6 payload and UDP lengths: both at 4 */
+             (unsigned)(b.lens[i].what == LEN_IPV6 ? rest - 40 : rest));
+    }
+    inetcsum_fill(buf, b.len, 0, INETCSUM_LINK_ETHERNET, flags, NULL);
+    s->made++;
+    return b.len;
+}
+
+/* Where each layer keeps its checksum, from the start of its header. */
+static const uint8_t field_offset[INETCSUM_LAYER_COUNT] = {
+    [INETCSUM_LAYER_IPV4] = 10, [INETCSUM_LAYER_TCP] = 16,   [INETCSUM_LAYER_UDP] = 6,
+    [INETCSUM_LAYER_UDPLITE] = 6, [INETCSUM_LAYER_ICMP] = 2, [INETCSUM_LAYER_ICMPV6] = 2,
+    [INETCSUM_LAYER_IGMP] = 2,  [INETCSUM_LAYER_GRE] = 4,    [INETCSUM_LAYER_SCTP] = 8,
+    [INETCSUM_LAYER_MH] = 4};
+
+/* Turns the 16-bit field at p into a different ones'-complement value: never its other form of
+ * zero (0x0000 <-> 0xFFFF are equal sums), never 0 (for UDP that means "no checksum"). */
+static void wrong16(struct synth *s, uint8_t *p)
+{
+    unsigned v = (unsigned)p[0] << 8 | p[1], w;
+    do
+        w = v ^ (unsigned)(synth_rand(s) & 0xFFFF);
+    while (w == v || w == 0 || (v ^ w) == 0xFFFF);
+    be16(p, w);
+}
+
+int synth_damage(struct synth *s, uint8_t *frame, size_t len, struct synth_damage *d)
+{
+    struct inetcsum_report r;
+    inetcsum_verify(frame, len, 0, INETCSUM_LINK_ETHERNET, 0, &r);
+    unsigned good[INETCSUM_MAX_CHECKS], n = 0, v6 = 1;
+    for (unsigned i = 0; i < r.count; i++) {
+        if (r.checks[i].status == INETCSUM_GOOD)
+            good[n++] = i;
+        if (r.checks[i].layer == INETCSUM_LAYER_IPV4 && r.checks[i].depth == 0)
+            v6 = 0;
+    }
+    if (n == 0)
+        return 0;
+    const struct inetcsum_check *c = &r.checks[good[synth_rand(s) % n]];
+    int tcp = c->layer == INETCSUM_LAYER_TCP, udp = c->layer == INETCSUM_LAYER_UDP;
+    if ((tcp || udp) && c->depth == 0 && synth_rand(s) % 2) {
+        /* What the sender's stack hands a NIC with checksum offload: the pseudo-header seed. */
+        uint32_t kind = tcp ? (v6 ? INETCSUM_OFL_TCP6 : INETCSUM_OFL_TCP4) : (v6 ? INETCSUM_OFL_UDP6 : INETCSUM_OFL_UDP4);
+        struct inetcsum_offload o = {kind, kind, 0};
+        inetcsum_offload(frame, len, INETCSUM_LINK_ETHERNET, &o, NULL);
+        *d = (struct synth_damage){c->layer, c->depth, 1, 0};
+    } else {
+        uint8_t *field = frame + c->offset + field_offset[c->layer];
+        if (c->layer == INETCSUM_LAYER_SCTP) {
+            uint32_t x = (uint32_t)synth_rand(s) | 1;
+            for (int i = 0; i < 4; i++)
+                field[i] ^= (uint8_t)(x >> (8 * i));
+        } else {
+            wrong16(s, field);
+        }
+        *d = (struct synth_damage){c->layer, c->depth, 0, 0};
+    }
+    d->wrong = inetcsum_verify(frame, len, 0, INETCSUM_LINK_ETHERNET, 0, &r);
+    return 1;
+}
