@@ -61,6 +61,9 @@ int outfile_open(struct outfile *o, const char *path)
         cli_error("%s: cannot create a file in %s: %m", path, dirname(dir));
         goto fail;
     }
+    mode_t mask = umask(0); /* mkstemp made it 0600: give it what creat() would */
+    umask(mask);
+    fchmod(o->fd, 0666 & ~mask);
     o->f = fdopen(o->fd, "wb");
     if (!o->f) {
         cli_error("%s: %m", path);

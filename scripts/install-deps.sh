@@ -11,6 +11,8 @@ packages=(
   libdpdk-dev                                 # the benchmark's anchor: DPDK's __rte_raw_cksum
   valgrind
   python3                                     # test_cli drives the inetcsum command
+  tshark                                      # test_cli: Wireshark's verdicts on generated captures
+  tcpreplay time                              # bench/cli_speed.py: tcprewrite --fixcsum, peak memory
 )
 
 sudo=""

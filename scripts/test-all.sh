@@ -57,6 +57,9 @@ else
   tail -40 "$out/fuzz.log"; failed+=("libfuzzer (build)")
 fi
 
+step "inetcsum command against cp and tcprewrite (bench/cli_speed.py, a small run to keep it working)"
+python3 bench/cli_speed.py --cli "$out/release/cli/inetcsum" --size 16M --rounds 2 || failed+=("cli_speed")
+
 step "install: pkg-config and find_package consumers"
 prefix="$out/prefix"
 rm -rf "$prefix" "$out/consumer"

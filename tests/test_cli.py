@@ -1,10 +1,12 @@
 """The inetcsum command end to end: verify's JSON against tshark's verdicts in the shared
 MANIFEST, exit statuses and one-line errors on bad input, fix's byte-exact and atomic output,
-sum against a plain Python reference.  Usage: test_cli.py INETCSUM CAPTURES_DIR (run by ctest)."""
+sum against a plain Python reference, gen's captures (the shipped sample reproduced; every frame
+judged by tshark when it is installed).  Usage: test_cli.py INETCSUM CAPTURES_DIR (run by ctest)."""
 import json
 import os
 import random
 import resource
+import shutil
 import signal
 import stat
 import subprocess
@@ -13,6 +15,17 @@ import tempfile
 import unittest
 
 CLI = CAPTURES = None
+SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "sample.pcap")
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write_bytes(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
 
 
 def run(*args, stdin=None):
@@ -27,7 +40,7 @@ def manifest():
 
 LETTER = {"good": "G", "bad": "B", "partial": "B", "absent": "N", "illegal": "I", "unverifiable": "U"}
 COLUMNS = ["ip", "tcp", "udp", "icmp", "icmpv6", "sctp", "igmp", "gre"]
-LAYER_COLUMN = {"ipv4": "ip"}
+LAYER_COLUMN = {"ipv4": "ip", "udplite": "udp"}  # tshark reports UDP-Lite in udp.checksum.status
 
 
 def ones_sum(data):
@@ -38,6 +51,42 @@ def ones_sum(data):
     return s
 
 
+def json_verdicts(test, stdout):
+    """verify --json's output as {(file, frame, column): [letters, outermost first]}."""
+    ours = {}
+    for line in stdout.decode().splitlines():
+        obj = json.loads(line)
+        test.assertEqual(list(obj), ["file", "frame", "layer", "depth", "status", "stored", "expected"])
+        test.assertRegex(obj["stored"], r"^0x[0-9a-f]{4}([0-9a-f]{4})?$")
+        col = LAYER_COLUMN.get(obj["layer"], obj["layer"])
+        ours.setdefault((obj["file"], obj["frame"], col), []).append(LETTER[obj["status"]])
+    return ours
+
+
+# tshark with every checksum check on, as ../shared/tools/tshark_manifest.py runs it.
+TSHARK_OPTS = ["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE",
+               "-o", "udplite.check_checksum:TRUE", "-o", "sctp.checksum:CRC 32c"]
+TSHARK_STATUS = {"0": "B", "1": "G", "2": "U", "3": "N", "4": "I"}
+
+
+def tshark_verdicts(path):
+    """tshark's verdicts on a capture as {(frame, column): [letters, outermost first]}."""
+    fields = ["frame.number"] + [f"{c}.checksum.status" for c in COLUMNS]
+    cmd = ["tshark", "-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=a", "-E", "separator=\t",
+           "-E", "aggregator=,"]
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    verdicts = {}
+    for line in out.splitlines():
+        cells = line.split("\t")
+        for col, cell in zip(COLUMNS, cells[1:]):
+            letters = [TSHARK_STATUS[v] for v in cell.split(",") if v]
+            if letters:
+                verdicts[(int(cells[0]), col)] = letters
+    return verdicts
+
+
 class Verify(unittest.TestCase):
     def test_json_agrees_with_tshark(self):
         rows = manifest()
@@ -45,13 +94,7 @@ class Verify(unittest.TestCase):
         paths = [os.path.join(CAPTURES, f[len("captures/"):]) for f in files]
         out = run("verify", "--json", *paths)
         self.assertIn(out.returncode, (0, 1), out.stderr)
-        ours = {}
-        for line in out.stdout.decode().splitlines():
-            obj = json.loads(line)
-            self.assertEqual(list(obj), ["file", "frame", "layer", "depth", "status", "stored", "expected"])
-            self.assertRegex(obj["stored"], r"^0x[0-9a-f]{4}([0-9a-f]{4})?$")
-            col = LAYER_COLUMN.get(obj["layer"], obj["layer"])
-            ours.setdefault((obj["file"], obj["frame"], col), []).append(LETTER[obj["status"]])
+        ours = json_verdicts(self, out.stdout)
         compared = 0
         for r in rows:
             if r["ipfrag"]:
@@ -107,12 +150,12 @@ class Verify(unittest.TestCase):
 class Fix(unittest.TestCase):
     def fix_and_compare(self, name):
         src_path = os.path.join(CAPTURES, name)
-        src = open(src_path, "rb").read()
+        src = read_bytes(src_path)
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out")
             res = run("fix", src_path, out)
             self.assertIn(res.returncode, (0, 1), res.stderr)
-            fixed = open(out, "rb").read()
+            fixed = read_bytes(out)
             self.assertEqual(len(fixed), len(src))
             self.assertEqual(os.listdir(d), ["out"])  # no temporary left behind
             after = run("verify", "--json", out)
@@ -133,7 +176,7 @@ class Fix(unittest.TestCase):
         src_path = os.path.join(CAPTURES, "zeek/chksums__ip4-udp-bad-chksum.pcap")
         with tempfile.TemporaryDirectory() as d:
             mine = os.path.join(d, "c.pcap")
-            open(mine, "wb").write(open(src_path, "rb").read())
+            write_bytes(mine, read_bytes(src_path))
             os.chmod(mine, 0o640)
             self.assertEqual(run("fix", "--in-place", "--quiet", mine).returncode, 0)
             self.assertEqual(stat.S_IMODE(os.stat(mine).st_mode), 0o640)
@@ -165,6 +208,98 @@ class Fix(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(d)), ["c.pcap", "ro"])
 
 
+def gen(*args):
+    res = run("gen", *args)
+    if res.returncode != 0:
+        raise AssertionError(f"gen {args}: {res.stderr.decode()}")
+    return res
+
+
+class Gen(unittest.TestCase):
+    SAMPLE_ARGS = ["--frames", "40", "--bad", "6", "--seed", "1"]
+
+    def test_sample_is_reproduced(self):
+        """examples/sample.pcap is what the generator makes with the arguments the README gives."""
+        with open(SAMPLE, "rb") as f:
+            self.assertEqual(gen(*self.SAMPLE_ARGS, "--quiet", "-").stdout, f.read())
+
+    def test_sample_verify_then_fix(self):
+        res = gen(*self.SAMPLE_ARGS, "-")
+        made_wrong = {int(line.split()[2]) for line in res.stderr.decode().splitlines() if " frame " in line}
+        self.assertEqual(len(made_wrong), 6)
+        out = run("verify", "--json", SAMPLE)
+        self.assertEqual(out.returncode, 1)
+        problems = [json.loads(x) for x in out.stdout.decode().splitlines()]
+        problems = [p for p in problems if p["status"] in ("bad", "partial", "illegal")]
+        self.assertEqual({p["frame"] for p in problems}, made_wrong)
+        self.assertEqual(len(problems), 7)  # one inner checksum also breaks the outer one covering it
+        with tempfile.TemporaryDirectory() as d:
+            fixed = os.path.join(d, "fixed.pcap")
+            self.assertEqual(run("fix", "--quiet", SAMPLE, fixed).returncode, 0)
+            self.assertEqual(run("verify", fixed).returncode, 0)
+            a, b = read_bytes(SAMPLE), read_bytes(fixed)
+            self.assertEqual(len(a), len(b))
+            self.assertLessEqual(sum(x != y for x, y in zip(a, b)), 2 * len(problems))
+            self.assertEqual(run("fix", "--quiet", SAMPLE, "-").stdout, b)  # fix to standard output
+
+    def check_against_tshark(self, path):
+        ours = json_verdicts(self, run("verify", "--json", path).stdout)
+        theirs = tshark_verdicts(path)
+        compared = 0
+        for (frame, col), letters in theirs.items():
+            mine = ours.get((path, frame, col), [])
+            self.assertEqual(mine, letters, f"{path} frame {frame} {col}")
+            compared += len(letters)
+        for (file, frame, col), letters in ours.items():
+            self.assertIn((frame, col), theirs, f"{path} frame {frame} {col}: tshark has no verdict")
+        return compared
+
+    def test_every_kind_agrees_with_tshark(self):
+        """Generated frames, some made wrong, and their fixed copies: tshark's verdict on every
+        checksum equals verify's (an outside check of the generator, verify and fix together)."""
+        if not shutil.which("tshark"):
+            self.skipTest("tshark is not installed (scripts/install-deps.sh installs it)")
+        with tempfile.TemporaryDirectory() as d:
+            compared = 0
+            for i, args in enumerate([["--mix", "all", "--frames", "1400", "--bad", "10%"],
+                                      ["--mix", "all", "--frames", "280", "--frame-size", "61", "--bad", "20%",
+                                       "--format", "pcapng"],
+                                      ["--mix", "all", "--frames", "140", "--frame-size", "9018", "--bad", "20%"],
+                                      ["--mix", "common", "--frames", "1000", "--bad", "5%", "--seed", "99"]]):
+                path = os.path.join(d, f"g{i}.cap")
+                gen("--quiet", *args, path)
+                compared += self.check_against_tshark(path)
+                fixed = os.path.join(d, f"f{i}.cap")
+                self.assertEqual(run("fix", "--quiet", path, fixed).returncode, 0)
+                compared += self.check_against_tshark(fixed)
+                self.assertEqual(run("verify", fixed).returncode, 0)
+            self.assertGreater(compared, 10000)
+
+    def test_all_right_without_bad(self):
+        for args in [["--mix", "all"], ["--mix", "common"], ["--frame-size", "60"], ["--frame-size", "9018"]]:
+            out = run("verify", "--quiet", "-", stdin=gen("--frames", "3000", *args, "-").stdout)
+            self.assertEqual(out.returncode, 0, (args, out.stdout))
+
+    def test_counts_and_sizes(self):
+        data = gen("--quiet", "--mix", "common", "--frames", "500", "--bad", "37", "-").stdout
+        out = run("verify", "--json", "-", stdin=data)
+        frames = {json.loads(x)["frame"] for x in out.stdout.decode().splitlines()
+                  if json.loads(x)["status"] in ("bad", "partial")}
+        self.assertEqual(len(frames), 37)
+        data = gen("--quiet", "--size", "3M", "--frame-size", "1514", "-").stdout
+        self.assertTrue(3 << 20 <= len(data) < (3 << 20) + 1514 + 16)
+        self.assertEqual(gen("--quiet", "--frames", "9", "--seed", "5", "-").stdout,
+                         gen("--quiet", "--frames", "9", "--seed", "5", "-").stdout)
+        self.assertNotEqual(gen("--quiet", "--frames", "9", "--seed", "5", "-").stdout,
+                            gen("--quiet", "--frames", "9", "--seed", "6", "-").stdout)
+        for bad in [["--frames", "0", "-"], ["--bad", "5", "--size", "1M", "-"], ["--bad", "101%", "-"],
+                    ["--frame-size", "59", "-"], ["--mix", "odd", "-"], ["--frames", "3", "--bad", "4", "-"],
+                    ["--size", "1X", "-"], []]:
+            res = run("gen", *bad)
+            self.assertEqual(res.returncode, 2, bad)
+            self.assertEqual(res.stdout, b"", bad)
+
+
 class Sum(unittest.TestCase):
     def test_against_reference(self):
         rng = random.Random(7)
@@ -173,7 +308,7 @@ class Sum(unittest.TestCase):
                 data = bytes(rng.getrandbits(8) for _ in range(min(n, 4096))) * (n // 4096 + 1)
                 data = data[:n]
                 p = os.path.join(d, "f")
-                open(p, "wb").write(data)
+                write_bytes(p, data)
                 want = f"{(~ones_sum(data)) & 0xFFFF:04x}  {p}\n".encode()
                 self.assertEqual(run("sum", p).stdout, want)
                 self.assertEqual(run("sum", "-", stdin=data).stdout, want.replace(p.encode(), b"-"))
