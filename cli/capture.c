@@ -10,8 +10,7 @@
 /* Longest record accepted: pcapng blocks and pcap frames beyond this are treated as corrupt
  * (Wireshark's own limit is 256 KiB per packet; 16 MiB leaves room for odd blocks). */
 #define CAP_MAX_RECORD (16u << 20)
-#define CAP_WINDOW (1u << 20)   /* the read window */
-#define CAP_READ_MIN (64u << 10) /* slide the window rather than read less than this */
+#define CAP_WINDOW (1u << 20) /* the read window; it slides rather than read under 1/16 of it */
 
 static int fail(struct cap_reader *r, const char *fmt, ...)
 {
@@ -47,7 +46,7 @@ static int need(struct cap_reader *r, size_t n, int end_ok)
             return fail(r, "truncated after frame %llu (%zu of %zu bytes of a record)",
                         (unsigned long long)r->frames, r->end - r->pos, n);
         }
-        if (r->buf_cap - r->pos < n || r->buf_cap - r->end < CAP_READ_MIN) {
+        if (r->buf_cap - r->pos < n || r->buf_cap - r->end < r->buf_cap / 16) {
             if (r->before_move)
                 r->before_move(r->ctx);
             memmove(r->buf, r->buf + r->pos, r->end - r->pos);
@@ -84,15 +83,15 @@ static uint8_t *take(struct cap_reader *r, size_t n)
     return p;
 }
 
-int cap_open(struct cap_reader *r, FILE *f, const char *name)
+int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
 {
     memset(r, 0, sizeof *r);
-    r->fd = fileno(f);
+    r->fd = fd;
     r->name = name;
-    r->buf = malloc(CAP_WINDOW);
+    r->buf_cap = window ? window : CAP_WINDOW;
+    r->buf = malloc(r->buf_cap);
     if (!r->buf)
         return fail(r, "out of memory");
-    r->buf_cap = CAP_WINDOW;
     if (need(r, 4, 0) <= 0)
         return -1;
     uint32_t magic;
@@ -240,4 +239,33 @@ void cap_close(struct cap_reader *r)
     r->buf = NULL;
     r->if_link = NULL;
     r->if_snap = NULL;
+}
+
+static void writer_move(void *ctx)
+{
+    cap_writer_flush(ctx);
+}
+
+void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out)
+{
+    *w = (struct cap_writer){.out = out};
+    r->before_move = writer_move;
+    r->ctx = w;
+}
+
+void cap_writer_add(struct cap_writer *w, const struct cap_record *rec)
+{
+    if (w->len && w->start + w->len != rec->raw)
+        cap_writer_flush(w);
+    if (!w->len)
+        w->start = rec->raw;
+    w->len += rec->raw_len;
+}
+
+int cap_writer_flush(struct cap_writer *w)
+{
+    if (w->len && !w->err && fwrite(w->start, 1, w->len, w->out) != w->len)
+        w->err = errno ? errno : EIO;
+    w->len = 0;
+    return w->err;
 }

@@ -47,12 +47,26 @@ struct cap_reader {
     char err[256];
 };
 
-/* 0, or -1 with reader->err set ("not a pcap or pcapng file", ...).  Reads f's descriptor
- * directly: nothing may have been read from f through stdio. */
-int cap_open(struct cap_reader *r, FILE *f, const char *name);
+/* Starts reading descriptor fd (named `name` in errors) with a read window of `window` bytes (0:
+ * the default 1 MiB; tests pass small ones).  0, or -1 with r->err set ("not a pcap or pcapng
+ * file", ...); cap_close is needed either way. */
+int cap_open(struct cap_reader *r, int fd, const char *name, size_t window);
 /* 1 with *rec filled, 0 at the end, -1 with r->err set.  rec->raw stays valid until before_move
  * is called; consecutive records lie back to back in the window. */
 int cap_next(struct cap_reader *r, struct cap_record *rec);
 void cap_close(struct cap_reader *r);
+
+/* Writes records back out as they now are (changed in place or not) with one fwrite per run of
+ * consecutive records, always before the reader's window moves under them. */
+struct cap_writer {
+    FILE *out;
+    const uint8_t *start;
+    size_t len;
+    int err; /* errno of a failed write, or 0 */
+};
+void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out);
+void cap_writer_add(struct cap_writer *w, const struct cap_record *rec);
+/* Writes what is held: 0, or the errno of the first failed write. */
+int cap_writer_flush(struct cap_writer *w);
 
 #endif

@@ -1,7 +1,6 @@
 /* inetcsum fix IN OUT: a copy of IN with every wrong checksum recomputed and every other byte as it
  * was (pcapng blocks and options included).  OUT appears whole or not at all (outfile.h), and IN
  * is never opened for writing. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,32 +35,6 @@ struct fix_opts {
     int quiet;
 };
 
-/* Records waiting to be written: back to back in the reader's window, so written in one call
- * (large spans bypass stdio's buffer) before the window moves. */
-struct span {
-    FILE *out;
-    const uint8_t *start;
-    size_t len;
-    int failed; /* errno of the failed write, or 0 */
-};
-
-static void span_write(void *ctx)
-{
-    struct span *sp = ctx;
-    if (sp->len && !sp->failed && fwrite(sp->start, 1, sp->len, sp->out) != sp->len)
-        sp->failed = errno ? errno : EIO;
-    sp->len = 0;
-}
-
-static void span_add(struct span *sp, const uint8_t *raw, size_t len)
-{
-    if (sp->len && sp->start + sp->len != raw)
-        span_write(sp);
-    if (!sp->len)
-        sp->start = raw;
-    sp->len += len;
-}
-
 /* Copies `in` to the open temporary `out`, filling checksums; EXIT_USAGE on error. */
 static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE *out, const struct fix_opts *o,
                       struct tally *t)
@@ -69,13 +42,12 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
     struct cap_reader rd;
     struct cap_record rec;
     struct cli_progress prog;
-    struct span sp = {out, NULL, 0, 0};
+    struct cap_writer w;
     cli_progress_start(&prog, in_path, in);
-    int got = cap_open(&rd, in, in_path);
-    rd.before_move = span_write;
-    rd.ctx = &sp;
+    int got = cap_open(&rd, fileno(in), in_path, 0);
+    cap_writer_attach(&w, &rd, out);
     unsigned long long bytes = 0;
-    while (got == 0 && !sp.failed && (got = cap_next(&rd, &rec)) == 1) {
+    while (got == 0 && !w.err && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;
         bytes += rec.raw_len;
         cli_progress_update(&prog, bytes);
@@ -88,17 +60,17 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
                 if (r.checks[i].flags & INETCSUM_CHECK_WRITTEN)
                     t->problems -= (unsigned long long)report_problem(r.checks[i].status);
         }
-        span_add(&sp, rec.raw, rec.raw_len);
+        cap_writer_add(&w, &rec);
     }
     if (got == 0)
-        span_write(&sp);
+        cap_writer_flush(&w);
     cli_progress_end(&prog);
     int status = EXIT_ALL_GOOD;
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);
         status = EXIT_USAGE;
-    } else if (sp.failed) {
-        cli_error("%s: writing after frame %llu: %s", out_path, (unsigned long long)rd.frames, strerror(sp.failed));
+    } else if (w.err) {
+        cli_error("%s: writing after frame %llu: %s", out_path, (unsigned long long)rd.frames, strerror(w.err));
         status = EXIT_USAGE;
     }
     cap_close(&rd);

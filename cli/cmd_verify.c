@@ -39,7 +39,7 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     struct cap_record rec;
     struct cli_progress prog;
     cli_progress_start(&prog, path, f);
-    int got = cap_open(&rd, f, path), status = EXIT_ALL_GOOD;
+    int got = cap_open(&rd, fileno(f), path, 0), status = EXIT_ALL_GOOD;
     unsigned long long bytes = 0;
     while (got == 0 && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;

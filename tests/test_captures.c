@@ -31,7 +31,7 @@ static size_t load(const char *path, struct frame **out)
     size_t n = 0, cap = 0;
     struct frame *frames = NULL;
     int got;
-    if (cap_open(&r, f, path) == 0) {
+    if (cap_open(&r, fileno(f), path, 0) == 0) {
         while ((got = cap_next(&r, &rec)) == 1) {
             if (!rec.is_packet)
                 continue;

@@ -1,0 +1,85 @@
+/* libFuzzer target: the capture reader (cli/capture.c) and the writer fix copies records with.
+ * Input: one byte choosing the read window (small ones make it slide and grow often), then the
+ * file.  Whatever the bytes, the reader must hand out records that are exactly the file's bytes
+ * in order (so fix reproduces every byte it does not change), frames numbered from 1 with
+ * caplen <= wirelen and the frame inside its record; at a clean end the records must cover the
+ * whole file, and the writer's output must be the records as they were after fill changed them in
+ * place; an error must be one line naming the file. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "inetcsum_packet.h"
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz_capture: %s:%d: %s\n", __FILE__, __LINE__, #cond);              \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+    if (size < 1)
+        return 0;
+    size_t window = in[0] == 255 ? 0 : 64 + (size_t)in[0] * 16;
+    const uint8_t *file = in + 1;
+    size_t file_len = size - 1;
+
+    int fd = memfd_create("capture", 0);
+    CHECK(fd >= 0);
+    CHECK(write(fd, file, file_len) == (ssize_t)file_len);
+    CHECK(lseek(fd, 0, SEEK_SET) == 0);
+
+    char *written = NULL, *expected = NULL;
+    size_t written_len = 0, expected_len = 0;
+    FILE *out = open_memstream(&written, &written_len);
+    FILE *want = open_memstream(&expected, &expected_len);
+    CHECK(out && want);
+
+    struct cap_reader r;
+    struct cap_record rec;
+    struct cap_writer w;
+    int got = cap_open(&r, fd, "in.pcap", window);
+    cap_writer_attach(&w, &r, out);
+    size_t off = 0;
+    uint64_t frames = 0;
+    while (got == 0 && (got = cap_next(&r, &rec)) == 1) {
+        got = 0;
+        CHECK(rec.raw_len <= file_len - off);
+        CHECK(memcmp(rec.raw, file + off, rec.raw_len) == 0);
+        off += rec.raw_len;
+        if (rec.is_packet) {
+            CHECK(rec.frame == ++frames);
+            CHECK(rec.data >= rec.raw && rec.data + rec.caplen <= rec.raw + rec.raw_len);
+            CHECK(rec.caplen <= rec.wirelen);
+            inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, 0, NULL);
+        }
+        CHECK(fwrite(rec.raw, 1, rec.raw_len, want) == rec.raw_len);
+        cap_writer_add(&w, &rec);
+    }
+    if (got == 0) {
+        CHECK(off == file_len);
+        CHECK(cap_writer_flush(&w) == 0);
+    } else {
+        CHECK(got == -1);
+        CHECK(strncmp(r.err, "in.pcap: ", 9) == 0 && strlen(r.err) > 9 && !strchr(r.err, '\n'));
+    }
+    cap_close(&r);
+    CHECK(fflush(out) == 0 && fflush(want) == 0);
+    CHECK(written_len <= expected_len && memcmp(written, expected, written_len) == 0);
+    if (got == 0)
+        CHECK(written_len == expected_len);
+    fclose(out);
+    fclose(want);
+    free(written);
+    free(expected);
+    close(fd);
+    return 0;
+}
