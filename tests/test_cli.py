@@ -5,6 +5,7 @@ judged by tshark when it is installed).  Usage: test_cli.py INETCSUM CAPTURES_DI
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -15,7 +16,11 @@ import tempfile
 import unittest
 
 CLI = CAPTURES = None
-SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "sample.pcap")
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SAMPLE = os.path.join(REPO, "examples", "sample.pcap")
+MANPAGE = os.path.join(REPO, "doc", "inetcsum.1")
+COMPLETION = os.path.join(REPO, "cli", "completion", "inetcsum.bash")
+COMMANDS = ["verify", "fix", "sum", "impls", "gen"]
 
 
 def read_bytes(path):
@@ -298,6 +303,38 @@ class Gen(unittest.TestCase):
             res = run("gen", *bad)
             self.assertEqual(res.returncode, 2, bad)
             self.assertEqual(res.stdout, b"", bad)
+
+
+class Docs(unittest.TestCase):
+    def help_options(self, cmd):
+        out = run(cmd, "--help")
+        self.assertEqual(out.returncode, 0)
+        return set(re.findall(r"--[a-z0-9][a-z0-9-]*", out.stdout.decode())) - {"--help"}
+
+    def test_man_page_and_completion_know_every_option(self):
+        man = read_bytes(MANPAGE).decode()
+        completion = read_bytes(COMPLETION).decode()
+        for cmd in COMMANDS:
+            self.assertIn(f".B inetcsum {cmd}", man)
+            self.assertIn(f"{cmd})", completion)
+            for opt in self.help_options(cmd):
+                self.assertIn(opt.replace("-", "\\-"), man, f"{cmd} {opt} missing from the man page")
+                self.assertRegex(completion, rf"{cmd}\)[^\n]*{re.escape(opt)}[ =\"]",
+                                 f"{cmd} {opt} missing from the completion")
+        if shutil.which("groff"):
+            res = subprocess.run(["groff", "-z", "-ww", "-man", MANPAGE], capture_output=True)
+            self.assertEqual((res.returncode, res.stderr), (0, b""))
+
+    def complete(self, *words):
+        script = (f"shopt -s extglob; source {COMPLETION}; COMP_WORDS=({' '.join(words)}); "
+                  f"COMP_CWORD={len(words) - 1}; _inetcsum; echo \"${{COMPREPLY[@]}}\"")
+        return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
+
+    def test_completion(self):
+        self.assertEqual(self.complete("inetcsum", "ve"), ["verify"])
+        self.assertEqual(self.complete("inetcsum", "gen", "--mix", "c"), ["common"])
+        self.assertIn("--in-place", self.complete("inetcsum", "fix", "--"))
+        self.assertIn("sample.pcap", [os.path.basename(w) for w in self.complete("inetcsum", "verify", SAMPLE[:-4])])
 
 
 class Sum(unittest.TestCase):

@@ -1,0 +1,39 @@
+# bash completion for inetcsum (installed as share/bash-completion/completions/inetcsum).
+# test_cli checks that every option of every `inetcsum COMMAND --help` is offered here.
+_inetcsum()
+{
+    local cur prev cmd
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "verify fix sum impls gen --help --version" -- "$cur"))
+        return
+    fi
+    cmd=${COMP_WORDS[1]}
+    local opts captures=1
+    case $cmd in
+        verify) opts="--json --udp6-zero-ok --quiet --help" ;;
+        fix)    opts="--in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --quiet --help" ;;
+        sum)    opts="--seed --offset --length --partial --help"; captures=0 ;;
+        impls)  opts="--help"; captures=0 ;;
+        gen)    opts="--frames --size --bad --mix --frame-size --seed --format --quiet --help"
+                case $prev in
+                    --mix) COMPREPLY=($(compgen -W "all common" -- "$cur")); return ;;
+                    --format) COMPREPLY=($(compgen -W "pcap pcapng" -- "$cur")); return ;;
+                    --frames|--size|--bad|--frame-size|--seed) return ;;
+                esac ;;
+        *) return ;;
+    esac
+    case $prev in
+        --seed|--offset|--length) return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace
+    elif [ "$captures" -eq 1 ]; then
+        COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|pcap.gz)' -- "$cur") $(compgen -d -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+}
+complete -F _inetcsum inetcsum
