@@ -48,11 +48,12 @@ static int put32(FILE *f, uint32_t v)
     return fwrite(&v, 4, 1, f) == 1 ? 0 : -1;
 }
 
-static int file_header(FILE *f, int pcapng)
+/* The file header (pcapng: section and interface blocks); returns the bytes written, 0 on error. */
+static size_t file_header(FILE *f, int pcapng)
 {
     if (!pcapng) {
         const uint32_t h[6] = {0xA1B2C3D4u, 2u | 4u << 16, 0, 0, 262144, 1};
-        return fwrite(h, sizeof h, 1, f) == 1 ? 0 : -1;
+        return fwrite(h, sizeof h, 1, f) == 1 ? sizeof h : 0;
     }
     /* Section header with a shb_userappl option, then one Ethernet interface. */
     static const char app[] = "inetcsum gen"; /* 12 bytes: no padding */
@@ -62,8 +63,8 @@ static int file_header(FILE *f, int pcapng)
     const uint32_t idb[] = {1, 20, 1, 262144, 20};
     if (fwrite(shb, sizeof shb, 1, f) != 1 || fwrite(app, sizeof app - 1, 1, f) != 1 ||
         fwrite(shb_end, sizeof shb_end, 1, f) != 1 || fwrite(idb, sizeof idb, 1, f) != 1)
-        return -1;
-    return 0;
+        return 0;
+    return sizeof shb + sizeof app - 1 + sizeof shb_end + sizeof idb;
 }
 
 /* One frame record; returns the bytes written, 0 on a write error. */
@@ -118,9 +119,9 @@ static int generate(const char *path, const struct gen_opts *o)
     synth_init(&s, o->seed, o->mix, o->frame_size);
     synth_init(&picks, o->seed ^ 0x5EEDBAD, o->mix, 0); /* separate, so --bad does not change the frames */
     static uint8_t frame[SYNTH_MAX_FRAME];
-    unsigned long long bytes = 0, made = 0, chosen = 0, damaged = 0, wrong = 0;
-    int failed = file_header(out.f, o->pcapng) != 0;
-    bytes += o->pcapng ? 68 : 24;
+    unsigned long long bytes, made = 0, chosen = 0, damaged = 0, wrong = 0;
+    bytes = file_header(out.f, o->pcapng);
+    int failed = bytes == 0;
     while (!failed && (o->size ? bytes < o->size : made < o->frames)) {
         enum synth_kind kind;
         size_t len = synth_next(&s, frame, &kind);

@@ -36,6 +36,13 @@ static char *resolve(const char *path)
     return target;
 }
 
+static void release(struct outfile *o)
+{
+    free(o->tmp);
+    free(o->path);
+    *o = (struct outfile){.fd = -1};
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
     static char buf[1 << 18];
@@ -76,9 +83,7 @@ int outfile_open(struct outfile *o, const char *path)
     return 0;
 fail:
     free(dir);
-    free(o->tmp);
-    free(o->path);
-    *o = (struct outfile){.fd = -1};
+    release(o);
     return -1;
 }
 
@@ -86,13 +91,6 @@ void outfile_mode(struct outfile *o, mode_t mode)
 {
     if (o->fd >= 0)
         fchmod(o->fd, mode & 07777);
-}
-
-static void release(struct outfile *o)
-{
-    free(o->tmp);
-    free(o->path);
-    *o = (struct outfile){.fd = -1};
 }
 
 int outfile_commit(struct outfile *o)
