@@ -1,6 +1,7 @@
 /* Per-file tallies, problem lines and JSON Lines. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
@@ -63,31 +64,93 @@ void report_problem_line(FILE *out, const char *file, unsigned long long frame, 
             display_names[c->layer], w, c->stored, w, c->expected, why(c));
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_string(FILE *out, const char *s)
+/* `{"file":"NAME","frame":` for one file name, with quotes, backslashes and control characters
+ * escaped: built once per file, not once per line. */
+static const char *json_head(const char *file, size_t *len)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
+    static char *head, *head_file;
+    static size_t head_len;
+    if (head_file && strcmp(head_file, file) == 0) {
+        *len = head_len;
+        return head;
     }
-    fputc('"', out);
+    free(head);
+    free(head_file);
+    size_t n = strlen(file);
+    head = malloc(6 * n + 32);
+    head_file = strdup(file);
+    if (!head || !head_file) {
+        free(head);
+        free(head_file);
+        head = head_file = NULL;
+        *len = 0;
+        return "";
+    }
+    char *p = head + sprintf(head, "{\"file\":\"");
+    for (; *file; file++) {
+        unsigned char ch = (unsigned char)*file;
+        if (ch == '"' || ch == '\\')
+            p += sprintf(p, "\\%c", ch);
+        else if (ch < 0x20)
+            p += sprintf(p, "\\u%04x", ch);
+        else
+            *p++ = (char)ch;
+    }
+    p += sprintf(p, "\",\"frame\":");
+    *len = head_len = (size_t)(p - head);
+    return head;
 }
 
+static char *put_str(char *p, const char *s)
+{
+    while (*s)
+        *p++ = *s++;
+    return p;
+}
+
+static char *put_dec(char *p, unsigned long long v)
+{
+    char digits[20];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+static char *put_hex(char *p, uint32_t v, int width)
+{
+    static const char hex[] = "0123456789abcdef";
+    *p++ = '0';
+    *p++ = 'x';
+    for (int i = width - 1; i >= 0; i--)
+        *p++ = hex[(v >> (4 * i)) & 0xF];
+    return p;
+}
+
+/* Formatted by hand, one fwrite a line: fprintf took 0.45 us a line, most of verify --json's time. */
 void report_json(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c)
 {
+    size_t head_len;
+    const char *head = json_head(file, &head_len);
+    char line[192], *p = line;
     int w = hex_width(c);
-    fputs("{\"file\":", out);
-    json_string(out, file);
-    fprintf(out, ",\"frame\":%llu,\"layer\":\"%s\",\"depth\":%u,\"status\":\"%s\",\"stored\":\"0x%0*x\","
-                 "\"expected\":\"0x%0*x\"}\n",
-            frame, inetcsum_layer_name((enum inetcsum_layer)c->layer), c->depth,
-            inetcsum_status_name((enum inetcsum_status)c->status), w, c->stored, w, c->expected);
+    p = put_dec(p, frame);
+    p = put_str(p, ",\"layer\":\"");
+    p = put_str(p, inetcsum_layer_name((enum inetcsum_layer)c->layer));
+    p = put_str(p, "\",\"depth\":");
+    p = put_dec(p, c->depth);
+    p = put_str(p, ",\"status\":\"");
+    p = put_str(p, inetcsum_status_name((enum inetcsum_status)c->status));
+    p = put_str(p, "\",\"stored\":\"");
+    p = put_hex(p, c->stored, w);
+    p = put_str(p, "\",\"expected\":\"");
+    p = put_hex(p, c->expected, w);
+    p = put_str(p, "\"}\n");
+    fwrite(head, 1, head_len, out);
+    fwrite(line, 1, (size_t)(p - line), out);
 }
 
 void report_summary(FILE *out, const char *file, const struct tally *t)
