@@ -107,6 +107,37 @@ INETCSUM_API unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, 
 INETCSUM_API unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen,
                                         enum inetcsum_link link, unsigned flags, struct inetcsum_report *report);
 
+/* ---- Fragments: what a reassembler needs ------------------------------------------------------- */
+
+/* Where a fragment's parts lie in its frame.  The reassembled datagram is the first fragment's
+ * kept header (ip_offset, header_len) followed by every fragment's data at its offset; for IPv6
+ * the byte at nh_offset then names `proto` instead of the fragment header (RFC 8200 4.5).  RFC 791
+ * and 8200 key a datagram by (src, dst, id), with the protocol for IPv4. */
+struct inetcsum_fragment {
+    uint8_t version;      /* 4 or 6 */
+    uint8_t depth;        /* of the fragmented IP header, as in struct inetcsum_check */
+    uint8_t proto;        /* IPv4's protocol; IPv6: the fragment header's next header */
+    uint8_t more;         /* more fragments follow (MF / M) */
+    uint32_t id;          /* identification: 16 bits for IPv4, 32 for IPv6 */
+    uint32_t offset;      /* of this fragment's data in the datagram's payload, in bytes */
+    uint32_t ip_offset;   /* the fragmented IP header in the frame */
+    uint32_t header_len;  /* the header kept on reassembly: IPv4's with its options; IPv6's with the
+                           * extension headers before the fragment header */
+    uint32_t nh_offset;   /* IPv6: the next-header byte that names the fragment header */
+    uint32_t data_offset; /* this fragment's data in the frame */
+    uint32_t data_len;    /* its length by the IP header */
+    uint8_t src[16];      /* the header's addresses (IPv4: the first 4 bytes) */
+    uint8_t dst[16];
+};
+
+/* Describes the fragment frame[0..caplen) carries, outside any ICMP quote.  Returns 1 when it is
+ * one and its data was captured whole within the IP length; -1 when it is one that cannot be
+ * reassembled (data cut by the capture, or lengths that contradict each other), *frag filled as
+ * far as known; 0 when the frame is not a fragment (an IPv6 atomic fragment, offset 0 without
+ * M, is not one: RFC 6946). */
+INETCSUM_API int inetcsum_fragment(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                                   struct inetcsum_fragment *frag);
+
 /* ---- Offload: compute in software only what the device cannot ---------------------------------- */
 
 /* Checksum kinds, for what a frame needs and what a device can do (FreeBSD's CSUM_IP, CSUM_IP_TCP,

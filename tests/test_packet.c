@@ -688,6 +688,157 @@ static void fragments_and_quotes(void)
               !(r.checks[3].flags & INETCSUM_CHECK_WRITTEN) && r.checks[2].depth == 1,
           "ICMP quote: %u checks", r.count);
     CHECK(inetcsum_verify(p, flen(&f), 0, INETCSUM_LINK_IPV4, 0, &r) == 1, "ICMP quote: one problem left");
+    /* A quoted fragment is the quote's business, not a fragment of this frame. */
+    struct inetcsum_fragment d;
+    uint8_t *quoted_ip = p + (p[0] & 15) * 4 + 8;
+    quoted_ip[6] = 0x20; /* MF */
+    CHECK(inetcsum_fragment(p, flen(&f), 0, INETCSUM_LINK_IPV4, &d) == 0, "ICMP quote of a fragment: a fragment");
+    quoted_ip[6] = 0;
+    p[6] = 0x20;
+    CHECK(inetcsum_fragment(p, flen(&f), 0, INETCSUM_LINK_IPV4, &d) == 1 && d.proto == 1 && d.more,
+          "the ICMP error itself fragmented");
+}
+
+/* Where an IPv6 datagram's fragmentable part starts (after hop-by-hop, and routing with the
+ * destination options before it: RFC 8200 4.5) and which byte names it; an atomic fragment
+ * header's place when there is one.  Returns the offset, *nh_at the naming byte. */
+static size_t v6_unfragmentable(const uint8_t *h, size_t *nh_at)
+{
+    size_t at = 40, end = 40, nh_pos = 6, last = 6;
+    uint8_t nh = h[6];
+    while (nh == 0 || nh == 43 || nh == 60 || nh == 44) {
+        if (nh == 44) { /* the builder's atomic fragment header sits exactly there */
+            end = at;
+            nh_pos = last;
+            break;
+        }
+        size_t hl = ((size_t)h[at + 1] + 1) * 8;
+        if (nh != 60) {
+            end = at + hl;
+            nh_pos = at;
+        }
+        last = at;
+        nh = h[at];
+        at += hl;
+    }
+    *nh_at = nh_pos;
+    return end;
+}
+
+/* Fragments cut from random datagrams (IPv4 with options or a source route, IPv6 with extension
+ * headers; raw, under Ethernet with VLANs, or tunnelled in IP) are described exactly by
+ * inetcsum_fragment, and their descriptions alone put the datagram back together byte for byte. */
+static void fragment_descriptions(void)
+{
+    static struct frame f, ff;
+    static uint8_t dg[ROOM], rebuilt[ROOM];
+    unsigned rounds = tu_quick ? 200 : 2000;
+    for (unsigned n = 0; n < rounds; n++) {
+        static const enum inetcsum_layer ups4[] = {INETCSUM_LAYER_TCP, INETCSUM_LAYER_UDP, INETCSUM_LAYER_ICMP,
+                                                   INETCSUM_LAYER_SCTP};
+        int v6 = (int)(tu_rand() & 1);
+        enum inetcsum_layer up = ups4[tu_rand() % 4];
+        if (v6 && up == INETCSUM_LAYER_ICMP)
+            up = INETCSUM_LAYER_ICMPV6;
+        init(&f, 16 + (size_t)(tu_rand() % 3000));
+        l4(&f, up);
+        ip_around(&f, v6, proto_of(up));
+        size_t dlen = flen(&f);
+        memcpy(dg, f.buf + f.start, dlen);
+        /* The datagram as it is before fragmentation: no atomic fragment header. */
+        size_t nh_at = 0, hl = v6 ? v6_unfragmentable(dg, &nh_at) : (size_t)(dg[0] & 15) * 4;
+        if (v6 && dg[nh_at] == 44) {
+            dg[nh_at] = dg[hl];
+            memmove(dg + hl, dg + hl + 8, dlen - hl - 8);
+            dlen -= 8;
+            put16(dg + 4, dlen - 40);
+        }
+        inetcsum_fill(dg, dlen, 0, INETCSUM_LINK_RAW, 0, NULL);
+        struct inetcsum_fragment d;
+        CHECK(inetcsum_fragment(dg, dlen, 0, INETCSUM_LINK_RAW, &d) == 0, "datagram %u: whole, yet a fragment", n);
+
+        size_t body = dlen - hl, pieces = 2 + (size_t)(tu_rand() % 5), at = 0;
+        uint8_t proto = v6 ? dg[nh_at] : dg[9];
+        uint32_t id = (uint32_t)tu_rand() & (v6 ? 0xFFFFFFFFu : 0xFFFFu);
+        memset(rebuilt, 0, dlen);
+        for (size_t k = 0; k < pieces && at < body; k++) {
+            size_t len = k == pieces - 1 ? body - at : ((size_t)(tu_rand() % (body / pieces + 1)) + 8) / 8 * 8;
+            if (k < pieces - 1 && len >= body - at) /* never all of it in one: that is no fragment */
+                len = (body - at - 1) / 8 * 8;
+            if (len == 0)
+                len = body - at;
+            int more = at + len < body;
+            init(&ff, len);
+            memcpy(ff.buf + ff.start, dg + hl + at, len);
+            uint8_t *h;
+            if (v6) {
+                uint8_t *fh = push(&ff, 8);
+                fh[0] = proto;
+                put16(fh + 2, at | (size_t)more);
+                fh[4] = (uint8_t)(id >> 24), fh[5] = (uint8_t)(id >> 16), fh[6] = (uint8_t)(id >> 8), fh[7] = (uint8_t)id;
+                h = push(&ff, hl);
+                memcpy(h, dg, hl);
+                h[nh_at] = 44;
+                put16(h + 4, hl - 40 + 8 + len);
+            } else {
+                h = push(&ff, hl);
+                memcpy(h, dg, hl);
+                put16(h + 2, hl + len);
+                put16(h + 4, id);
+                put16(h + 6, at / 8 | (more ? 0x2000u : 0));
+            }
+            int tunnel = (tu_rand() % 4) == 0;
+            if (tunnel)
+                ipv4(&ff, v6 ? 41 : 4, 0);
+            enum inetcsum_link link = INETCSUM_LINK_RAW;
+            size_t linklen = 0;
+            if (tu_rand() & 1) {
+                size_t before = flen(&ff);
+                ether(&ff, tunnel ? 0x0800 : v6 ? 0x86DD : 0x0800, (int)(tu_rand() % 3));
+                linklen = flen(&ff) - before;
+                link = INETCSUM_LINK_ETHERNET;
+            }
+            size_t ip_at = linklen + (tunnel ? ((size_t)(ff.buf[ff.start + linklen] & 15) * 4) : 0);
+            const uint8_t *fr = ff.buf + ff.start;
+            size_t frlen = flen(&ff);
+            memset(&d, 0xEE, sizeof d);
+            int got = inetcsum_fragment(fr, frlen, 0, link, &d);
+            CHECK(got == 1, "datagram %u piece %zu: inetcsum_fragment %d", n, k, got);
+            if (got != 1)
+                break;
+            CHECK(d.version == (v6 ? 6 : 4) && d.depth == (tunnel ? 1 : 0) && d.proto == proto && d.more == more &&
+                      d.id == id && d.offset == at && d.ip_offset == ip_at && d.header_len == hl &&
+                      d.nh_offset == (v6 ? ip_at + nh_at : 0) && d.data_offset == ip_at + hl + (v6 ? 8 : 0) &&
+                      d.data_len == len,
+                  "datagram %u piece %zu: v%u depth %u proto %u more %u id %u offset %u ip %u header %u nh %u "
+                  "data %u+%u",
+                  n, k, d.version, d.depth, d.proto, d.more, d.id, d.offset, d.ip_offset, d.header_len, d.nh_offset,
+                  d.data_offset, d.data_len);
+            CHECK(memcmp(d.src, dg + (v6 ? 8 : 12), v6 ? 16 : 4) == 0 &&
+                      memcmp(d.dst, dg + (v6 ? 24 : 16), v6 ? 16 : 4) == 0,
+                  "datagram %u piece %zu: addresses", n, k);
+            CHECK(inetcsum_fragment(fr, frlen - 1, frlen, link, &d) == -1, "datagram %u piece %zu: cut short", n, k);
+            inetcsum_fragment(fr, frlen, 0, link, &d);
+            /* Put back together from the description alone. */
+            if (d.offset == 0)
+                memcpy(rebuilt, fr + d.ip_offset, d.header_len);
+            memcpy(rebuilt + d.header_len + d.offset, fr + d.data_offset, d.data_len);
+            at += len;
+        }
+        if (v6) {
+            rebuilt[nh_at] = proto;
+            put16(rebuilt + 4, dlen - 40);
+        } else {
+            put16(rebuilt + 2, dlen);
+            put16(rebuilt + 4, 0);
+            put16(rebuilt + 6, 0);
+            rebuilt[10] = rebuilt[11] = 0;
+            uint16_t v = inetcsum_ipv4_header(rebuilt, hl / 4);
+            memcpy(rebuilt + 10, &v, 2);
+            memcpy(dg + 4, rebuilt + 4, 2); /* the original's id is the builder's, not the fragments' */
+        }
+        CHECK(memcmp(rebuilt, dg, dlen) == 0, "datagram %u (IPv%d, %zu bytes): rebuilt differs", n, v6 ? 6 : 4, dlen);
+    }
 }
 
 static void too_deep(void)
@@ -725,6 +876,7 @@ int main(int argc, char **argv)
     lco();
     jumbogram();
     fragments_and_quotes();
+    fragment_descriptions();
     too_deep();
     return tu_finish();
 }

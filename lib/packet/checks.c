@@ -110,7 +110,7 @@ static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetc
                             struct inetcsum_report *report)
 {
     struct ics_parsed parsed;
-    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed);
+    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
     unsigned problems = 0;
     for (unsigned i = 0; i < parsed.n; i++) {
         struct inetcsum_verdict vd = judge(v, &parsed.item[i], flags);
@@ -126,7 +126,7 @@ static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsu
                           struct inetcsum_report *report)
 {
     struct ics_parsed parsed;
-    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed);
+    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
     unsigned written = 0;
     /* Innermost first: an outer checksum covers the inner fields as they will be sent. */
     for (unsigned i = parsed.n; i-- > 0;) {
@@ -347,7 +347,7 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
 {
     struct ics_view v = contiguous(frame, len);
     struct ics_parsed p;
-    ics_parse(&v, len, link, &p);
+    ics_parse(&v, len, link, &p, NULL);
     uint8_t device[INETCSUM_MAX_CHECKS], skip[INETCSUM_MAX_CHECKS];
     size_t cov[INETCSUM_MAX_CHECKS];
 

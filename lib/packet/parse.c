@@ -34,6 +34,8 @@ struct walker {
     unsigned steps;
     int quoted;      /* inside an ICMP error's quote */
     uint16_t type;   /* ethertype for S_TYPE */
+    struct inetcsum_fragment *frag; /* where to describe the frame's fragment, or NULL */
+    int frag_found;  /* 1 described, -1 described but not reassemblable */
     uint8_t scratch[ICS_VIEW_MAX_GET];
 };
 
@@ -539,6 +541,23 @@ static enum state ipv4(struct walker *w, size_t *off, size_t *end)
     }
     if (frag & 0x3FFF) {
         w->out->flags |= INETCSUM_FRAME_FRAGMENT;
+        if (w->frag && !w->quoted && !w->frag_found) {
+            struct inetcsum_fragment *f = w->frag;
+            memset(f, 0, sizeof *f);
+            f->version = 4;
+            f->depth = ip.depth;
+            f->proto = proto;
+            f->more = (frag >> 13) & 1;
+            f->id = ics_be16(p + 4);
+            f->offset = (frag & 0x1FFF) * 8;
+            f->ip_offset = (uint32_t)*off;
+            f->header_len = (uint32_t)hl;
+            f->data_offset = (uint32_t)(*off + hl);
+            f->data_len = (uint32_t)(tot - hl);
+            memcpy(f->src, p + 12, 4); /* the header's own: not a source route's final destination */
+            memcpy(f->dst, p + 16, 4);
+            w->frag_found = (ip.frag & INETCSUM_CHECK_MALFORMED) || *off + tot > w->cap ? -1 : 1;
+        }
         if (frag & 0x1FFF)
             return S_STOP; /* a non-first fragment: no upper-layer header here */
         ip.frag = INETCSUM_CHECK_FRAGMENT;
@@ -572,6 +591,35 @@ static int ipv6_options(struct walker *w, struct ipctx *ip, size_t at, size_t le
     return 1;
 }
 
+/* The fragment header at `at` (its 8 bytes at p) of the IPv6 header at ip_off, whose payload ends
+ * at pend; nh_at is the byte that names the fragment header. */
+static void describe_ipv6_fragment(struct walker *w, const struct ipctx *ip, size_t ip_off, size_t at, size_t nh_at,
+                                   size_t pend, const uint8_t *p)
+{
+    struct inetcsum_fragment *f = w->frag;
+    uint8_t fh[8];
+    memcpy(fh, p, 8); /* p may lie in the scratch buffer the next read reuses */
+    p = fh;
+    const uint8_t *h = need(w, ip_off, 40, pend); /* read before, so never flags the frame */
+    memset(f, 0, sizeof *f);
+    f->version = 6;
+    f->depth = ip->depth;
+    f->proto = p[0];
+    f->more = p[3] & 1;
+    f->id = be32(p + 4);
+    f->offset = ics_be16(p + 2) & 0xFFF8;
+    f->ip_offset = (uint32_t)ip_off;
+    f->header_len = (uint32_t)(at - ip_off);
+    f->nh_offset = (uint32_t)nh_at;
+    f->data_offset = (uint32_t)(at + 8);
+    f->data_len = (uint32_t)(pend - at - 8);
+    if (h) { /* the header's own addresses: not a routing header's final destination */
+        memcpy(f->src, h + 8, 16);
+        memcpy(f->dst, h + 24, 16);
+    }
+    w->frag_found = !h || (ip->frag & INETCSUM_CHECK_MALFORMED) || pend > w->cap ? -1 : 1;
+}
+
 static enum state ipv6(struct walker *w, size_t *off, size_t *end)
 {
     struct ipctx ip = {0};
@@ -588,7 +636,7 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
     memcpy(ip.src, p + 8, 16);
     memcpy(ip.dst, p + 24, 16);
     uint8_t nh = p[6];
-    size_t plen = ics_be16(p + 4), at = *off + 40;
+    size_t plen = ics_be16(p + 4), at = *off + 40, nh_at = *off + 6;
     if (plen == 0 && nh == 0) { /* a jumbogram's length is in its hop-by-hop header */
         uint32_t jumbo = 0;
         if ((p = need(w, at, 2, *end)))
@@ -642,6 +690,8 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
             hl = 8;
             if (ics_be16(p + 2) & 0xFFF9) {
                 w->out->flags |= INETCSUM_FRAME_FRAGMENT;
+                if (w->frag && !w->quoted && !w->frag_found)
+                    describe_ipv6_fragment(w, &ip, *off, at, nh_at, pend, p);
                 if (ics_be16(p + 2) & 0xFFF8)
                     return S_STOP;
                 ip.frag = INETCSUM_CHECK_FRAGMENT;
@@ -660,6 +710,7 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
             *end = pend;
             return transport(w, &ip, nh, off, end);
         }
+        nh_at = at;
         at += hl;
         if (++w->steps > ICS_MAX_STEPS) {
             w->out->flags |= INETCSUM_FRAME_TOO_DEEP;
@@ -668,9 +719,12 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
     }
 }
 
-void ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out)
+int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out,
+              struct inetcsum_fragment *frag)
 {
     struct walker w; /* field by field: the scratch buffer needs no zeroing */
+    w.frag = frag;
+    w.frag_found = 0;
     w.v = v;
     w.out = out;
     w.cap = v->len;
@@ -716,4 +770,5 @@ void ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link
     }
     if (w.ips == 0)
         out->flags |= INETCSUM_FRAME_NOT_IP;
+    return w.frag_found;
 }

@@ -46,7 +46,10 @@ static inline int ics_udp_may_tunnel(unsigned sport, unsigned dport)
            dport == ICS_PORT_TEREDO || sport == ICS_PORT_TEREDO || dport == ICS_PORT_GTPU || sport == ICS_PORT_GTPU;
 }
 
-/* Parses the frame v (v->len bytes captured, wirelen on the wire, wirelen >= v->len). */
-void ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out);
+/* Parses the frame v (v->len bytes captured, wirelen on the wire, wirelen >= v->len).  With frag
+ * not NULL, the fragment it carries outside ICMP quotes is described there; the result is then
+ * what inetcsum_fragment() returns (0 without frag). */
+int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out,
+              struct inetcsum_fragment *frag);
 
 #endif
