@@ -6,28 +6,61 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "defrag.h"
 #include "report.h"
 
 static const char help[] =
-    "usage: inetcsum verify [--json] [--udp6-zero-ok] [--quiet] CAPTURE...\n"
+    "usage: inetcsum verify [--json] [--udp6-zero-ok] [--no-reassemble] [--quiet] CAPTURE...\n"
     "\n"
     "Verifies every checksum in pcap and pcapng captures ('-': standard input): IPv4 headers, TCP,\n"
     "UDP, UDP-Lite, ICMP, ICMPv6, IGMP, GRE, SCTP (CRC32c) and the Mobile IPv6 Mobility Header, through\n"
     "VLANs, MPLS, PPPoE, IPv6 extension headers and tunnels (VXLAN, GENEVE, GRE, IP-in-IP, ...).\n"
-    "Prints one line per problem (bad, partial = left for TX checksum offload, illegal) and a\n"
-    "summary per file.\n"
+    "Fragmented IPv4 and IPv6 datagrams are reassembled, as Wireshark does: what they carry is judged\n"
+    "on the frame that completes them.  Prints one line per problem (bad, partial = left for TX\n"
+    "checksum offload, illegal) and a summary per file.\n"
     "\n"
     "  --json           JSON Lines on stdout, one object per checksum examined (keys: file, frame,\n"
     "                   layer, depth, status, stored, expected); the summaries go to stderr\n"
     "  --udp6-zero-ok   a zero UDP checksum over IPv6 is absent, not illegal (RFC 6935 tunnels)\n"
+    "  --no-reassemble  judge each fragment alone: a first fragment's upper-layer checksum, which\n"
+    "                   covers the whole datagram, is then unverifiable\n"
     "  --quiet          only the summaries\n"
+    "\n"
+    "The checksums of a datagram whose fragments never all arrive are unverifiable; they are\n"
+    "reported, with the frame of its first fragment, once the file ends.\n"
     "\n"
     "Exit status: 0 no problem, 1 problems found, 2 usage or input error.\n";
 
 struct verify_opts {
-    int json, quiet;
+    int json, quiet, reassemble;
     unsigned flags;
 };
+
+/* Where one file's checks go. */
+struct verify_out {
+    const char *path;
+    const struct verify_opts *o;
+    struct tally *t;
+};
+
+static void show(const struct verify_out *v, uint64_t frame, const struct inetcsum_check *c, unsigned n,
+                 const char *note)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (v->o->json)
+            report_json(stdout, v->path, frame, &c[i]);
+        else if (!v->o->quiet && report_problem(c[i].status))
+            report_problem_line(stdout, v->path, frame, &c[i], note);
+    }
+}
+
+/* The checks of a datagram that never became whole: unverifiable, on its first fragment. */
+static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
+{
+    const struct verify_out *v = ctx;
+    tally_checks(v->t, c, n);
+    show(v, frame, c, n, NULL);
+}
 
 /* Verifies one capture; EXIT_USAGE when it cannot be read to its end. */
 static int verify_file(const char *path, const struct verify_opts *o, struct tally *t)
@@ -38,6 +71,9 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     struct cap_reader rd;
     struct cap_record rec;
     struct cli_progress prog;
+    struct verify_out out = {path, o, t};
+    struct defrag df;
+    defrag_init(&df, o->flags, 0, unfinished, &out);
     cli_progress_start(&prog, path, f);
     int got = cap_open(&rd, fileno(f), path, 0), status = EXIT_ALL_GOOD;
     unsigned long long bytes = 0;
@@ -49,12 +85,15 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
             continue;
         struct inetcsum_report r;
         inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
+        int whole = o->reassemble && defrag_take(&df, &rec, &r, UINT64_MAX);
         tally_frame(t, &r, rec.caplen, rec.wirelen);
-        for (unsigned i = 0; i < r.count; i++) {
-            if (o->json)
-                report_json(stdout, path, rec.frame, &r.checks[i]);
-            else if (!o->quiet && report_problem(r.checks[i].status))
-                report_problem_line(stdout, path, rec.frame, &r.checks[i]);
+        show(&out, rec.frame, r.checks, r.count, NULL);
+        if (whole) {
+            char note[96];
+            snprintf(note, sizeof note, "in the datagram reassembled from %zu fragments, frames %llu-%llu",
+                     df.nfragments, (unsigned long long)df.first_frame, (unsigned long long)df.last_frame);
+            tally_checks(t, df.whole, df.nwhole);
+            show(&out, rec.frame, df.whole, df.nwhole, note);
         }
     }
     cli_progress_end(&prog);
@@ -62,6 +101,10 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
         cli_error("%s", rd.err);
         status = EXIT_USAGE;
     }
+    defrag_finish(&df);
+    t->reassembled = df.ra.completed;
+    t->incomplete = df.ra.dropped;
+    defrag_free(&df);
     cap_close(&rd);
     if (f != stdin)
         fclose(f);
@@ -72,10 +115,11 @@ int cmd_verify(int argc, char **argv)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
                                              {"udp6-zero-ok", no_argument, NULL, 'z'},
+                                             {"no-reassemble", no_argument, NULL, 'n'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct verify_opts o = {0, 0, 0};
+    struct verify_opts o = {0, 0, 1, 0};
     int c;
     while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (c) {
@@ -84,6 +128,9 @@ int cmd_verify(int argc, char **argv)
             break;
         case 'z':
             o.flags |= INETCSUM_UDP6_ZERO_OK;
+            break;
+        case 'n':
+            o.reassemble = 0;
             break;
         case 'q':
             o.quiet = 1;

@@ -22,8 +22,13 @@ void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t capl
     t->frames++;
     if (caplen < wirelen || (r->flags & INETCSUM_FRAME_TRUNCATED))
         t->truncated++;
-    for (unsigned i = 0; i < r->count; i++) {
-        const struct inetcsum_check *c = &r->checks[i];
+    tally_checks(t, r->checks, r->count);
+}
+
+void tally_checks(struct tally *t, const struct inetcsum_check *checks, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct inetcsum_check *c = &checks[i];
         t->checks++;
         t->by[c->layer][c->status]++;
         t->problems += (unsigned long long)report_problem(c->status);
@@ -51,7 +56,8 @@ static const char *why(const struct inetcsum_check *c)
     }
 }
 
-void report_problem_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c)
+void report_problem_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
+                         const char *note)
 {
     char where[32] = "";
     if (c->depth == 1)
@@ -60,8 +66,9 @@ void report_problem_line(FILE *out, const char *file, unsigned long long frame, 
         snprintf(where, sizeof where, "depth %u ", c->depth);
     const char *quoted = (c->flags & INETCSUM_CHECK_QUOTED) ? "quoted " : "";
     int w = hex_width(c);
-    fprintf(out, "%s: frame %llu %s%s%s 0x%0*x, should be 0x%0*x%s\n", file, frame, quoted, where,
-            display_names[c->layer], w, c->stored, w, c->expected, why(c));
+    fprintf(out, "%s: frame %llu %s%s%s 0x%0*x, should be 0x%0*x%s%s%s%s\n", file, frame, quoted, where,
+            display_names[c->layer], w, c->stored, w, c->expected, why(c), note ? " (" : "", note ? note : "",
+            note ? ")" : "");
 }
 
 /* `{"file":"NAME","frame":` for one file name, with quotes, backslashes and control characters
@@ -165,6 +172,8 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
             fprintf(out, ", %llu %s", by_status[s], inetcsum_status_name((enum inetcsum_status)s));
     if (t->truncated)
         fprintf(out, "; %llu frames truncated", t->truncated);
+    if (t->reassembled || t->incomplete)
+        fprintf(out, "; %llu fragmented datagrams reassembled, %llu incomplete", t->reassembled, t->incomplete);
     fputc('\n', out);
     for (int l = 0; l < INETCSUM_LAYER_COUNT; l++) {
         unsigned long long n = 0;

@@ -13,10 +13,13 @@ struct tally {
     unsigned long long by[INETCSUM_LAYER_COUNT][INETCSUM_STATUS_COUNT];
     unsigned long long problems; /* bad, partial, illegal */
     unsigned long long written;  /* fix: fields written */
+    unsigned long long reassembled, incomplete; /* fragmented datagrams made whole, or never */
 };
 
 /* Counts one frame's report. */
 void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen);
+/* Counts checks that belong to no one frame's report (those of a reassembled datagram). */
+void tally_checks(struct tally *t, const struct inetcsum_check *c, unsigned n);
 
 /* A layer as people write it: "IPv4", "UDP-Lite", "ICMPv6". */
 const char *report_layer_name(unsigned layer);
@@ -24,8 +27,10 @@ const char *report_layer_name(unsigned layer);
 /* Whether a status is a problem (bad, partial, illegal). */
 int report_problem(unsigned status);
 
-/* "FILE: frame N inner TCP 0x1a7f, should be 0x1a7e" and what kind of problem it is. */
-void report_problem_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c);
+/* "FILE: frame N inner TCP 0x1a7f, should be 0x1a7e" and what kind of problem it is, then `note`
+ * in parentheses when not NULL. */
+void report_problem_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
+                         const char *note);
 
 /* One JSON object per check, one per line, with exactly the keys file, frame, layer, depth, status,
  * stored and expected. */

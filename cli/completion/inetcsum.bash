@@ -12,7 +12,7 @@ _inetcsum()
     cmd=${COMP_WORDS[1]}
     local opts captures=1
     case $cmd in
-        verify) opts="--json --udp6-zero-ok --quiet --help" ;;
+        verify) opts="--json --udp6-zero-ok --no-reassemble --quiet --help" ;;
         fix)    opts="--in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --quiet --help" ;;
         sum)    opts="--seed --offset --length --partial --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;

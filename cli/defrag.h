@@ -1,0 +1,55 @@
+/* Reassembly as verify and fix use it (the mechanics are in reasm.h): which checks of a frame wait
+ * for their whole datagram, and the checks of each datagram made whole, reported with the frame
+ * that completed it, as tshark reports them.
+ *
+ * A fragment is taken when inetcsum_fragment() describes it whole and, for IPv4, its header
+ * checksum is good (Wireshark does not reassemble fragments whose header fails it; fix takes one
+ * whose header it has just corrected).  The first fragment's checks that cover the whole datagram
+ * (INETCSUM_CHECK_FRAGMENT) leave its report; if the datagram never becomes whole they come back,
+ * unverifiable, through `unfinished` when it is dropped (at the end of the file, or to stay within
+ * the reassembler's memory bounds). */
+#ifndef ICS_CLI_DEFRAG_H
+#define ICS_CLI_DEFRAG_H
+
+#include "capture.h"
+#include "reasm.h"
+
+/* fix: a byte of an earlier (or the current) fragment that filling the whole datagram changed. */
+struct defrag_change {
+    const struct reasm_origin *from; /* valid until the next defrag_take */
+    uint32_t at;                     /* in that fragment's frame */
+    uint8_t value;
+};
+
+struct defrag {
+    struct reasm ra;
+    unsigned flags; /* inetcsum_verify / inetcsum_fill flags */
+    int fill;       /* fix: fill each whole datagram and list the fragment bytes that change */
+    /* The datagram the last defrag_take made whole: its checks (depths counted from the outermost
+     * header of the completing frame, the rebuilt IPv4 header left out), its fragments' frames. */
+    struct inetcsum_check whole[INETCSUM_MAX_CHECKS];
+    unsigned nwhole;
+    uint64_t first_frame, last_frame;
+    size_t nfragments;
+    struct defrag_change *change;
+    size_t nchanges, change_cap;
+    uint8_t *before; /* fill: the payload as it was, to see what changed */
+    void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n);
+    void *ctx;
+};
+
+void defrag_init(struct defrag *df, unsigned flags, int fill,
+                 void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n),
+                 void *ctx);
+
+/* Offers frame rec, whose report r verify or fill just made; out_pos is where fix writes the
+ * frame's bytes in OUT (UINT64_MAX when not known).  Returns 1 when rec completed a datagram (see
+ * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
+ * were settled by, the whole datagram. */
+int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
+
+/* Drops the datagrams still unfinished (end of a file): their waiting checks go to `unfinished`. */
+void defrag_finish(struct defrag *df);
+void defrag_free(struct defrag *df);
+
+#endif

@@ -1,0 +1,304 @@
+/* IP reassembly with Wireshark's rules (see reasm.h). */
+#include "reasm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "inetcsum.h"
+
+#define DEFAULT_DATAGRAMS 16384
+#define DEFAULT_BYTES (64u << 20)
+#define IP_MAX 65535u /* IPv4 total length; IPv6 payload length */
+
+void reasm_init(struct reasm *r, size_t max_datagrams, size_t max_bytes,
+                void (*on_drop)(void *ctx, const struct reasm_datagram *dg), void *ctx)
+{
+    memset(r, 0, sizeof *r);
+    r->max_datagrams = max_datagrams ? max_datagrams : DEFAULT_DATAGRAMS;
+    r->max_bytes = max_bytes ? max_bytes : DEFAULT_BYTES;
+    r->on_drop = on_drop;
+    r->ctx = ctx;
+}
+
+static uint32_t hash(const struct inetcsum_fragment *d)
+{
+    uint32_t h = d->id * 0x9E3779B1u ^ d->version ^ (uint32_t)d->depth << 8;
+    for (int i = 0; i < 16; i++)
+        h = (h ^ d->src[i] ^ (uint32_t)d->dst[i] << 8) * 0x01000193u;
+    return h;
+}
+
+static int same(const struct reasm_datagram *g, const struct inetcsum_fragment *d)
+{
+    return g->id == d->id && g->version == d->version && g->depth == d->depth &&
+           (g->version == 6 || g->proto == d->proto) && memcmp(g->src, d->src, 16) == 0 &&
+           memcmp(g->dst, d->dst, 16) == 0;
+}
+
+static void free_datagram(struct reasm_datagram *g)
+{
+    for (size_t i = 0; i < g->npieces; i++) {
+        free(g->piece[i].data);
+        free(g->piece[i].deferred);
+    }
+    free(g->piece);
+    free(g->header);
+    free(g);
+}
+
+/* Takes g out of the table and the age list (not freed). */
+static void unlink_datagram(struct reasm *r, struct reasm_datagram *g, size_t slot)
+{
+    struct reasm_datagram **p = &r->bucket[slot];
+    while (*p != g)
+        p = &(*p)->next_in_bucket;
+    *p = g->next_in_bucket;
+    if (g->older)
+        g->older->newer = g->newer;
+    else
+        r->oldest = g->newer;
+    if (g->newer)
+        g->newer->older = g->older;
+    else
+        r->newest = g->older;
+    r->count--;
+    r->bytes -= g->bytes;
+}
+
+static size_t slot_of(const struct reasm *r, const struct reasm_datagram *g)
+{
+    struct inetcsum_fragment k;
+    k.id = g->id;
+    k.version = g->version;
+    k.depth = g->depth;
+    memcpy(k.src, g->src, 16);
+    memcpy(k.dst, g->dst, 16);
+    return hash(&k) & (r->nbuckets - 1);
+}
+
+static void drop(struct reasm *r, struct reasm_datagram *g)
+{
+    unlink_datagram(r, g, slot_of(r, g));
+    r->dropped++;
+    if (r->on_drop)
+        r->on_drop(r->ctx, g);
+    free_datagram(g);
+}
+
+static void release_done(struct reasm *r)
+{
+    if (r->done_dg) {
+        free_datagram(r->done_dg);
+        r->done_dg = NULL;
+    }
+    r->done.dg = NULL;
+}
+
+/* Inserts a copy of the fragment into g, kept sorted by offset and then arrival. */
+static int hold(struct reasm_datagram *g, const struct inetcsum_fragment *d, const uint8_t *frame,
+                const struct reasm_origin *from)
+{
+    if (g->npieces == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 4;
+        struct reasm_piece *p = realloc(g->piece, cap * sizeof *p);
+        if (!p)
+            return -1;
+        g->piece = p;
+        g->cap = cap;
+    }
+    struct reasm_piece np;
+    memset(&np, 0, sizeof np);
+    np.from = *from;
+    np.data_offset = d->data_offset;
+    np.offset = d->offset;
+    np.len = d->data_len;
+    np.seq = (uint32_t)g->npieces;
+    if (np.len && !(np.data = malloc(np.len)))
+        return -1;
+    if (np.len)
+        memcpy(np.data, frame + d->data_offset, np.len);
+    if (from->ndeferred) {
+        if (!(np.deferred = malloc(from->ndeferred * sizeof *np.deferred))) {
+            free(np.data);
+            return -1;
+        }
+        memcpy(np.deferred, from->deferred, from->ndeferred * sizeof *np.deferred);
+    }
+    np.from.deferred = np.deferred;
+    if (d->offset == 0 && !g->header) { /* the first offset-0 fragment to arrive gives the header */
+        if (!(g->header = malloc(d->header_len))) {
+            free(np.data);
+            free(np.deferred);
+            return -1;
+        }
+        memcpy(g->header, frame + d->ip_offset, d->header_len);
+        g->header_len = d->header_len;
+        g->nh_at = d->version == 6 ? d->nh_offset - d->ip_offset : 0;
+        g->proto = d->proto;
+        g->bytes += d->header_len;
+    }
+    size_t i = g->npieces;
+    while (i > 0 && g->piece[i - 1].offset > np.offset) {
+        g->piece[i] = g->piece[i - 1];
+        i--;
+    }
+    g->piece[i] = np;
+    g->npieces++;
+    g->bytes += np.len;
+    if (!d->more && !g->have_tail) { /* the first tail fixes the length; later ones are ignored */
+        g->have_tail = 1;
+        g->total = d->offset + d->data_len;
+    }
+    return 0;
+}
+
+/* Whether g's fragments cover [0, total) without a hole. */
+static int whole(const struct reasm_datagram *g)
+{
+    if (!g->have_tail || !g->header)
+        return 0;
+    uint64_t reach = 0;
+    for (size_t i = 0; i < g->npieces && reach < g->total; i++) {
+        const struct reasm_piece *p = &g->piece[i];
+        if (p->offset > reach)
+            return 0;
+        if ((uint64_t)p->offset + p->len > reach)
+            reach = (uint64_t)p->offset + p->len;
+    }
+    return reach >= g->total;
+}
+
+/* Rebuilds g as one IP packet in r->done; -1 when memory runs out. */
+static int rebuild(struct reasm *r, const struct reasm_datagram *g)
+{
+    size_t len = (size_t)g->header_len + g->total;
+    if (len - (g->version == 6 ? 40 : 0) > IP_MAX)
+        return -1; /* the first fragment's header is longer than the others' allowed for */
+    if (len > r->ip_cap) {
+        uint8_t *ip = realloc(r->done.ip, len);
+        if (!ip)
+            return -1;
+        r->done.ip = ip;
+        r->ip_cap = len;
+    }
+    if (g->npieces > r->span_cap) {
+        struct reasm_span *s = realloc(r->done.span, g->npieces * sizeof *s);
+        if (!s)
+            return -1;
+        r->done.span = s;
+        r->span_cap = g->npieces;
+    }
+    uint8_t *ip = r->done.ip;
+    memcpy(ip, g->header, g->header_len);
+    uint32_t filled = 0;
+    size_t ns = 0;
+    for (size_t i = 0; i < g->npieces && filled < g->total; i++) {
+        const struct reasm_piece *p = &g->piece[i];
+        uint32_t end = p->offset + p->len > g->total ? g->total : p->offset + p->len;
+        if (end <= filled)
+            continue; /* covered already by a lower offset or an earlier arrival */
+        memcpy(ip + g->header_len + filled, p->data + (filled - p->offset), end - filled);
+        r->done.span[ns].offset = filled;
+        r->done.span[ns].len = end - filled;
+        r->done.span[ns].piece = p;
+        ns++;
+        filled = end;
+    }
+    if (g->version == 4) {
+        ip[2] = (uint8_t)(len >> 8);
+        ip[3] = (uint8_t)len;
+        ip[6] &= 0xC0; /* MF and the offset cleared; DF and the reserved bit kept */
+        ip[7] = 0;
+        ip[10] = ip[11] = 0;
+        uint16_t c = inetcsum_ipv4_header(ip, g->header_len / 4);
+        memcpy(ip + 10, &c, 2);
+    } else {
+        size_t plen = len - 40;
+        ip[4] = (uint8_t)(plen >> 8);
+        ip[5] = (uint8_t)plen;
+        ip[g->nh_at] = g->proto;
+    }
+    r->done.dg = g;
+    r->done.len = len;
+    r->done.payload_at = g->header_len;
+    r->done.nspans = ns;
+    return 0;
+}
+
+int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t *frame,
+              const struct reasm_origin *from)
+{
+    release_done(r);
+    uint64_t end = (uint64_t)d->offset + d->data_len;
+    uint64_t room = d->version == 4 ? IP_MAX - d->header_len : IP_MAX - (d->header_len - 40);
+    if (d->header_len > IP_MAX || end > room) {
+        r->refused++;
+        return -1;
+    }
+    if (!r->bucket) {
+        r->nbuckets = 4096;
+        if (!(r->bucket = calloc(r->nbuckets, sizeof *r->bucket)))
+            return -1;
+    }
+    size_t slot = hash(d) & (r->nbuckets - 1);
+    struct reasm_datagram *g = r->bucket[slot];
+    while (g && !same(g, d))
+        g = g->next_in_bucket;
+    if (!g) {
+        if (!(g = calloc(1, sizeof *g)))
+            return -1;
+        g->version = d->version;
+        g->depth = d->depth;
+        g->proto = d->proto;
+        g->id = d->id;
+        memcpy(g->src, d->src, 16);
+        memcpy(g->dst, d->dst, 16);
+        g->next_in_bucket = r->bucket[slot];
+        r->bucket[slot] = g;
+        g->older = r->newest;
+        if (r->newest)
+            r->newest->newer = g;
+        else
+            r->oldest = g;
+        r->newest = g;
+        r->count++;
+    }
+    size_t before = g->bytes;
+    if (hold(g, d, frame, from) != 0) {
+        r->refused++;
+        return -1;
+    }
+    r->bytes += g->bytes - before;
+    int complete = whole(g);
+    if (complete) {
+        unlink_datagram(r, g, slot);
+        r->done_dg = g;
+        if (rebuild(r, g) != 0) { /* too long, or no memory: as if dropped unfinished */
+            r->dropped++;
+            if (r->on_drop)
+                r->on_drop(r->ctx, g);
+            release_done(r);
+            return 0;
+        }
+        r->completed++;
+    }
+    while (r->oldest && (r->count > r->max_datagrams || r->bytes > r->max_bytes))
+        drop(r, r->oldest);
+    return complete;
+}
+
+void reasm_finish(struct reasm *r)
+{
+    release_done(r);
+    while (r->oldest)
+        drop(r, r->oldest);
+}
+
+void reasm_free(struct reasm *r)
+{
+    reasm_finish(r);
+    free(r->bucket);
+    free(r->done.ip);
+    free(r->done.span);
+    memset(r, 0, sizeof *r);
+}

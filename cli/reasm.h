@@ -1,0 +1,99 @@
+/* IP reassembly for captures: fragments described by inetcsum_fragment() are held until their
+ * datagram is whole, then the datagram is rebuilt as a raw IP packet, so that the checksum its
+ * first fragment carries (and anything tunnelled inside it) can be judged, and fixed.
+ *
+ * The rules are Wireshark's, so that verify agrees with tshark: a datagram is keyed by version,
+ * addresses, identification (and IPv4's protocol), and by the depth of the fragmented header; it
+ * is whole once its fragments cover it from 0 to the end the first tail (MF clear) gave; where
+ * fragments overlap, the one with the lower offset wins, then the one that came first.  A whole
+ * datagram is forgotten, so a later copy of one of its fragments starts a new one.
+ *
+ * Memory is bounded: past max_datagrams in progress or max_bytes held, the oldest datagram is
+ * dropped (and handed to on_drop, as every unfinished one is at reasm_finish). */
+#ifndef ICS_CLI_REASM_H
+#define ICS_CLI_REASM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inetcsum_packet.h"
+
+/* Where a fragment came from, kept with it for whoever reports or patches its frame. */
+struct reasm_origin {
+    uint64_t frame;       /* 1-based frame number */
+    uint64_t out_pos;     /* fix: where the frame's bytes start in OUT (UINT64_MAX: not known) */
+    uint32_t caplen, wirelen;
+    int link;
+    /* Checks of the first fragment that only the whole datagram can settle (INETCSUM_CHECK_
+     * FRAGMENT): kept so that a datagram dropped unfinished can still report them. */
+    const struct inetcsum_check *deferred;
+    unsigned ndeferred;
+};
+
+struct reasm_piece {
+    struct reasm_origin from;
+    struct inetcsum_check *deferred; /* a copy of from.deferred (from.deferred points here) */
+    uint32_t data_offset;            /* the fragment's data in its frame */
+    uint32_t offset, len;            /* ... and in the datagram's payload */
+    uint32_t seq;                    /* arrival order within the datagram */
+    uint8_t *data;
+};
+
+/* A run of the rebuilt payload and the fragment it was taken from. */
+struct reasm_span {
+    uint32_t offset, len;
+    const struct reasm_piece *piece;
+};
+
+struct reasm_datagram {
+    struct reasm_datagram *next_in_bucket, *older, *newer;
+    uint8_t version, depth, proto;
+    uint32_t id;
+    uint8_t src[16], dst[16];
+    uint8_t *header;         /* the first fragment's kept header, once seen (else NULL) */
+    uint32_t header_len, nh_at; /* IPv6: the next-header byte's place in header */
+    int have_tail;
+    uint32_t total;          /* payload length, from the first tail */
+    struct reasm_piece *piece; /* sorted by offset, then arrival */
+    size_t npieces, cap;
+    size_t bytes;            /* held: data and header */
+};
+
+/* A datagram put back together: valid until the next reasm_add or reasm_finish. */
+struct reasm_done {
+    const struct reasm_datagram *dg;
+    uint8_t *ip;             /* the datagram as one raw IP packet, header rebuilt */
+    size_t len;
+    size_t payload_at;       /* where the fragmented payload starts in ip */
+    struct reasm_span *span; /* who gave each byte of ip[payload_at..len), in order */
+    size_t nspans;
+};
+
+struct reasm {
+    struct reasm_datagram **bucket;
+    size_t nbuckets;
+    struct reasm_datagram *oldest, *newest;
+    size_t count, bytes, max_datagrams, max_bytes;
+    void (*on_drop)(void *ctx, const struct reasm_datagram *dg); /* may be NULL */
+    void *ctx;
+    struct reasm_done done;
+    struct reasm_datagram *done_dg; /* freed at the next call */
+    size_t ip_cap, span_cap;
+    unsigned long long completed, dropped, refused;
+};
+
+/* 0 for either limit takes the default (16384 datagrams, 64 MiB). */
+void reasm_init(struct reasm *r, size_t max_datagrams, size_t max_bytes,
+                void (*on_drop)(void *ctx, const struct reasm_datagram *dg), void *ctx);
+
+/* Adds the fragment d describes in frame (inetcsum_fragment() returned 1).  Returns 1 when it made
+ * its datagram whole (r->done describes it), 0 when it is held, -1 when refused: it would make a
+ * datagram longer than IP allows, or memory ran out (the caller reports it as it is). */
+int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t *frame,
+              const struct reasm_origin *from);
+
+/* Drops every unfinished datagram, oldest first, through on_drop; r can be used again. */
+void reasm_finish(struct reasm *r);
+void reasm_free(struct reasm *r);
+
+#endif

@@ -1,0 +1,279 @@
+/* The command's IP reassembler (cli/reasm.c) against a byte-by-byte model of Wireshark's rules:
+ * random datagrams cut into fragments that arrive shuffled, duplicated, overlapping with other
+ * data, with stray extra tails and a second datagram interleaved.  The model says after which
+ * fragment the datagram is whole and what every byte must be: of the fragments held that cover
+ * it, the one with the lowest offset, then the earliest. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inetcsum_packet.h"
+#include "reasm.h"
+#include "testutil.h"
+
+#define MAX_PIECES 64
+
+struct piece {
+    uint32_t offset, len;
+    int more;
+    uint8_t data[4096];
+};
+
+struct model {
+    int have_tail;
+    uint32_t total;
+    const struct piece *held[MAX_PIECES];
+    size_t n;
+    int first_header; /* index in held of the first offset-0 piece, or -1 */
+};
+
+static int model_whole(const struct model *m)
+{
+    if (!m->have_tail)
+        return 0;
+    for (uint32_t b = 0; b < m->total; b++) {
+        int covered = 0;
+        for (size_t i = 0; i < m->n && !covered; i++)
+            covered = m->held[i]->offset <= b && b < m->held[i]->offset + m->held[i]->len;
+        if (!covered)
+            return 0;
+    }
+    return m->first_header >= 0;
+}
+
+/* The byte the rules put at b. */
+static uint8_t model_byte(const struct model *m, uint32_t b)
+{
+    const struct piece *best = NULL;
+    for (size_t i = 0; i < m->n; i++) { /* held[] is in arrival order: ties keep the first */
+        const struct piece *p = m->held[i];
+        if (p->offset <= b && b < p->offset + p->len && (!best || p->offset < best->offset))
+            best = p;
+    }
+    return best->data[b - best->offset];
+}
+
+static unsigned dropped_calls;
+static uint32_t dropped_ids[64];
+
+static void on_drop(void *ctx, const struct reasm_datagram *dg)
+{
+    (void)ctx;
+    if (dropped_calls < 64)
+        dropped_ids[dropped_calls] = dg->id;
+    dropped_calls++;
+}
+
+/* A frame holding one fragment: the header (hl bytes, the first `hl` of hdr) then the data. */
+static size_t make_frame(uint8_t *frame, const uint8_t *hdr, size_t hl, const struct piece *p)
+{
+    memcpy(frame, hdr, hl);
+    memcpy(frame + hl, p->data, p->len);
+    return hl + p->len;
+}
+
+static void random_datagrams(void)
+{
+    static struct piece pieces[MAX_PIECES];
+    static uint8_t frame[8192], original[4096];
+    struct reasm r;
+    reasm_init(&r, 0, 0, on_drop, NULL);
+    unsigned rounds = tu_quick ? 300 : 3000, completions = 0, conflicts = 0;
+    for (unsigned n = 0; n < rounds; n++) {
+        int v6 = (int)(tu_rand() & 1);
+        uint8_t hdr[80];
+        tu_fill_random(hdr, sizeof hdr);
+        size_t hl = v6 ? 40 + 8 * (size_t)(tu_rand() % 5) : 20 + 4 * (size_t)(tu_rand() % 11);
+        uint32_t nh_at = v6 ? (hl == 40 ? 6 : 40 + 8 * (uint32_t)(tu_rand() % ((hl - 40) / 8))) : 0;
+        hdr[0] = v6 ? 0x60 : (uint8_t)(0x40 | hl / 4);
+        uint32_t total = 9 + (uint32_t)(tu_rand() % 3000);
+        tu_fill_random(original, total);
+
+        /* A partition of [0, total) at multiples of 8, then extras: copies, overlaps with other
+         * data, and now and then a second tail giving another length. */
+        size_t np = 0;
+        uint32_t unit = (tu_rand() & 3) ? 64 : 3; /* sometimes many small ones */
+        for (uint32_t at = 0; at < total && np < 24;) {
+            uint32_t len = 8 * (1 + (uint32_t)(tu_rand() % unit));
+            if (len >= total - at || np == 23)
+                len = total - at;
+            pieces[np].offset = at;
+            pieces[np].len = len;
+            pieces[np].more = at + len < total;
+            memcpy(pieces[np].data, original + at, len);
+            np++;
+            at += len;
+        }
+        if (np > 2 && tu_rand() % 5 == 0) { /* one lost: a hole that never fills */
+            size_t lost = (size_t)(tu_rand() % np);
+            np--;
+            pieces[lost] = pieces[np];
+        }
+        size_t extras = (size_t)(tu_rand() % 6);
+        for (size_t e = 0; e < extras && np < MAX_PIECES; e++) {
+            struct piece *p = &pieces[np++];
+            if (tu_rand() & 1) { /* a copy of another, maybe with other data */
+                *p = pieces[tu_rand() % (np - 1)];
+            } else { /* an overlap anywhere inside the datagram */
+                p->offset = 8 * (uint32_t)(tu_rand() % (total / 8 + 1));
+                if (p->offset >= total)
+                    p->offset = 0;
+                p->len = 1 + (uint32_t)(tu_rand() % (total - p->offset));
+                p->more = p->offset + p->len < total;
+                memcpy(p->data, original + p->offset, p->len);
+                if (p->more)
+                    p->len = (p->len + 7) / 8 * 8 > total - p->offset ? p->len : (p->len + 7) / 8 * 8;
+                memcpy(p->data, original + p->offset, p->len);
+            }
+            if (tu_rand() % 3 == 0) {
+                p->data[tu_rand() % p->len] ^= 0x5A;
+                conflicts++;
+            }
+            if (tu_rand() % 8 == 0 && p->more) /* a stray tail */
+                p->more = 0;
+        }
+        for (size_t i = np; i > 1; i--) { /* shuffled */
+            size_t j = (size_t)(tu_rand() % i);
+            struct piece t = pieces[i - 1];
+            pieces[i - 1] = pieces[j];
+            pieces[j] = t;
+        }
+
+        struct inetcsum_fragment d;
+        memset(&d, 0, sizeof d);
+        d.version = v6 ? 6 : 4;
+        d.proto = 17;
+        d.id = (uint32_t)tu_rand() & (v6 ? 0xFFFFFFFFu : 0xFFFFu);
+        tu_fill_random(d.src, v6 ? 16 : 4);
+        tu_fill_random(d.dst, v6 ? 16 : 4);
+        d.header_len = (uint32_t)hl;
+        d.nh_offset = nh_at;
+        d.data_offset = (uint32_t)hl;
+        struct model m = {0, 0, {0}, 0, -1};
+        for (size_t i = 0; i < np; i++) {
+            const struct piece *p = &pieces[i];
+            hdr[v6 ? 7 : 8] = (uint8_t)i; /* the header each fragment carries differs a little */
+            size_t flen = make_frame(frame, hdr, hl, p);
+            d.offset = p->offset;
+            d.data_len = p->len;
+            d.more = (uint8_t)p->more;
+            struct reasm_origin from = {i + 1, UINT64_MAX, (uint32_t)flen, (uint32_t)flen, 1, NULL, 0};
+            /* An unrelated datagram's fragment in between, never completed. */
+            struct inetcsum_fragment other = d;
+            other.id ^= 1;
+            other.offset = 8;
+            other.more = 1;
+            other.data_len = 8;
+            CHECK(reasm_add(&r, &other, frame, &from) == 0, "datagram %u: the other one completed", n);
+
+            int got = reasm_add(&r, &d, frame, &from);
+            m.held[m.n] = p;
+            if (p->offset == 0 && m.first_header < 0)
+                m.first_header = (int)m.n;
+            m.n++;
+            if (!p->more && !m.have_tail) {
+                m.have_tail = 1;
+                m.total = p->offset + p->len;
+            }
+            int want = model_whole(&m);
+            CHECK(got == want, "datagram %u fragment %zu (%u+%u%s): reasm %d, model %d", n, i, p->offset, p->len,
+                  p->more ? " MF" : "", got, want);
+            if (got != 1 || !want) {
+                if (got != want)
+                    break;
+                continue;
+            }
+            completions++;
+            const struct reasm_done *dn = &r.done;
+            CHECK(dn->len == hl + m.total && dn->payload_at == hl, "datagram %u: length %zu", n, dn->len);
+            int same = 1;
+            for (uint32_t b = 0; b < m.total && same; b++)
+                same = dn->ip[hl + b] == model_byte(&m, b);
+            CHECK(same, "datagram %u: payload differs from the model", n);
+            /* The spans tile the payload in order and say truly where each byte came from. */
+            uint32_t at = 0;
+            int spans_ok = 1;
+            for (size_t s = 0; s < dn->nspans; s++) {
+                const struct reasm_span *sp = &dn->span[s];
+                spans_ok &= sp->offset == at && sp->len > 0 && sp->offset >= sp->piece->offset &&
+                            memcmp(dn->ip + hl + at, sp->piece->data + (at - sp->piece->offset), sp->len) == 0;
+                at += sp->len;
+            }
+            CHECK(spans_ok && at == m.total, "datagram %u: spans", n);
+            /* The header: the first offset-0 fragment's, with lengths and fragment fields redone. */
+            uint8_t want_hdr[80];
+            memcpy(want_hdr, hdr, hl);
+            want_hdr[v6 ? 7 : 8] = (uint8_t)(m.held[m.first_header] - pieces);
+            size_t len = hl + m.total;
+            if (v6) {
+                want_hdr[4] = (uint8_t)((len - 40) >> 8);
+                want_hdr[5] = (uint8_t)(len - 40);
+                want_hdr[nh_at] = 17;
+                CHECK(memcmp(dn->ip, want_hdr, hl) == 0, "datagram %u: IPv6 header", n);
+            } else {
+                want_hdr[2] = (uint8_t)(len >> 8);
+                want_hdr[3] = (uint8_t)len;
+                want_hdr[6] &= 0xC0;
+                want_hdr[7] = 0;
+                CHECK(memcmp(dn->ip, want_hdr, 10) == 0 && memcmp(dn->ip + 12, want_hdr + 12, hl - 12) == 0,
+                      "datagram %u: IPv4 header", n);
+                CHECK(ref_sum(dn->ip, hl, 0) == 0xFFFF,
+                      "datagram %u: IPv4 header checksum", n);
+            }
+            m.n = 0; /* whole: forgotten, later copies start anew */
+            m.have_tail = 0;
+            m.first_header = -1;
+        }
+        reasm_finish(&r);
+    }
+    CHECK(completions > rounds / 2 && conflicts > 0, "%u datagrams completed of %u", completions, rounds);
+    reasm_free(&r);
+}
+
+/* The limits: the oldest datagram goes first, through on_drop, and the rest at the end. */
+static void limits(void)
+{
+    struct reasm r;
+    reasm_init(&r, 8, 0, on_drop, NULL);
+    uint8_t frame[100] = {0x45};
+    struct inetcsum_fragment d;
+    memset(&d, 0, sizeof d);
+    d.version = 4;
+    d.header_len = 20;
+    d.data_offset = 20;
+    d.data_len = 80;
+    d.more = 1;
+    struct reasm_origin from = {1, UINT64_MAX, 100, 100, 1, NULL, 0};
+    dropped_calls = 0;
+    for (uint32_t id = 0; id < 20; id++) {
+        d.id = id;
+        CHECK(reasm_add(&r, &d, frame, &from) == 0, "limits: fragment %u", id);
+    }
+    CHECK(dropped_calls == 12 && dropped_ids[0] == 0 && dropped_ids[11] == 11 && r.count == 8,
+          "limits: %u dropped, first %u, %zu held", dropped_calls, dropped_ids[0], r.count);
+    reasm_finish(&r);
+    CHECK(dropped_calls == 20 && dropped_ids[12] == 12 && r.count == 0 && r.bytes == 0, "finish: %u dropped",
+          dropped_calls);
+    reasm_free(&r);
+
+    reasm_init(&r, 0, 1000, on_drop, NULL); /* bytes: 12 fragments of 100 bytes held, at most */
+    dropped_calls = 0;
+    for (uint32_t id = 0; id < 12; id++) {
+        d.id = id;
+        reasm_add(&r, &d, frame, &from);
+    }
+    CHECK(r.bytes <= 1000 && dropped_calls > 0, "byte limit: %zu held, %u dropped", r.bytes, dropped_calls);
+    /* Longer than IP allows: refused, nothing held. */
+    d.id = 99;
+    d.offset = 65535 - 20 - 40;
+    size_t before = r.bytes;
+    CHECK(reasm_add(&r, &d, frame, &from) == -1 && r.bytes == before, "oversized fragment taken");
+    reasm_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(argc, argv, "test_reasm");
+    random_datagrams();
+    limits();
+    return tu_finish();
+}
