@@ -266,6 +266,7 @@ int cap_writer_flush(struct cap_writer *w)
 {
     if (w->len && !w->err && fwrite(w->start, 1, w->len, w->out) != w->len)
         w->err = errno ? errno : EIO;
+    w->written += w->len;
     w->len = 0;
     return w->err;
 }

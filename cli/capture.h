@@ -62,7 +62,8 @@ struct cap_writer {
     FILE *out;
     const uint8_t *start;
     size_t len;
-    int err; /* errno of a failed write, or 0 */
+    uint64_t written; /* bytes handed to fwrite: the next record lands at written + len */
+    int err;          /* errno of a failed write, or 0 */
 };
 void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out);
 void cap_writer_add(struct cap_writer *w, const struct cap_record *rec);

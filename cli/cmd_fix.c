@@ -1,31 +1,38 @@
 /* inetcsum fix IN OUT: a copy of IN with every wrong checksum recomputed and every other byte as it
  * was (pcapng blocks and options included).  OUT appears whole or not at all (outfile.h), and IN
  * is never opened for writing. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "cli.h"
+#include "defrag.h"
 #include "outfile.h"
 #include "report.h"
 
 static const char help[] =
-    "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--quiet] IN OUT\n"
+    "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--no-reassemble] [--quiet]\n"
+    "                    IN OUT\n"
     "       inetcsum fix --in-place [OPTIONS] CAPTURE...\n"
     "\n"
     "Writes OUT, a pcap or pcapng capture in IN's format, with every bad, partial (left for TX\n"
     "checksum offload) or illegal checksum recomputed, innermost first, and every other byte as in\n"
-    "IN.  Truncated frames, fragments and ICMP-quoted packets are left as they are.  OUT is written\n"
-    "to a temporary file and renamed into place: it appears whole or not at all.  IN '-' is standard\n"
-    "input, OUT '-' standard output.\n"
+    "IN.  Fragmented datagrams are reassembled (as verify does), so that the checksum in a first\n"
+    "fragment, which covers them whole, is fixed too.  Truncated frames, datagrams missing fragments\n"
+    "and ICMP-quoted packets are left as they are.  OUT is written to a temporary file and renamed\n"
+    "into place: it appears whole or not at all.  IN '-' is standard input, OUT '-' standard output\n"
+    "(not rewound: checksums in fragmented datagrams are then left as they are).\n"
     "\n"
     "  --in-place         rewrite each CAPTURE (atomically, keeping its permissions)\n"
     "  --all              recompute good checksums too (a good 0x0000 becomes 0xFFFF where equal)\n"
     "  --udp-zero=keep    leave IPv4 UDP checksums of 0 (\"none\") alone (the default)\n"
     "  --udp-zero=fill    compute them\n"
     "  --udp6-zero-ok     leave IPv6 UDP zeros alone too (RFC 6935 tunnels); else they are illegal\n"
+    "  --no-reassemble    leave the checksums of fragmented datagrams alone\n"
     "  --quiet            no summary\n"
     "\n"
     "Exit status: 0 written and nothing fixable left, 1 written but problems remain that cannot be\n"
@@ -33,45 +40,124 @@ static const char help[] =
 
 struct fix_opts {
     unsigned flags;
-    int quiet;
+    int quiet, reassemble;
 };
 
-/* Copies `in` to the open temporary `out`, filling checksums; EXIT_USAGE on error. */
-static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE *out, const struct fix_opts *o,
-                      struct tally *t)
+/* The checks of a datagram that never became whole: unverifiable, counted as verify counts them. */
+static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
+{
+    (void)frame;
+    tally_checks(ctx, c, n);
+}
+
+/* What fill wrote is no longer a problem: what is still wrong could not be fixed. */
+static void solved(struct tally *t, const struct inetcsum_check *c, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (c[i].flags & INETCSUM_CHECK_WRITTEN)
+            t->problems -= (unsigned long long)report_problem(c[i].status);
+}
+
+/* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
+ * the checksums around it (a tunnel's outer checksum covers the fragment); 0 or an errno. */
+static int patch_written(FILE *out, struct cap_writer *w, const struct defrag_change *ch, size_t n, unsigned flags,
+                         struct tally *t)
+{
+    const struct reasm_origin *from = ch[0].from;
+    if (cap_writer_flush(w) != 0 || fflush(out) != 0)
+        return w->err ? w->err : errno;
+    uint8_t *frame = malloc(from->caplen ? from->caplen : 1);
+    if (!frame)
+        return ENOMEM;
+    int fd = fileno(out), err = 0;
+    if (pread(fd, frame, from->caplen, (off_t)from->out_pos) != (ssize_t)from->caplen) {
+        err = errno ? errno : EIO;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            frame[ch[i].at] = ch[i].value;
+        t->written += inetcsum_fill(frame, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags, NULL);
+        if (pwrite(fd, frame, from->caplen, (off_t)from->out_pos) != (ssize_t)from->caplen)
+            err = errno ? errno : EIO;
+    }
+    free(frame);
+    return err;
+}
+
+/* Writes into its fragments what filling a whole datagram changed: in the current frame in memory,
+ * in earlier ones in OUT.  0 or an errno. */
+static int patch_fragments(const struct defrag *df, struct cap_record *rec, FILE *out, struct cap_writer *w,
+                           unsigned flags, struct tally *t)
+{
+    int current = 0;
+    for (size_t i = 0; i < df->nchanges;) {
+        size_t j = i;
+        while (j < df->nchanges && df->change[j].from == df->change[i].from)
+            j++;
+        if (df->change[i].from->frame == rec->frame) {
+            for (size_t k = i; k < j; k++)
+                rec->data[df->change[k].at] = df->change[k].value;
+            current = 1;
+        } else {
+            int err = patch_written(out, w, &df->change[i], j - i, flags, t);
+            if (err)
+                return err;
+        }
+        i = j;
+    }
+    if (current)
+        t->written += inetcsum_fill(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, flags, NULL);
+    return 0;
+}
+
+/* Copies `in` to the open `out`, filling checksums; EXIT_USAGE on error.  seekable: OUT can be
+ * read back and rewritten, as fixing a fragmented datagram's checksum needs (its first fragment
+ * was written before the last one arrived). */
+static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE *out, int seekable,
+                      const struct fix_opts *o, struct tally *t)
 {
     struct cap_reader rd;
     struct cap_record rec;
     struct cli_progress prog;
     struct cap_writer w;
+    struct defrag df;
+    defrag_init(&df, o->flags, seekable, unfinished, t);
     cli_progress_start(&prog, in_path, in);
-    int got = cap_open(&rd, fileno(in), in_path, 0);
+    int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
     cap_writer_attach(&w, &rd, out);
     unsigned long long bytes = 0;
-    while (got == 0 && !w.err && (got = cap_next(&rd, &rec)) == 1) {
+    while (got == 0 && !w.err && !patch_err && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;
         bytes += rec.raw_len;
         cli_progress_update(&prog, bytes);
         if (rec.is_packet) {
             struct inetcsum_report r;
             inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
+            uint64_t out_pos = w.written + w.len + (uint64_t)(rec.data - rec.raw);
+            int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
             tally_frame(t, &r, rec.caplen, rec.wirelen);
-            /* What is still wrong after fill could not be fixed: count it as such. */
-            for (unsigned i = 0; i < r.count; i++)
-                if (r.checks[i].flags & INETCSUM_CHECK_WRITTEN)
-                    t->problems -= (unsigned long long)report_problem(r.checks[i].status);
+            solved(t, r.checks, r.count);
+            if (whole) {
+                tally_checks(t, df.whole, df.nwhole);
+                solved(t, df.whole, df.nwhole);
+                patch_err = patch_fragments(&df, &rec, out, &w, o->flags, t);
+            }
         }
         cap_writer_add(&w, &rec);
     }
-    if (got == 0)
+    if (got == 0 && !patch_err)
         cap_writer_flush(&w);
     cli_progress_end(&prog);
+    defrag_finish(&df);
+    t->reassembled = df.ra.completed;
+    t->incomplete = df.ra.dropped;
+    defrag_free(&df);
     int status = EXIT_ALL_GOOD;
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);
         status = EXIT_USAGE;
-    } else if (w.err) {
-        cli_error("%s: writing after frame %llu: %s", out_path, (unsigned long long)rd.frames, strerror(w.err));
+    } else if (w.err || patch_err) {
+        cli_error("%s: writing after frame %llu: %s", out_path, (unsigned long long)rd.frames,
+                  strerror(w.err ? w.err : patch_err));
         status = EXIT_USAGE;
     }
     cap_close(&rd);
@@ -95,7 +181,7 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
         outfile_mode(&out, in_st.st_mode); /* OUT gets IN's permissions, as cp does */
     struct tally t;
     memset(&t, 0, sizeof t);
-    int status = fix_stream(in_path, in, out_path, out.f, o, &t);
+    int status = fix_stream(in_path, in, out_path, out.f, out.tmp != NULL, o, &t);
     if (in != stdin)
         fclose(in);
     if (status != EXIT_ALL_GOOD) {
@@ -122,10 +208,11 @@ int cmd_fix(int argc, char **argv)
                                              {"in-place", no_argument, NULL, 'i'},
                                              {"udp-zero", required_argument, NULL, 'u'},
                                              {"udp6-zero-ok", no_argument, NULL, 'z'},
+                                             {"no-reassemble", no_argument, NULL, 'n'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct fix_opts o = {0, 0};
+    struct fix_opts o = {0, 0, 1};
     int in_place = 0, c;
     while ((c = getopt_long(argc, argv, "iqh", longopts, NULL)) != -1) {
         switch (c) {
@@ -145,6 +232,9 @@ int cmd_fix(int argc, char **argv)
             break;
         case 'z':
             o.flags |= INETCSUM_UDP6_ZERO_OK;
+            break;
+        case 'n':
+            o.reassemble = 0;
             break;
         case 'q':
             o.quiet = 1;

@@ -5,13 +5,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "inetcsum_packet.h"
 #include "outfile.h"
 #include "report.h"
 #include "synth.h"
 
 static const char help[] =
     "usage: inetcsum gen [--frames N | --size BYTES] [--bad N|P%] [--mix all|common]\n"
-    "                    [--frame-size N] [--seed N] [--format pcap|pcapng] [--quiet] OUT\n"
+    "                    [--frame-size N] [--fragment P%] [--seed N] [--format pcap|pcapng]\n"
+    "                    [--quiet] OUT\n"
     "\n"
     "Writes a capture ('-': standard output) of synthetic Ethernet frames with every checksum right,\n"
     "then makes some wrong, as captures show them: a wrong value, or the pseudo-header seed a sender\n"
@@ -26,13 +28,17 @@ static const char help[] =
     "                    checksum (the default)\n"
     "  --mix common      TCP and UDP over IPv4 and IPv6 only\n"
     "  --frame-size N    every frame N bytes (60..9018; default 60, 590 and 1514 as 7:4:1)\n"
+    "  --fragment P%     send each datagram as 2 to 4 IP fragments with probability P percent (a\n"
+    "                    quarter of them last fragment first); a frame listed as made wrong is then\n"
+    "                    the one that completes the datagram\n"
     "  --seed N          the random seed (default 1)\n"
     "  --format F        pcap (microseconds) or pcapng; default by OUT's extension, else pcap\n"
     "  --quiet           do not list the frames made wrong\n";
 
 struct gen_opts {
     unsigned long long frames, size, bad;
-    double bad_pct; /* < 0: --bad N */
+    double bad_pct;  /* < 0: --bad N */
+    double frag_pct; /* datagrams sent as fragments, percent */
     unsigned long long seed;
     enum synth_mix mix;
     unsigned frame_size;
@@ -110,34 +116,69 @@ static const char *damage_text(const struct synth_damage *d)
     return text;
 }
 
+/* How many fragments the next datagram is cut into: 0 (sent whole), or 2 to SYNTH_MAX_FRAGMENTS
+ * while enough frames are left for --frames N and the wrong ones --bad N still owes. */
+static unsigned pick_fragments(struct synth *s, const struct gen_opts *o, unsigned long long made,
+                               unsigned long long chosen)
+{
+    if (o->frag_pct <= 0 || (double)(synth_rand(s) % 1000000) >= o->frag_pct * 10000.0)
+        return 0;
+    unsigned want = 2 + (unsigned)(synth_rand(s) % (SYNTH_MAX_FRAGMENTS - 1));
+    if (!o->size) {
+        unsigned long long room = o->frames - made, owed = o->bad_pct < 0 ? o->bad - chosen : 0;
+        if (room < owed + 2)
+            return 0;
+        if (want > room - owed)
+            want = (unsigned)(room - owed);
+    }
+    return want;
+}
+
 static int generate(const char *path, const struct gen_opts *o)
 {
     struct outfile out;
     if (outfile_open(&out, path) != 0)
         return EXIT_USAGE;
-    struct synth s, picks;
+    struct synth s, picks, frags;
     synth_init(&s, o->seed, o->mix, o->frame_size);
     synth_init(&picks, o->seed ^ 0x5EEDBAD, o->mix, 0); /* separate, so --bad does not change the frames */
-    static uint8_t frame[SYNTH_MAX_FRAME];
+    synth_init(&frags, o->seed ^ 0xF4A6, o->mix, 0);    /* nor --fragment */
+    static uint8_t frame[SYNTH_MAX_FRAME], piece[SYNTH_MAX_FRAGMENTS][SYNTH_MAX_FRAME];
+    size_t piece_len[SYNTH_MAX_FRAGMENTS];
     unsigned long long bytes, made = 0, chosen = 0, damaged = 0, wrong = 0;
     bytes = file_header(out.f, o->pcapng);
     int failed = bytes == 0;
     while (!failed && (o->size ? bytes < o->size : made < o->frames)) {
         enum synth_kind kind;
         size_t len = synth_next(&s, frame, &kind);
-        if (pick_bad(&picks, o, made, &chosen)) {
-            struct synth_damage d;
-            if (synth_damage(&picks, frame, len, &d)) {
-                damaged++;
-                wrong += d.wrong;
-                if (!o->quiet)
-                    fprintf(stderr, "%s: frame %llu %s\n", path, made + 1, damage_text(&d));
-            }
+        struct synth_damage d;
+        int bad = pick_bad(&picks, o, made, &chosen) && synth_damage(&picks, frame, len, &d);
+        unsigned n = pick_fragments(&frags, o, made, chosen), first = 0;
+        if (n)
+            n = synth_fragment(&frags, frame, len, n, bad && d.layer == INETCSUM_LAYER_IPV4 && d.depth == 0,
+                               piece, piece_len);
+        int reverse = n && synth_rand(&frags) % 4 == 0;
+        if (!n) {
+            memcpy(piece[0], frame, len);
+            piece_len[0] = len;
         }
-        size_t w = frame_record(out.f, o->pcapng, made, frame, (uint32_t)len);
-        failed = w == 0;
-        bytes += w;
-        made++;
+        for (unsigned i = 0; i < (n ? n : 1) && !failed; i++) {
+            unsigned k = reverse ? n - 1 - i : i;
+            first = k == 0 ? (unsigned)i : first;
+            size_t w = frame_record(out.f, o->pcapng, made, piece[k], (uint32_t)piece_len[k]);
+            failed = w == 0;
+            bytes += w;
+            made++;
+        }
+        if (bad) {
+            damaged++;
+            wrong += d.wrong;
+            /* Where verify reports it: a fragment's own header on that fragment; anything else the
+             * datagram carries on the frame that completes it, the last written. */
+            unsigned long long at = n && d.layer == INETCSUM_LAYER_IPV4 && d.depth == 0 ? made - n + first + 1 : made;
+            if (!o->quiet)
+                fprintf(stderr, "%s: frame %llu %s\n", path, at, damage_text(&d));
+        }
     }
     if (failed) {
         cli_error("%s: writing frame %llu: %m", path, made);
@@ -176,14 +217,22 @@ static int parse_count(const char *arg, unsigned long long *v)
     return end != arg && *end == 0 && arg[0] != '-';
 }
 
+/* "P%", 0 to 100. */
+static int parse_percent(const char *arg, double *pct)
+{
+    size_t n = strlen(arg);
+    char *end;
+    if (n < 2 || arg[n - 1] != '%')
+        return 0;
+    *pct = strtod(arg, &end);
+    return end == arg + n - 1 && *pct >= 0 && *pct <= 100;
+}
+
 static int parse_bad(const char *arg, struct gen_opts *o)
 {
     size_t n = strlen(arg);
-    if (n > 1 && arg[n - 1] == '%') {
-        char *end;
-        o->bad_pct = strtod(arg, &end);
-        return end == arg + n - 1 && o->bad_pct >= 0 && o->bad_pct <= 100;
-    }
+    if (n > 1 && arg[n - 1] == '%')
+        return parse_percent(arg, &o->bad_pct);
     o->bad_pct = -1;
     return parse_count(arg, &o->bad);
 }
@@ -195,7 +244,8 @@ int cmd_gen(int argc, char **argv)
         {"bad", required_argument, NULL, 'b'},        {"mix", required_argument, NULL, 'm'},
         {"frame-size", required_argument, NULL, 'l'}, {"seed", required_argument, NULL, 'S'},
         {"format", required_argument, NULL, 'f'},     {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
+        {"fragment", required_argument, NULL, 'F'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     struct gen_opts o = {.frames = 1000, .bad_pct = -1, .seed = 1, .mix = SYNTH_MIX_ALL, .pcapng = -1};
     unsigned long long v;
     int frames_given = 0, c;
@@ -226,6 +276,9 @@ int cmd_gen(int argc, char **argv)
         case 'f':
             ok = strcmp(optarg, "pcap") == 0 || strcmp(optarg, "pcapng") == 0;
             o.pcapng = strcmp(optarg, "pcapng") == 0;
+            break;
+        case 'F':
+            ok = parse_percent(optarg, &o.frag_pct);
             break;
         case 'q':
             o.quiet = 1;

@@ -367,3 +367,82 @@ int synth_damage(struct synth *s, uint8_t *frame, size_t len, struct synth_damag
     d->wrong = inetcsum_verify(frame, len, 0, INETCSUM_LINK_ETHERNET, 0, &r);
     return 1;
 }
+
+/* Where an IPv6 datagram's fragmentable part starts: after hop-by-hop and routing headers (and
+ * destination options before a routing header); *nh_at is the byte naming what follows. */
+static size_t ipv6_unfragmentable(const uint8_t *ip, size_t len, size_t *nh_at)
+{
+    size_t at = 40, end = 40;
+    uint8_t nh = ip[6];
+    *nh_at = 6;
+    while ((nh == 0 || nh == 43 || nh == 60) && at + 8 <= len) {
+        size_t hl = ((size_t)ip[at + 1] + 1) * 8;
+        if (nh != 60) {
+            end = at + hl;
+            *nh_at = at;
+        }
+        nh = ip[at];
+        at += hl;
+    }
+    return end;
+}
+
+unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsigned pieces, int bad_header,
+                        uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len)
+{
+    size_t link = (frame[12] == 0x81 && frame[13] == 0x00) ? 18 : 14;
+    const uint8_t *ip = frame + link;
+    int v6 = (ip[0] >> 4) == 6;
+    size_t nh_at = 0, iplen = v6 ? 40 + ((size_t)ip[4] << 8 | ip[5]) : ((size_t)ip[2] << 8 | ip[3]);
+    if (iplen > len - link)
+        return 0;
+    size_t hl = v6 ? ipv6_unfragmentable(ip, iplen, &nh_at) : (size_t)(ip[0] & 15) * 4;
+    size_t body = iplen - hl;
+    if (pieces > SYNTH_MAX_FRAGMENTS)
+        pieces = SYNTH_MAX_FRAGMENTS;
+    if (pieces > body / 8)
+        pieces = (unsigned)(body / 8);
+    if (pieces < 2)
+        return 0;
+    uint32_t id = (uint32_t)synth_rand(s);
+    size_t at = 0;
+    for (unsigned i = 0; i < pieces; i++) {
+        size_t left = body - at, n = left;
+        if (i + 1 < pieces) { /* a multiple of 8, leaving at least 8 bytes for each piece after */
+            size_t most = (left - 8 * (pieces - 1 - i)) / 8;
+            n = 8 * (1 + (size_t)(synth_rand(s) % most));
+        }
+        int more = i + 1 < pieces;
+        uint8_t *f = out[i];
+        memcpy(f, frame, link);
+        uint8_t *h = f + link;
+        memcpy(h, ip, hl);
+        size_t data_at = link + hl;
+        if (v6) {
+            h[nh_at] = 44;
+            be16(h + 4, (unsigned)(hl - 40 + 8 + n));
+            uint8_t *fh = f + data_at;
+            memset(fh, 0, 8);
+            fh[0] = ip[nh_at];
+            be16(fh + 2, (unsigned)at | (unsigned)more);
+            be32(fh + 4, id);
+            data_at += 8;
+        } else {
+            be16(h + 2, (unsigned)(hl + n));
+            be16(h + 6, (unsigned)(at / 8) | (more ? 0x2000u : 0)); /* DF cleared */
+            h[10] = h[11] = 0;
+            uint16_t c = inetcsum_ipv4_header(h, (unsigned)hl / 4);
+            memcpy(h + 10, &c, 2);
+            if (bad_header && i == 0)
+                wrong16(s, h + 10);
+        }
+        memcpy(f + data_at, ip + hl + at, n);
+        out_len[i] = data_at + n;
+        if (out_len[i] < 60) { /* Ethernet's minimum, padded as a NIC pads it */
+            memset(f + out_len[i], 0, 60 - out_len[i]);
+            out_len[i] = 60;
+        }
+        at += n;
+    }
+    return pieces;
+}

@@ -46,6 +46,16 @@ uint64_t synth_rand(struct synth *s);
  * its length.  *kind says what it is. */
 size_t synth_next(struct synth *s, uint8_t *buf, enum synth_kind *kind);
 
+/* Cuts the outermost IP datagram of an Ethernet frame from synth_next into `pieces` fragments (2
+ * to SYNTH_MAX_FRAGMENTS; fewer when it is short), each a frame of its own written to out[i]
+ * (out_len[i] bytes, padded to Ethernet's 60), in order: IPv4 with MF and offsets (DF cleared) and
+ * each header's checksum computed, IPv6 with a fragment header after the unfragmentable part (RFC
+ * 8200 4.5).  bad_header: the first fragment's IPv4 header checksum is left wrong.  Returns the
+ * number of fragments, 0 when the datagram is too short to cut. */
+#define SYNTH_MAX_FRAGMENTS 4
+unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsigned pieces, int bad_header,
+                        uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len);
+
 /* Makes one good checksum of an Ethernet frame wrong, the way captures show them: a wrong value
  * (any layer), or for outer TCP and UDP sometimes the pseudo-header seed a sender leaves for TX
  * checksum offload.  1 with *d saying which, or 0 when the frame has no good checksum. */

@@ -41,6 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     inetcsum_verify_iov(seg, 3, wirelen, link, 0, &rs);
     if (!tu_same_report(&r, &rs))
         abort();
+    /* A fragment described whole lies inside the frame, header before data, and only in a frame
+     * verify calls a fragment. */
+    struct inetcsum_fragment fd;
+    int frag = inetcsum_fragment(frame, len, wirelen, link, &fd);
+    if (frag && !(r.flags & INETCSUM_FRAME_FRAGMENT))
+        abort();
+    if (frag == 1 && (fd.data_offset > len || fd.data_len > len - fd.data_offset ||
+                      fd.ip_offset + fd.header_len > fd.data_offset || (fd.version != 4 && fd.version != 6) ||
+                      (fd.version == 6 && (fd.nh_offset < fd.ip_offset || fd.nh_offset >= fd.data_offset))))
+        abort();
     unsigned problems = inetcsum_verify(frame, len, wirelen, link, flags, &r);
     if (ics_verify_general(frame, len, wirelen, link, flags, &rs) != problems || !tu_same_report(&r, &rs))
         abort();

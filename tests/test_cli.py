@@ -248,15 +248,32 @@ class Gen(unittest.TestCase):
             self.assertLessEqual(sum(x != y for x, y in zip(a, b)), 2 * len(problems))
             self.assertEqual(run("fix", "--quiet", SAMPLE, "-").stdout, b)  # fix to standard output
 
+    @staticmethod
+    def unreassembled_first_fragments(path):
+        """Frames tshark dissects as if whole although they are first fragments: their IPv4 header
+        checksum is wrong, so neither tshark nor verify reassembles them.  tshark then follows a
+        tunnel inside and judges the inner checksums over the part of the datagram present; verify
+        does not look inside a first fragment (what it carries cannot be verified), so only the
+        fragment's own header is compared there."""
+        cmd = ["tshark", "-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=f", "-e", "frame.number",
+               "-Y", "ip.flags.mf == 1 && ip.frag_offset == 0 && ip.checksum.status == 0"]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        return {int(x) for x in out.split()}
+
     def check_against_tshark(self, path):
         ours = json_verdicts(self, run("verify", "--json", path).stdout)
         theirs = tshark_verdicts(path)
+        skip = self.unreassembled_first_fragments(path)
         compared = 0
         for (frame, col), letters in theirs.items():
             mine = ours.get((path, frame, col), [])
+            if frame in skip:
+                mine, letters = mine[:1] if col == "ip" else [], letters[:1] if col == "ip" else []
             self.assertEqual(mine, letters, f"{path} frame {frame} {col}")
             compared += len(letters)
         for (file, frame, col), letters in ours.items():
+            if set(letters) == {"U"}:
+                continue  # unverifiable (a fragment of a datagram never made whole): no verdict either way
             self.assertIn((frame, col), theirs, f"{path} frame {frame} {col}: tshark has no verdict")
         return compared
 
@@ -271,7 +288,11 @@ class Gen(unittest.TestCase):
                                       ["--mix", "all", "--frames", "280", "--frame-size", "61", "--bad", "20%",
                                        "--format", "pcapng"],
                                       ["--mix", "all", "--frames", "140", "--frame-size", "9018", "--bad", "20%"],
-                                      ["--mix", "common", "--frames", "1000", "--bad", "5%", "--seed", "99"]]):
+                                      ["--mix", "common", "--frames", "1000", "--bad", "5%", "--seed", "99"],
+                                      ["--mix", "all", "--frames", "1400", "--fragment", "40%", "--bad", "15%",
+                                       "--seed", "7"],
+                                      ["--mix", "all", "--frames", "300", "--fragment", "100%", "--bad", "20%",
+                                       "--frame-size", "1514", "--format", "pcapng", "--seed", "8"]]):
                 path = os.path.join(d, f"g{i}.cap")
                 gen("--quiet", *args, path)
                 compared += self.check_against_tshark(path)

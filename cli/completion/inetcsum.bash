@@ -13,14 +13,14 @@ _inetcsum()
     local opts captures=1
     case $cmd in
         verify) opts="--json --udp6-zero-ok --no-reassemble --quiet --help" ;;
-        fix)    opts="--in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --quiet --help" ;;
+        fix)    opts="--in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --no-reassemble --quiet --help" ;;
         sum)    opts="--seed --offset --length --partial --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;
-        gen)    opts="--frames --size --bad --mix --frame-size --seed --format --quiet --help"
+        gen)    opts="--frames --size --bad --mix --frame-size --fragment --seed --format --quiet --help"
                 case $prev in
                     --mix) COMPREPLY=($(compgen -W "all common" -- "$cur")); return ;;
                     --format) COMPREPLY=($(compgen -W "pcap pcapng" -- "$cur")); return ;;
-                    --frames|--size|--bad|--frame-size|--seed) return ;;
+                    --frames|--size|--bad|--frame-size|--fragment|--seed) return ;;
                 esac ;;
         *) return ;;
     esac
