@@ -74,6 +74,8 @@ def main():
     ap.add_argument("--size", default="256M", help="capture size for `inetcsum gen --size` (default 256M)")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--dir", default="/dev/shm", help="a tmpfs directory (default /dev/shm)")
+    ap.add_argument("--fragment", default="0%",
+                    help="share of datagrams sent as IP fragments, as `inetcsum gen --fragment` (default 0%%)")
     args = ap.parse_args()
     if not os.access(TIME, os.X_OK):
         sys.exit(f"cli_speed: needs GNU time at {TIME} (apt-get install time)")
@@ -84,7 +86,7 @@ def main():
         capture = os.path.join(work, "in.pcap")
         small = os.path.join(work, "small.pcap")
         out = os.path.join(work, "out.pcap")
-        gen = [args.cli, "gen", "--quiet", "--mix", "common", "--bad", "1%"]
+        gen = [args.cli, "gen", "--quiet", "--mix", "common", "--bad", "1%", "--fragment", args.fragment]
         subprocess.run(gen + ["--size", args.size, capture], check=True)
         size = os.path.getsize(capture)
         subprocess.run(gen + ["--size", str(size // 16), small], check=True)
@@ -93,7 +95,8 @@ def main():
         med = {n: statistics.median(t) for n, t in times.items()}
         impls = subprocess.run([args.cli, "impls"], capture_output=True, text=True).stdout
         active = [line.split()[0] for line in impls.splitlines() if line.endswith("in use")]
-        print(f"capture: {size / 2**20:.0f} MiB, {args.rounds} interleaved rounds, in {args.dir}; "
+        print(f"capture: {size / 2**20:.0f} MiB ({args.fragment} of datagrams fragmented), {args.rounds} "
+              f"interleaved rounds, in {args.dir}; "
               f"checksum kernel {active[0] if active else '?'}")
         print(f"{'':22} {'median s':>9} {'min':>7} {'max':>7} {'MB/s':>7} {'x cp':>6} {'x tcprewrite':>13} {'peak RSS':>9}")
         for n in times:

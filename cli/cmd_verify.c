@@ -43,14 +43,21 @@ struct verify_out {
     struct tally *t;
 };
 
+/* Shows checks of `frame`; df, when not NULL, is the datagram they belong to (named in problem
+ * lines: the note is made only when one is printed). */
 static void show(const struct verify_out *v, uint64_t frame, const struct inetcsum_check *c, unsigned n,
-                 const char *note)
+                 const struct defrag *df)
 {
     for (unsigned i = 0; i < n; i++) {
-        if (v->o->json)
+        if (v->o->json) {
             report_json(stdout, v->path, frame, &c[i]);
-        else if (!v->o->quiet && report_problem(c[i].status))
-            report_problem_line(stdout, v->path, frame, &c[i], note);
+        } else if (!v->o->quiet && report_problem(c[i].status)) {
+            char note[96];
+            if (df)
+                snprintf(note, sizeof note, "in the datagram reassembled from %zu fragments, frames %llu-%llu",
+                         df->nfragments, (unsigned long long)df->first_frame, (unsigned long long)df->last_frame);
+            report_problem_line(stdout, v->path, frame, &c[i], df ? note : NULL);
+        }
     }
 }
 
@@ -89,11 +96,8 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
         tally_frame(t, &r, rec.caplen, rec.wirelen);
         show(&out, rec.frame, r.checks, r.count, NULL);
         if (whole) {
-            char note[96];
-            snprintf(note, sizeof note, "in the datagram reassembled from %zu fragments, frames %llu-%llu",
-                     df.nfragments, (unsigned long long)df.first_frame, (unsigned long long)df.last_frame);
             tally_checks(t, df.whole, df.nwhole);
-            show(&out, rec.frame, df.whole, df.nwhole, note);
+            show(&out, rec.frame, df.whole, df.nwhole, &df);
         }
     }
     cli_progress_end(&prog);
