@@ -47,9 +47,9 @@ static void free_datagram(struct reasm_datagram *g)
 }
 
 /* Takes g out of the table and the age list (not freed). */
-static void unlink_datagram(struct reasm *r, struct reasm_datagram *g, size_t slot)
+static void unlink_datagram(struct reasm *r, struct reasm_datagram *g)
 {
-    struct reasm_datagram **p = &r->bucket[slot];
+    struct reasm_datagram **p = &r->bucket[g->slot];
     while (*p != g)
         p = &(*p)->next_in_bucket;
     *p = g->next_in_bucket;
@@ -65,20 +65,9 @@ static void unlink_datagram(struct reasm *r, struct reasm_datagram *g, size_t sl
     r->bytes -= g->bytes;
 }
 
-static size_t slot_of(const struct reasm *r, const struct reasm_datagram *g)
-{
-    struct inetcsum_fragment k;
-    k.id = g->id;
-    k.version = g->version;
-    k.depth = g->depth;
-    memcpy(k.src, g->src, 16);
-    memcpy(k.dst, g->dst, 16);
-    return hash(&k) & (r->nbuckets - 1);
-}
-
 static void drop(struct reasm *r, struct reasm_datagram *g)
 {
-    unlink_datagram(r, g, slot_of(r, g));
+    unlink_datagram(r, g);
     r->dropped++;
     if (r->on_drop)
         r->on_drop(r->ctx, g);
@@ -251,6 +240,7 @@ int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t 
         g->depth = d->depth;
         g->proto = d->proto;
         g->id = d->id;
+        g->slot = slot;
         memcpy(g->src, d->src, 16);
         memcpy(g->dst, d->dst, 16);
         g->next_in_bucket = r->bucket[slot];
@@ -271,7 +261,7 @@ int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t 
     r->bytes += g->bytes - before;
     int complete = whole(g);
     if (complete) {
-        unlink_datagram(r, g, slot);
+        unlink_datagram(r, g);
         r->done_dg = g;
         if (rebuild(r, g) != 0) { /* too long, or no memory: as if dropped unfinished */
             r->dropped++;

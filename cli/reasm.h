@@ -47,6 +47,7 @@ struct reasm_span {
 
 struct reasm_datagram {
     struct reasm_datagram *next_in_bucket, *older, *newer;
+    size_t slot;             /* its bucket */
     uint8_t version, depth, proto;
     uint32_t id;
     uint8_t src[16], dst[16];
