@@ -215,14 +215,21 @@ static inline __attribute__((always_inline)) uint32_t write_fast(uint8_t *f, con
     unsigned n = fr->v6 ? 1 : 2, written = 0;
     uint32_t kind = fr->layer == INETCSUM_LAYER_TCP ? (fr->v6 ? INETCSUM_OFL_TCP6 : INETCSUM_OFL_TCP4)
                                                     : (fr->v6 ? INETCSUM_OFL_UDP6 : INETCSUM_OFL_UDP4);
-    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, pseudo, flags);
+    /* Offload without a report needs no verdict of an item it leaves alone or to the device: the
+     * device's TCP/UDP payload is then never read, only the pseudo-header. */
+#define ICS_VERDICT_NEEDED(k) (!o || report || ((o->request & (k)) && !(o->device & (k))))
+    struct inetcsum_verdict l4 = {0}, ip = {0};
+    if (ICS_VERDICT_NEEDED(kind))
+        l4 = ics_fast_l4_verdict(f, fr, pseudo, flags);
     unsigned l4_flags = write_fast_item(f + fr->l4 + ics_l4_rules[fr->layer].field, &l4, flags, kind, pseudo, o,
                                         &software);
     written += l4_flags == INETCSUM_CHECK_WRITTEN;
     if (report)
         ics_fast_report(&report->checks[n - 1], fr->layer, fr->l4, fr->l4len, &l4, l4_flags);
     if (!fr->v6) {
-        struct inetcsum_verdict ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
+        if (ICS_VERDICT_NEEDED(INETCSUM_OFL_IPV4))
+            ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
+#undef ICS_VERDICT_NEEDED
         unsigned ip_flags = write_fast_item(f + fr->ip + 10, &ip, flags, INETCSUM_OFL_IPV4, 0, o, &software);
         written += ip_flags == INETCSUM_CHECK_WRITTEN;
         if (report)
@@ -369,7 +376,10 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
     uint32_t software = 0;
     for (unsigned i = p.n; i-- > 0;) {
         const struct ics_item *it = &p.item[i];
-        struct inetcsum_verdict vd = judge(&v, it, 0);
+        /* A software item's verdict is made below; the old one is wanted only for the report. */
+        struct inetcsum_verdict vd = {0};
+        if (report && (skip[i] || device[i]))
+            vd = judge(&v, it, 0);
         unsigned extra = 0;
         if (skip[i]) {
             /* left alone */
