@@ -1,13 +1,21 @@
-/* The benchmark's anchors, compiled -O3 -march=native as a user of them would: the read-bandwidth
- * limit (a loop that only loads every byte, with the widest vectors this machine has, and XORs them
- * so the loads cannot be dropped) and DPDK's __rte_raw_cksum from Debian's libdpdk-dev header,
- * inlined into its timing loop exactly as it is into a DPDK application; and DPDK's CRC32c,
- * rte_hash_crc (one crc32 instruction stream, as DPDK applications checksum SCTP with it). */
+/* The benchmark's anchors (anchors.h), compiled -O3 -march=native as a user of them would: the
+ * read-bandwidth limit (a loop that only loads every byte, with the widest vectors this machine
+ * has, and XORs them so the loads cannot be dropped) and, when the build found Debian's
+ * libdpdk-dev (ICS_BENCH_DPDK), DPDK's __rte_raw_cksum inlined into its timing loop exactly as it
+ * is into a DPDK application, its known-layout packet checksums, and its CRC32c, rte_hash_crc (one
+ * crc32 instruction stream, as DPDK applications checksum SCTP with it). */
+#include <string.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
+#if defined(ICS_BENCH_DPDK)
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
-#include <string.h>
+#include <rte_version.h>
+#endif
 
+#include "anchors.h"
+#include "kernels.h"
 #include "timing.h"
 
 #if defined(__AVX512BW__)
@@ -17,13 +25,20 @@ typedef __m512i vec;
 #define VZERO() _mm512_setzero_si512()
 #define VFIRST(v) ((uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(v)))
 #define ISA "avx512"
-#else
+#elif defined(__AVX2__)
 typedef __m256i vec;
 #define VLOAD(p) _mm256_loadu_si256((const __m256i *)(p))
 #define VXOR(a, b) _mm256_xor_si256(a, b)
 #define VZERO() _mm256_setzero_si256()
 #define VFIRST(v) ((uint64_t)_mm_cvtsi128_si64(_mm256_castsi256_si128(v)))
 #define ISA "avx2"
+#else
+typedef uint64_t vec; /* no x86 vectors: 8-byte loads (a compiler may vectorise them) */
+#define VLOAD(p) ics_load64(p)
+#define VXOR(a, b) ((a) ^ (b))
+#define VZERO() ((uint64_t)0)
+#define VFIRST(v) (v)
+#define ISA "scalar"
 #endif
 #define W sizeof(vec)
 
@@ -58,10 +73,49 @@ static inline uint64_t read_all(const uint8_t *p, size_t len)
 }
 
 DEFINE_TIMED_LOOP(, loop_read_limit, read_all(src, len))
+DEFINE_LATENCY_LOOP(, loop_read_limit_latency, read_all(src, len))
+DEFINE_TIMED_LOOP(, loop_memcpy, (memcpy(dst, src, len), 0))
 
 uint32_t anchor_read_all(const void *buf, size_t len)
 {
     return (uint32_t)read_all(buf, len);
+}
+
+uint32_t anchor_read_limit_partial(const void *buf, size_t len, uint32_t seed)
+{
+    return (uint32_t)read_all(buf, len) ^ seed;
+}
+
+uint32_t anchor_compiled_features(void)
+{
+    return 0
+#if defined(__AVX2__)
+           | ICS_CPU_AVX2
+#endif
+#if defined(__AVX512BW__)
+           | ICS_CPU_AVX512BW
+#endif
+#if defined(__AVX512VNNI__)
+           | ICS_CPU_AVX512VNNI
+#endif
+#if defined(__SSE4_2__)
+           | ICS_CPU_SSE42
+#endif
+#if defined(__PCLMUL__)
+           | ICS_CPU_PCLMUL
+#endif
+        ;
+}
+
+#if defined(ICS_BENCH_DPDK)
+int anchor_have_dpdk(void)
+{
+    return 1;
+}
+
+const char *anchor_dpdk_version(void)
+{
+    return rte_version();
 }
 
 uint32_t anchor_dpdk_sum(const void *buf, size_t len)
@@ -69,8 +123,13 @@ uint32_t anchor_dpdk_sum(const void *buf, size_t len)
     return __rte_raw_cksum(buf, len, 0);
 }
 
+uint32_t anchor_dpdk_partial(const void *buf, size_t len, uint32_t seed)
+{
+    return __rte_raw_cksum(buf, len, seed);
+}
+
 DEFINE_TIMED_LOOP(, loop_dpdk, __rte_raw_cksum(src, len, 0))
-DEFINE_TIMED_LOOP(, loop_memcpy, (memcpy(dst, src, len), 0))
+DEFINE_LATENCY_LOOP(, loop_dpdk_latency, __rte_raw_cksum(src, len, 0))
 DEFINE_TIMED_LOOP(, loop_memcpy_dpdk, (memcpy(dst, src, len), __rte_raw_cksum(dst, len, 0)))
 
 /* DPDK's known-layout packet checksums, as a DPDK application writes them for an Ethernet frame
@@ -116,3 +175,15 @@ uint32_t anchor_dpdk_crc32c(const void *buf, size_t len, uint32_t crc)
 }
 
 DEFINE_TIMED_LOOP(, loop_dpdk_crc32c, rte_hash_crc(src, (uint32_t)len, 0xFFFFFFFFu))
+
+#else /* no DPDK: callers check anchor_have_dpdk() first */
+int anchor_have_dpdk(void)
+{
+    return 0;
+}
+
+const char *anchor_dpdk_version(void)
+{
+    return "no DPDK";
+}
+#endif

@@ -16,6 +16,7 @@
 #include "inetcsum_proto.h"
 #include "kernels.h"
 #include "proto/crc32c.h"
+#include "anchors.h"
 #include "bench_util.h"
 #include "timing.h"
 

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anchors.h"
 #include "bench_util.h"
+#include "frames.h"
 #include "inetcsum_packet.h"
 #include "packet/paths.h"
 #include "timing.h"
@@ -45,40 +47,6 @@ static inline uint32_t known_layout_sums(const uint8_t *f, size_t len)
 }
 DEFINE_TIMED_LOOP(static, loop_sums, known_layout_sums(src, len))
 
-/* An Ethernet frame of `len` bytes: IPv4 or IPv6, TCP or UDP, random payload, checksums right. */
-static void build(uint8_t *f, size_t len, int v6, int tcp)
-{
-    for (size_t i = 0; i < len; i++)
-        f[i] = (uint8_t)(rand() >> 7);
-    size_t ip = 14, l4 = v6 ? 54 : 34, l4len = len - l4;
-    f[12] = v6 ? 0x86 : 0x08;
-    f[13] = v6 ? 0xDD : 0x00;
-    if (v6) {
-        f[ip] = 0x60;
-        f[ip + 4] = (uint8_t)(l4len >> 8);
-        f[ip + 5] = (uint8_t)l4len;
-        f[ip + 6] = tcp ? 6 : 17;
-    } else {
-        f[ip] = 0x45;
-        f[ip + 2] = (uint8_t)((len - 14) >> 8);
-        f[ip + 3] = (uint8_t)(len - 14);
-        f[ip + 6] = f[ip + 7] = 0;
-        f[ip + 9] = tcp ? 6 : 17;
-    }
-    if (tcp) {
-        f[l4 + 12] = 0x50;
-    } else {
-        f[l4 + 4] = (uint8_t)(l4len >> 8);
-        f[l4 + 5] = (uint8_t)l4len;
-    }
-    inetcsum_fill(f, len, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
-    struct inetcsum_report r;
-    if (inetcsum_verify(f, len, 0, INETCSUM_LINK_ETHERNET, 0, &r) != 0 || r.count != (v6 ? 1u : 2u)) {
-        fprintf(stderr, "bench_packet: frame setup failed\n");
-        exit(1);
-    }
-}
-
 struct contender {
     const char *name;
     timed_loop fn;
@@ -103,6 +71,7 @@ int main(int argc, char **argv)
     enum { NC = sizeof c / sizeof c[0] };
     const size_t sizes[] = {64, 576, 1500, 9000};
     static uint8_t frame[9000], work[9000];
+    uint64_t rng = 1;
 
     printf("### ns per packet (median of %d interleaved trials); overhead = verify - sums\n\n", trials);
     printf("| frame | size (B) |");
@@ -117,7 +86,10 @@ int main(int argc, char **argv)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 /* The smallest IPv6/TCP frame is 74 bytes (14 + 40 + 20): at "64" it would be malformed. */
                 size_t len = v6 && tcp && sizes[s] < 74 ? 74 : sizes[s];
-                build(frame, len, v6, tcp);
+                if (bench_frame(frame, len, v6, tcp, &rng) != 0) {
+                    fprintf(stderr, "bench_packet: frame setup failed\n");
+                    return 1;
+                }
                 unsigned reps = (unsigned)(reps_bytes / len);
                 if (reps < 1000)
                     reps = 1000;

@@ -46,19 +46,25 @@ typedef uint64_t (*timed_loop)(const uint8_t *src, uint8_t *dst, size_t len, uns
         return t_;                                                                                 \
     }
 
-/* Anchors, compiled with -O3 -march=native in anchors.c. */
-uint64_t loop_read_limit(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
-uint64_t loop_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
-uint64_t loop_memcpy(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
-uint64_t loop_memcpy_dpdk(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
-uint32_t anchor_dpdk_sum(const void *buf, size_t len);
-uint32_t anchor_read_all(const void *buf, size_t len); /* the read limit's body, one call */
-const char *anchor_read_limit_isa(void);
-/* DPDK's known-layout packet checksums on an Ethernet/IPv4-or-IPv6/TCP-or-UDP frame (src for
- * verify, dst for fill, which writes). */
-uint64_t loop_dpdk_crc32c(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
-uint32_t anchor_dpdk_crc32c(const void *buf, size_t len, uint32_t crc); /* as inetcsum_crc32c */
-uint64_t loop_dpdk_verify(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
-uint64_t loop_dpdk_fill(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+/* A timed loop of reps dependent calls: each call's buffer address depends on the previous call's
+ * result (through a mask the compiler cannot know is zero), so a call cannot start before the one
+ * before it has finished: the latency a caller chaining sums (scatter-gather) sees. */
+#define DEFINE_LATENCY_LOOP(STORAGE, NAME, EXPR)                                                   \
+    STORAGE uint64_t NAME(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps)             \
+    {                                                                                              \
+        uint64_t prev_ = 0, zero_ = 0;                                                             \
+        const uint8_t *base_ = src;                                                                \
+        OPAQUE(zero_);                                                                             \
+        uint64_t t0_ = ticks();                                                                    \
+        for (unsigned i_ = 0; i_ < reps; i_++) {                                                   \
+            src = base_ + (prev_ & zero_);                                                         \
+            OPAQUE(dst);                                                                           \
+            OPAQUE(len);                                                                           \
+            prev_ = (uint64_t)(EXPR);                                                              \
+        }                                                                                          \
+        uint64_t t_ = ticks() - t0_;                                                               \
+        OPAQUE(prev_);                                                                             \
+        return t_;                                                                                 \
+    }
 
 #endif

@@ -1,4 +1,4 @@
-/* inetcsum: verify and fix the checksums of captures, checksum files, list the kernels. */
+/* inetcsum: verify and fix the checksums of captures, checksum files, list the kernels, benchmark. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +17,7 @@ static const char usage[] =
     "  sum FILE...         the Internet checksum of files ('-': standard input)\n"
     "  impls               the kernels built, which this CPU runs, which one is in use\n"
     "  gen OUT             write a capture of synthetic frames, some checksums made wrong on request\n"
+    "  bench EXPERIMENT... time the kernels, copies, cold data and offload on this machine\n"
     "\n"
     "'inetcsum COMMAND --help' describes a command.  Exit status: 0 all good, 1 bad checksums found,\n"
     "2 usage or input error.\n";
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"verify", cmd_verify}, {"fix", cmd_fix}, {"sum", cmd_sum}, {"impls", cmd_impls}, {"gen", cmd_gen}};
+    } commands[] = {{"verify", cmd_verify}, {"fix", cmd_fix}, {"sum", cmd_sum}, {"impls", cmd_impls}, {"gen", cmd_gen},
+                    {"bench", cmd_bench}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);

@@ -20,7 +20,7 @@ REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SAMPLE = os.path.join(REPO, "examples", "sample.pcap")
 MANPAGE = os.path.join(REPO, "doc", "inetcsum.1")
 COMPLETION = os.path.join(REPO, "cli", "completion", "inetcsum.bash")
-COMMANDS = ["verify", "fix", "sum", "impls", "gen"]
+COMMANDS = ["verify", "fix", "sum", "impls", "gen", "bench"]
 
 
 def read_bytes(path):

@@ -1,0 +1,65 @@
+/* The sum contenders (contenders.h). */
+#include "contenders.h"
+
+#include <string.h>
+
+#include "anchors.h"
+#include "inetcsum.h"
+#include "kernels.h"
+
+DEFINE_TIMED_LOOP(static, loop_public, inetcsum_partial(src, len, 0))
+DEFINE_LATENCY_LOOP(static, loop_public_latency, inetcsum_partial(src, len, 0))
+
+/* Each kernel through a pointer, as the dispatcher calls it: one loop per registry slot. */
+#define KERNEL_LOOPS(i)                                                                            \
+    DEFINE_TIMED_LOOP(static, loop_kernel##i, ics_kernels[i].partial(src, len, 0))                 \
+    DEFINE_LATENCY_LOOP(static, loop_kernel##i##_latency, ics_kernels[i].partial(src, len, 0))
+KERNEL_LOOPS(0)
+KERNEL_LOOPS(1)
+KERNEL_LOOPS(2)
+KERNEL_LOOPS(3)
+KERNEL_LOOPS(4)
+KERNEL_LOOPS(5)
+static const timed_loop kernel_throughput[] = {loop_kernel0, loop_kernel1, loop_kernel2,
+                                               loop_kernel3, loop_kernel4, loop_kernel5};
+static const timed_loop kernel_latency[] = {loop_kernel0_latency, loop_kernel1_latency, loop_kernel2_latency,
+                                            loop_kernel3_latency, loop_kernel4_latency, loop_kernel5_latency};
+#define KERNEL_SLOTS (sizeof kernel_throughput / sizeof kernel_throughput[0])
+
+static uint32_t public_partial(const void *buf, size_t len, uint32_t seed)
+{
+    return inetcsum_partial(buf, len, seed);
+}
+
+void contenders_init(struct contenders *cs, const char *impl, const char **why)
+{
+    memset(cs, 0, sizeof *cs);
+    cs->read_limit = cs->dpdk = -1;
+    *why = NULL;
+    uint32_t feat = ics_cpu_features();
+    if ((anchor_compiled_features() & ~feat) == 0) {
+        cs->read_limit = cs->n;
+        cs->c[cs->n++] = (struct contender){"read limit", ROLE_ANCHOR, loop_read_limit, loop_read_limit_latency,
+                                            anchor_read_limit_partial};
+        if (anchor_have_dpdk()) {
+            cs->dpdk = cs->n;
+            cs->c[cs->n++] = (struct contender){"DPDK", ROLE_ANCHOR, loop_dpdk, loop_dpdk_latency,
+                                                anchor_dpdk_partial};
+        } else {
+            *why = "DPDK's __rte_raw_cksum is not in this build: install libdpdk-dev and rebuild";
+        }
+    } else {
+        *why = "the anchors were compiled (-march=native) for a CPU with more features than this one: "
+               "rebuild here to time them";
+    }
+    cs->subject = cs->n;
+    cs->c[cs->n++] = (struct contender){"inetcsum", ROLE_SUBJECT, loop_public, loop_public_latency, public_partial};
+    for (size_t i = 0; i < ics_kernel_count && i < KERNEL_SLOTS && cs->n < MAX_CONTENDERS; i++) {
+        if ((ics_kernels[i].required & ~feat) != 0)
+            continue;
+        if (impl && strcmp(impl, ics_kernels[i].name) != 0)
+            continue;
+        cs->c[cs->n++] = (struct contender){ics_kernels[i].name, ROLE_KERNEL, kernel_throughput[i],
+                                            kernel_latency[i], ics_kernels[i].partial};
+    }
+}

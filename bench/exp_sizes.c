@@ -1,0 +1,131 @@
+/* Experiment `sizes` (seed 001, Linux's csum_partial review): TSC ticks per call at the sizes that
+ * matter (empty, tiny, the 20-byte IPv4 and 40-byte IPv6 headers, a minimum frame, MTUs, jumbo,
+ * 64 KiB), even and odd start addresses, as independent calls (throughput, how a stack checksums
+ * many packets) and dependent calls (latency, each call's buffer depending on the last result),
+ * for every kernel and the anchors, interleaved within each trial. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "contenders.h"
+#include "experiments.h"
+#include "inetcsum.h"
+
+static const size_t sizes[] = {0, 8, 20, 40, 64, 256, 576, 1500, 4096, 9000, 65536};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+#define MAX_TRIALS 64
+
+/* Bytes (plus a per-call allowance) each timed loop covers: long enough that the rdtsc pair is
+ * noise, short enough that a trial of every contender sees the same machine. */
+static unsigned reps_for(const struct bench_run *r, size_t len)
+{
+    double budget = r->scale == BENCH_FULL ? 2e6 : r->scale == BENCH_QUICK ? 5e5 : 2e4;
+    unsigned reps = (unsigned)(budget / (double)(len + 64));
+    return reps < 8 ? 8 : reps;
+}
+
+/* Agreement before timing: every contender but the read limit must fold to the reference. */
+static int check(const struct contenders *cs, const uint8_t *buf)
+{
+    for (size_t s = 0; s < NSIZES; s++)
+        for (int j = 0; j < cs->n; j++) {
+            if (j == cs->read_limit)
+                continue;
+            uint16_t want = inetcsum_fold(inetcsum_partial(buf, sizes[s], 0));
+            if (inetcsum_fold(cs->c[j].partial(buf, sizes[s], 0)) != want) {
+                fprintf(stderr, "inetcsum bench: %s disagrees with inetcsum_partial at %zu bytes\n", cs->c[j].name,
+                        sizes[s]);
+                return -1;
+            }
+        }
+    return 0;
+}
+
+static void table(struct bench_run *r, const struct contenders *cs, int latency, int odd, uint8_t *src, uint8_t *dst)
+{
+    const char *metric = latency ? "latency" : "throughput";
+    const char *variant = odd ? "odd" : "even";
+    fprintf(r->out, "\n### %s, %s start address (TSC ticks per call, median of %d interleaved trials)\n\n",
+            latency ? "Latency: dependent calls" : "Throughput: independent calls", variant, r->trials);
+    const char *cols[MAX_CONTENDERS + 3];
+    int nc = 0;
+    cols[nc++] = "size (B)";
+    for (int j = 0; j < cs->n; j++)
+        cols[nc++] = cs->c[j].name;
+    if (cs->read_limit >= 0)
+        cols[nc++] = "inetcsum / read limit";
+    if (cs->dpdk >= 0)
+        cols[nc++] = "inetcsum / DPDK";
+    bench_table_head(r->out, cols, nc);
+
+    static double t[MAX_CONTENDERS][MAX_TRIALS], ratio[2][MAX_TRIALS];
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t len = sizes[s];
+        unsigned reps = reps_for(r, len);
+        for (int j = 0; j < cs->n; j++) { /* warm caches, predictors, the dispatcher */
+            const struct contender *c = &cs->c[j];
+            (latency ? c->latency : c->throughput)(src + odd, dst, len, reps);
+        }
+        for (int k = 0; k < r->trials; k++) {
+            for (int j = 0; j < cs->n; j++) {
+                const struct contender *c = &cs->c[j];
+                t[j][k] = (double)(latency ? c->latency : c->throughput)(src + odd, dst, len, reps) / reps;
+            }
+            /* Ratios within a trial: drift between trials hits both sides alike. */
+            if (cs->read_limit >= 0)
+                ratio[0][k] = t[cs->subject][k] / (t[cs->read_limit][k] > 0 ? t[cs->read_limit][k] : 1);
+            if (cs->dpdk >= 0)
+                ratio[1][k] = t[cs->subject][k] / (t[cs->dpdk][k] > 0 ? t[cs->dpdk][k] : 1);
+        }
+        fprintf(r->out, "| %zu |", len);
+        struct stats_summary sum;
+        for (int j = 0; j < cs->n; j++) {
+            struct figure_key key = {"sizes", metric, cs->c[j].name, variant, (long)len};
+            bench_record(r, &key, "ticks", t[j], (size_t)r->trials, &sum);
+            int noisy = r->trials >= 3 && (sum.q3 - sum.q1) > 0.10 * sum.median && sum.median > 1;
+            fprintf(r->out, " %.1f%s |", sum.median, noisy ? "~" : "");
+        }
+        for (int q = 0; q < 2; q++) {
+            int ref = q == 0 ? cs->read_limit : cs->dpdk;
+            if (ref < 0)
+                continue;
+            char m[64];
+            snprintf(m, sizeof m, "%s ratio to %s", metric, cs->c[ref].name);
+            struct figure_key key = {"sizes", m, "inetcsum", variant, (long)len};
+            bench_record(r, &key, "time ratio", ratio[q], (size_t)r->trials, &sum);
+            fprintf(r->out, " %.2f |", sum.median);
+        }
+        fputc('\n', r->out);
+        fflush(r->out);
+    }
+}
+
+int exp_sizes(struct bench_run *r)
+{
+    struct contenders cs;
+    const char *why;
+    contenders_init(&cs, r->impl, &why);
+    const size_t cap = 65536 + 128;
+    uint8_t *src = aligned_alloc(64, cap), *dst = aligned_alloc(64, cap);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        fprintf(stderr, "inetcsum bench: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < cap; i++)
+        src[i] = (uint8_t)(i * 131 + 7);
+    memset(dst, 0, cap);
+    int rc = check(&cs, src) || check(&cs, src + 1) ? -1 : 0;
+    if (rc == 0) {
+        fprintf(r->out, "\n## sizes: the sum at each size, every kernel beside the anchors (seed 001)\n");
+        if (why)
+            bench_note(r, "%s", why);
+        for (int latency = 0; latency < 2; latency++)
+            for (int odd = 0; odd < 2; odd++)
+                table(r, &cs, latency, odd, src, dst);
+        fprintf(r->out, "\n(~: the interquartile range of this figure's trials exceeds 10%% of its median.)\n");
+    }
+    free(src);
+    free(dst);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/* What every `inetcsum bench` experiment shares: the run's settings, pinning and the TSC, and
+ * the record of figures (each a set of samples, summarised, kept for --json and compare). */
+#ifndef ICS_BENCH_HARNESS_H
+#define ICS_BENCH_HARNESS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+/* How much work a run does: the full run, --quick (the whole of `all` under two minutes), or
+ * --smoke (a few seconds, to check the tool works; its figures mean nothing). */
+enum bench_scale { BENCH_FULL, BENCH_QUICK, BENCH_SMOKE };
+
+struct bench_run {
+    enum bench_scale scale;
+    int trials;       /* interleaved trials per figure (--trials overrides the scale's) */
+    int cpu;          /* the CPU the run is pinned to, or -1 when pinning failed */
+    const char *impl; /* --impl: only this kernel is timed beside the anchors; NULL: every kernel */
+    double hz;        /* TSC ticks per second */
+    FILE *out;        /* the tables */
+    json_t *figures;  /* every figure recorded, in order */
+    json_t *notes;    /* what the reader should know: too noisy, no second CPU, ... */
+    size_t recorded, noisy;
+};
+
+/* Pins to `cpu`, or to the last allowed CPU when cpu < 0; returns the CPU or -1. */
+int bench_pin(int cpu);
+/* Another CPU this process may run on than `cpu`, or -1. */
+int bench_other_cpu(int cpu);
+/* TSC ticks per second, against CLOCK_MONOTONIC. */
+double bench_tsc_hz(void);
+
+/* A figure's identity: what compare matches across runs ("sizes/throughput/avx2/odd/1500"). */
+struct figure_key {
+    const char *experiment, *metric, *contender, *variant;
+    long size; /* bytes, or -1 */
+};
+
+/* Records samples[0..n) (sorted in place) under `key` in `unit`: lower is better for "ticks", "ns"
+ * and "time ratio", higher for "GB/s", "pps" and "speed ratio" (compare relies on it); a figure whose interquartile range exceeds 10% of its median counts as noisy.
+ * Returns the figure's JSON object (owned by the run) for extra fields; *s gets the summary. */
+json_t *bench_record(struct bench_run *r, const struct figure_key *key, const char *unit, double *samples,
+                     size_t n, struct stats_summary *s);
+
+/* Adds a note for the reader (stdout now, and the JSON). */
+void bench_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The machine: CPU model and flags, TSC frequency, CPUs, OS, compiler, kernels, anchors. */
+json_t *bench_machine(const struct bench_run *r);
+
+/* Prints a markdown table's header row and its separator: "| a | b |\n|---|---|\n". */
+void bench_table_head(FILE *out, const char *const *columns, int n);
+
+#endif

@@ -1,0 +1,12 @@
+/* The experiments `inetcsum bench` knows, in the order `all` runs them. */
+#include "experiments.h"
+
+const struct experiment bench_experiments[] = {
+    {"sizes", "ticks per call at 0-65536 B, latency and throughput, even and odd, every kernel, anchors", exp_sizes},
+    {"copy", "fused copy+sum vs memcpy+sum vs memcpy: per-call min/max/avg/p50/p99/p99.9", exp_copy},
+    {"jitter", "the copy experiment idle and beside a 128 MiB streaming-copy cache thrasher", exp_jitter},
+    {"cold", "random 1500-byte slices of 16 x 2 MiB after an eviction sweep, GB/s", exp_cold},
+    {"prefetch", "cold slices with and without software prefetch at several distances", exp_prefetch},
+    {"offload", "pps with the IPv4 header checksum in software vs left to the device", exp_offload},
+};
+const size_t bench_experiment_count = sizeof bench_experiments / sizeof bench_experiments[0];

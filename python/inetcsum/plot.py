@@ -1,0 +1,163 @@
+"""Plots of an `inetcsum bench --json` run, drawn with matplotlib.
+
+`inetcsum bench --plot FILE` runs this script as ``python3 plot.py RUN.json FILE``; it can also be
+run by hand on any saved run.  One figure, with a row of panels per experiment present in the run:
+
+- sizes: TSC ticks per byte against size for every kernel and the anchors (throughput and latency,
+  even start addresses), log-log, so the small sizes and 64 KiB share one picture;
+- copy / jitter: call-time percentiles (p0 to p99.99 and the maximum) of the fused copy, memcpy then
+  sum, and memcpy alone, one panel per size; jitter's busy runs dashed beside the idle ones;
+- cold / prefetch / offload: the medians as bars, with their interquartile range.
+
+Exit status: 0, 2 for a bad input, 3 when matplotlib is missing (the bench command then says how
+to install it).
+"""
+
+import json
+import math
+import sys
+
+
+def load_matplotlib():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("plot.py: matplotlib is not installed (pip install matplotlib)\n")
+        sys.exit(3)
+    return plt
+
+
+def figures(run, experiment, **match):
+    return [
+        f
+        for f in run["figures"]
+        if f["experiment"] == experiment and all(f.get(k) == v for k, v in match.items())
+    ]
+
+
+def contenders_in_order(figs):
+    seen = []
+    for f in figs:
+        if f["contender"] not in seen:
+            seen.append(f["contender"])
+    return seen
+
+
+def plot_sizes(axes, run):
+    for ax, metric in zip(axes, ("throughput", "latency")):
+        figs = [f for f in figures(run, "sizes", metric=metric, variant="even") if f["size"] > 0]
+        for name in contenders_in_order(figs):
+            pts = sorted((f["size"], f["median"] / f["size"]) for f in figs if f["contender"] == name)
+            style = "--" if name in ("read limit", "DPDK") else "-"
+            width = 2.5 if name == "inetcsum" else 1.2
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", markersize=3, linewidth=width, label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("bytes per call")
+        ax.set_ylabel("TSC ticks per byte")
+        ax.set_title(f"sum, {metric} ({'independent' if metric == 'throughput' else 'dependent'} calls)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+
+
+def nines(q):
+    """Position on a 'number of nines' axis: p50 -> 0.3, p99 -> 2, p99.9 -> 3."""
+    return -math.log10(max(1.0 - q, 1e-5))
+
+
+def plot_distributions(axes, run, experiment):
+    figs = figures(run, experiment, metric="call time")
+    sizes = sorted({f["size"] for f in figs})
+    colours = {}
+    for ax, size in zip(axes, sizes):
+        for f in (f for f in figs if f["size"] == size):
+            pts = [(nines(q), v) for q, v in f["quantiles"] if q < 1]
+            colour = colours.setdefault(f["contender"], f"C{len(colours)}")
+            busy = f.get("variant") == "busy"
+            label = f["contender"] + (" (busy)" if busy else "") if experiment == "jitter" else f["contender"]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "--" if busy else "-", color=colour, label=label)
+            ax.plot([5.2], [f["distribution"]["max"]], "x" if busy else "o", color=colour, markersize=4)
+        ax.set_yscale("log")
+        ticks = [0, 1, 2, 3, 4, 5.2]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels(["p0", "p90", "p99", "p99.9", "p99.99", "max"], fontsize=7)
+        ax.set_ylabel("ns per call")
+        ax.set_title(f"{experiment}: {size} B")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+
+
+def plot_bars(ax, figs, title, unit):
+    names = [f["contender"] for f in figs]
+    med = [f["median"] for f in figs]
+    err = [[f["median"] - f["q1"] for f in figs], [f["q3"] - f["median"] for f in figs]]
+    ax.barh(range(len(figs)), med, xerr=err, color="C0")
+    ax.set_yticks(range(len(figs)))
+    ax.set_yticklabels(names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(unit)
+    ax.set_title(title)
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: plot.py RUN.json OUT.svg|.png|.pdf\n")
+        return 2
+    try:
+        with open(argv[1]) as f:
+            run = json.load(f)
+        run["figures"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.stderr.write(f"plot.py: {argv[1]}: not an inetcsum bench run: {e}\n")
+        return 2
+    plt = load_matplotlib()
+
+    rows = []
+    if figures(run, "sizes"):
+        rows.append(("sizes", 2))
+    for experiment in ("copy", "jitter"):
+        n = len({f["size"] for f in figures(run, experiment, metric="call time")})
+        if n:
+            rows.append((experiment, n))
+    bars = [e for e in ("cold", "prefetch", "offload") if figures(run, e)]
+    if bars:
+        rows.append(("bars", len(bars)))
+    if not rows:
+        sys.stderr.write("plot.py: the run holds nothing to plot\n")
+        return 2
+    columns = max(n for _, n in rows)
+    fig, grid = plt.subplots(len(rows), columns, figsize=(4.2 * columns, 3.6 * len(rows)), squeeze=False)
+    for r, (kind, n) in enumerate(rows):
+        axes = list(grid[r][:n])
+        for ax in grid[r][n:]:
+            ax.set_visible(False)
+        if kind == "sizes":
+            plot_sizes(axes, run)
+        elif kind in ("copy", "jitter"):
+            plot_distributions(axes, run, kind)
+        else:
+            for ax, e in zip(axes, bars):
+                if e == "offload":
+                    figs = [f for f in figures(run, e) if f["size"] == 64]
+                    plot_bars(ax, figs, "offload: 64-byte frames", "packets per second")
+                else:
+                    figs = figures(run, e, metric="throughput")
+                    plot_bars(ax, figs, f"{e}: 1500-byte slices of cold data", "GB/s")
+    m = run.get("machine", {})
+    fig.suptitle(
+        f"inetcsum {run.get('version', '?')} bench, {m.get('cpu_model', '?')}, "
+        f"TSC {m.get('tsc_hz', 0) / 1e9:.3f} GHz, kernel {m.get('kernel_chosen', '?')} "
+        f"({run.get('settings', {}).get('scale', '?')} run)",
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(argv[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,232 @@
+"""`inetcsum bench` end to end: a smoke run of every experiment (its tables, and a --json holding
+every figure a run promises, each summary consistent with its samples), --impl, compare on runs
+whose answer is known, --plot through matplotlib (when installed) and its message when it is not,
+and the usage errors.  Usage: test_bench.py INETCSUM (run by ctest)."""
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CLI = None
+SIZES = [0, 8, 20, 40, 64, 256, 576, 1500, 4096, 9000, 65536]
+COPY_SIZES = [32, 1024, 1500, 9000]
+WAYS = ["inetcsum copy", "memcpy+inetcsum", "memcpy"]
+EXPERIMENTS = ["sizes", "copy", "jitter", "cold", "prefetch", "offload"]
+
+
+def run(*args, env=None):
+    return subprocess.run([CLI, *args], capture_output=True, text=True, env=env)
+
+
+def usable_kernels():
+    out = run("impls").stdout
+    return [line.split()[0] for line in out.splitlines() if "runs on this CPU" in line]
+
+
+class SmokeRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.json_path = os.path.join(cls.dir.name, "a.json")
+        cls.res = run("bench", "all", "--smoke", "--json", cls.json_path)
+        with open(cls.json_path) as f:
+            cls.run_json = json.load(f)
+        cls.figures = {f["name"]: f for f in cls.run_json["figures"]}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_exit_and_tables(self):
+        self.assertEqual(self.res.returncode, 0, self.res.stderr)
+        for e in EXPERIMENTS:
+            self.assertIn(f"\n## {e}:", self.res.stdout)
+        for size in SIZES:
+            self.assertEqual(self.res.stdout.count(f"\n| {size} |"), 4 + (size in COPY_SIZES) * 6,
+                             f"rows for {size} bytes")
+
+    def test_machine_and_settings(self):
+        j = self.run_json
+        self.assertEqual((j["tool"], j["schema"]), ("inetcsum bench", 1))
+        self.assertEqual(f"inetcsum {j['version']}", run("--version").stdout.strip())
+        m = j["machine"]
+        for key in ["cpu_model", "cpu_flags", "os_release", "compiler", "read_limit_isa", "dpdk"]:
+            self.assertTrue(m[key], key)
+        self.assertGreater(m["tsc_hz"], 1e8)
+        self.assertEqual(m["kernels_usable"], usable_kernels())
+        self.assertEqual(m["kernel_chosen"], usable_kernels()[0])
+        s = j["settings"]
+        self.assertEqual((s["experiments"], s["scale"], s["trials"]), (EXPERIMENTS, "smoke", 3))
+        self.assertEqual(j["noise"]["figures"], len(j["figures"]))
+
+    def test_every_figure_summarises_its_samples(self):
+        for f in self.run_json["figures"]:
+            x = f["samples"]
+            self.assertEqual(x, sorted(x), f["name"])
+            self.assertAlmostEqual(f["median"], statistics.median(x), delta=1e-6 * abs(f["median"]) + 1e-9)
+            self.assertAlmostEqual(f["mean"], statistics.fmean(x), delta=1e-6 * abs(f["mean"]) + 1e-9)
+            self.assertEqual((f["min"], f["max"]), (x[0], x[-1]))
+            self.assertLessEqual(f["q1"], f["median"])
+            self.assertLessEqual(f["median"], f["q3"])
+            self.assertGreaterEqual(f["min"], 0, f["name"])
+
+    def test_sizes_has_every_kernel_size_and_alignment(self):
+        contenders = ["read limit", "inetcsum"] + usable_kernels()
+        if self.run_json["machine"]["dpdk"] != "no DPDK":
+            contenders.append("DPDK")
+        for metric in ["throughput", "latency"]:
+            for variant in ["even", "odd"]:
+                for size in SIZES:
+                    for c in contenders:
+                        f = self.figures[f"sizes/{metric}/{c}/{variant}/{size}"]
+                        self.assertEqual(len(f["samples"]), 3)
+                        self.assertEqual((f["unit"], f["size"]), ("ticks", size))
+                        self.assertGreater(f["median"], 0)
+                    self.assertIn(f"sizes/{metric} ratio to read limit/inetcsum/{variant}/{size}", self.figures)
+
+    def test_copy_and_jitter_distributions(self):
+        for exp, loads in [("copy", ["idle"]), ("jitter", ["idle", "busy"])]:
+            for load in loads:
+                for size in COPY_SIZES:
+                    for way in WAYS:
+                        f = self.figures[f"{exp}/call time/{way}/{load}/{size}"]
+                        self.assertEqual((f["unit"], f["calls"], len(f["samples"])), ("ns", 2000, 20))
+                        d = f["distribution"]
+                        order = [d["min"], d["p50"], d["p99"], d["p99.9"], d["max"]]
+                        self.assertEqual(order, sorted(order), f["name"])
+                        self.assertLessEqual(d["min"], d["avg"])
+                        self.assertLessEqual(d["avg"], d["max"])
+                        q = f["quantiles"]
+                        self.assertEqual([p for p, _ in q], sorted(p for p, _ in q))
+                        self.assertEqual([v for _, v in q], sorted(v for _, v in q))
+                        self.assertEqual((q[0][1], q[-1][1]), (d["min"], d["max"]))
+
+    def test_cold_prefetch_offload(self):
+        cold = [f for f in self.run_json["figures"] if f["experiment"] == "cold" and f["unit"] == "GB/s"]
+        self.assertGreaterEqual(len(cold), 3)
+        self.assertTrue(all(f["median"] > 0.01 for f in cold))
+        prefetch = [f for f in self.run_json["figures"] if f["experiment"] == "prefetch"]
+        self.assertEqual(len(prefetch), 8)
+        self.assertIn("walk, prefetch 5 x 64 B ahead", [f["contender"] for f in prefetch])
+        for size in [64, 576, 1500]:
+            for way in ["IPv4 header in software", "IPv4 header by the device", "nothing offloaded"]:
+                f = self.figures[f"offload/packets per second/{way}/{size}"]
+                self.assertEqual((f["unit"], len(f["samples"])), ("pps", 3))
+                self.assertGreater(f["median"], 1e4)
+        verdicts = self.res.stdout.count("Difference at 95.0% confidence") + self.res.stdout.count("No difference proven")
+        self.assertEqual(verdicts, 3, "a ministat verdict per frame size")
+
+    def test_compare_with_itself_finds_nothing(self):
+        res = run("bench", "compare", self.json_path, self.json_path)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        n = len(self.run_json["figures"])
+        self.assertIn(f"{n} figures compared: 0 better in B, 0 worse, {n} without a proven difference", res.stdout)
+
+
+def figure(name, unit, samples):
+    s = sorted(samples)
+    return {"name": name, "experiment": name.split("/")[0], "metric": "m", "contender": "c", "unit": unit,
+            "samples": s, "median": statistics.median(s)}
+
+
+def write_run(path, figures, cpu="CPU A"):
+    with open(path, "w") as f:
+        json.dump({"tool": "inetcsum bench", "schema": 1, "version": "0", "settings": {},
+                   "machine": {"cpu_model": cpu, "kernel_chosen": "avx2"}, "figures": figures}, f)
+
+
+class Compare(unittest.TestCase):
+    def test_known_answers(self):
+        """Ticks that doubled are worse, GB/s that doubled better, a shift inside the noise no
+        difference; figures in one run only are counted, not judged."""
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
+            write_run(a, [figure("x/slower", "ticks", [10, 11, 12, 10, 11]),
+                          figure("x/faster", "GB/s", [1.0, 1.1, 1.2]),
+                          figure("x/same", "pps", [5, 6, 7]),
+                          figure("x/gone", "ns", [1, 2])])
+            write_run(b, [figure("x/slower", "ticks", [20, 21, 22, 20, 21]),
+                          figure("x/faster", "GB/s", [2.0, 2.1, 2.2]),
+                          figure("x/same", "pps", [5.1, 6.1, 6.9]),
+                          figure("x/new", "ns", [1, 2])], cpu="CPU B")
+            res = run("bench", "compare", a, b)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            out = res.stdout
+            self.assertRegex(out, r"\| x/slower \| ticks \| 10\.8 \| 20\.8 \| \+92\.59% \+/- [0-9.]+% \| worse \|")
+            self.assertRegex(out, r"\| x/faster \| GB/s \| 1\.1 \| 2\.1 \| \+90\.91% \+/- [0-9.]+% \| better \|")
+            self.assertNotIn("x/same", out)
+            self.assertIn("differ in CPU or kernel", out)
+            self.assertIn("3 figures compared: 1 better in B, 1 worse, 1 without a proven difference; "
+                          "1 only in A, 1 only in B.", out)
+            res = run("bench", "compare", "--all", a, b)
+            self.assertRegex(res.stdout, r"\| x/same \| pps \| 6 \| 6\.033 \| \+0\.56% \+/- [0-9.]+% \| no difference \|")
+            # A lower confidence narrows the interval: at 50% the GB/s difference stays, the ticks too.
+            res = run("bench", "compare", "--confidence", "50", a, b)
+            self.assertIn("Student's t at 50.0% confidence", res.stdout)
+            self.assertIn("1 better in B, 1 worse", res.stdout)
+
+    def test_bad_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            junk, other = os.path.join(d, "junk.json"), os.path.join(d, "other.json")
+            with open(junk, "w") as f:
+                f.write("{not json")
+            with open(other, "w") as f:
+                json.dump({"a": 1}, f)
+            for args in [(junk, junk), (other, other), (os.path.join(d, "missing.json"), other)]:
+                res = run("bench", "compare", *args)
+                self.assertEqual(res.returncode, 2, args)
+                self.assertEqual(len(res.stderr.splitlines()), 1, res.stderr)
+
+
+class Options(unittest.TestCase):
+    def test_usage_errors(self):
+        for args in [[], ["nosuch"], ["sizes", "--impl", "nosuch"], ["sizes", "--trials", "1"],
+                     ["sizes", "--cpu", "x"], ["compare", "one.json"], ["compare", "--confidence", "120", "a", "b"]]:
+            res = run("bench", *args)
+            self.assertEqual(res.returncode, 2, args)
+            self.assertTrue(res.stderr.startswith("inetcsum: bench"), res.stderr)
+        res = run("bench", "--help")
+        self.assertEqual(res.returncode, 0)
+        for e in EXPERIMENTS:
+            self.assertIn(f"\n  {e} ", res.stdout)
+
+    def test_impl_times_that_kernel_only(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "g.json")
+            res = run("bench", "sizes", "--smoke", "--impl", "generic", "--json", path)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(path) as f:
+                j = json.load(f)
+            self.assertEqual(j["machine"]["kernel_chosen"], "generic")
+            self.assertEqual(j["settings"]["impl"], "generic")
+            contenders = {f["contender"] for f in j["figures"]}
+            self.assertEqual(contenders - {"read limit", "DPDK"}, {"inetcsum", "generic"})
+
+    @unittest.skipUnless(importlib.util.find_spec("matplotlib"), "matplotlib is not installed")
+    def test_plot(self):
+        with tempfile.TemporaryDirectory() as d:
+            svg = os.path.join(d, "run.svg")
+            res = run("bench", "sizes", "offload", "--smoke", "--plot", svg)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(svg) as f:
+                self.assertIn("<svg", f.read(2000))
+            self.assertEqual([n for n in os.listdir(d)], ["run.svg"])
+
+    def test_plot_without_matplotlib_says_how_to_get_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "plot.py")
+            with open(fake, "w") as f:
+                f.write("import sys\nsys.exit(3)\n")
+            env = dict(os.environ, INETCSUM_PLOT_SCRIPT=fake)
+            res = run("bench", "offload", "--smoke", "--plot", os.path.join(d, "x.svg"), env=env)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn("pip install matplotlib", res.stderr)
+
+
+if __name__ == "__main__":
+    CLI = sys.argv[1]
+    unittest.main(argv=sys.argv[:1], verbosity=1)
