@@ -9,6 +9,7 @@ packages=(
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross   # NEON kernel under emulation
   libsimde-dev                                # runs the AVX-512 kernel's code on CPUs without AVX-512
   libdpdk-dev                                 # the benchmark's anchor: DPDK's __rte_raw_cksum
+  libjansson-dev                              # inetcsum bench: --json and compare
   valgrind
   python3                                     # test_cli drives the inetcsum command
   tshark                                      # test_cli: Wireshark's verdicts on generated captures
@@ -24,10 +25,24 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "install-deps: done"
 fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"
+
+# Python packages from PyPI, for whichever python3 the tests run (a pyenv or venv one, or the
+# system's, which Debian marks externally managed: then --break-system-packages is the way in).
+python_packages=(matplotlib)   # inetcsum bench --plot (python/inetcsum/plot.py)
+missing=()
+for p in "${python_packages[@]}"; do
+  python3 -c "import $p" 2>/dev/null || missing+=("$p")
+done
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "install-deps: pip installing ${missing[*]}"
+  python3 -m pip --version >/dev/null 2>&1 || $sudo apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  python3 -m pip install -q "${missing[@]}" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "${missing[@]}"
+fi

@@ -60,6 +60,18 @@ fi
 step "inetcsum command against cp and tcprewrite (bench/cli_speed.py, a small run to keep it working)"
 python3 bench/cli_speed.py --cli "$out/release/cli/inetcsum" --size 16M --rounds 2 || failed+=("cli_speed")
 
+step "inetcsum bench all --quick: every experiment, its JSON and plot, in under two minutes"
+start=$SECONDS
+if "$out/release/cli/inetcsum" bench all --quick --json "$out/bench-quick.json" --plot "$out/bench-quick.svg" \
+     >"$out/bench-quick.txt" 2>&1 && [ -s "$out/bench-quick.svg" ] &&
+   python3 -c "import json, sys; assert len(json.load(open(sys.argv[1]))['figures']) > 300" "$out/bench-quick.json"; then
+  elapsed=$((SECONDS - start))
+  echo "bench --quick: ${elapsed}s, $(tail -1 "$out/bench-quick.txt")"
+  [ "$elapsed" -lt 120 ] || failed+=("bench --quick took ${elapsed}s")
+else
+  tail -20 "$out/bench-quick.txt"; failed+=("bench --quick")
+fi
+
 step "install: pkg-config and find_package consumers"
 prefix="$out/prefix"
 rm -rf "$prefix" "$out/consumer"

@@ -18,7 +18,7 @@ import unittest
 CLI = CAPTURES = None
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SAMPLE = os.path.join(REPO, "examples", "sample.pcap")
-MANPAGE = os.path.join(REPO, "doc", "inetcsum.1")
+MANPAGE = os.path.join(REPO, "docs", "inetcsum.1")
 COMPLETION = os.path.join(REPO, "cli", "completion", "inetcsum.bash")
 COMMANDS = ["verify", "fix", "sum", "impls", "gen", "bench"]
 

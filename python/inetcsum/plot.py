@@ -5,8 +5,9 @@ run by hand on any saved run.  One figure, with a row of panels per experiment p
 
 - sizes: TSC ticks per byte against size for every kernel and the anchors (throughput and latency,
   even start addresses), log-log, so the small sizes and 64 KiB share one picture;
-- copy / jitter: call-time percentiles (p0 to p99.99 and the maximum) of the fused copy, memcpy then
-  sum, and memcpy alone, one panel per size; jitter's busy runs dashed beside the idle ones;
+- copy / jitter: call-time percentiles (p0 to p99.99, and the maximum: a triangle on the top edge
+  when it lies beyond twice the p99.99) of the fused copy, memcpy then sum, and memcpy alone, one
+  panel per size; jitter's busy runs dashed (hollow markers) beside the idle ones;
 - cold / prefetch / offload: the medians as bars, with their interquartile range.
 
 Exit status: 0, 2 for a bad input, 3 when matplotlib is missing (the bench command then says how
@@ -73,14 +74,21 @@ def plot_distributions(axes, run, experiment):
     sizes = sorted({f["size"] for f in figs})
     colours = {}
     for ax, size in zip(axes, sizes):
-        for f in (f for f in figs if f["size"] == size):
+        here = [f for f in figs if f["size"] == size]
+        # The maxima (often a preemption, 100 us and more) would flatten the curves: the axis stops
+        # at twice the highest p99.99 and a maximum beyond it is drawn on the edge, its value written.
+        top = 2 * max(v for f in here for q, v in f["quantiles"] if q < 1)
+        for f in here:
             pts = [(nines(q), v) for q, v in f["quantiles"] if q < 1]
             colour = colours.setdefault(f["contender"], f"C{len(colours)}")
             busy = f.get("variant") == "busy"
             label = f["contender"] + (" (busy)" if busy else "") if experiment == "jitter" else f["contender"]
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "--" if busy else "-", color=colour, label=label)
-            ax.plot([5.2], [f["distribution"]["max"]], "x" if busy else "o", color=colour, markersize=4)
+            peak = f["distribution"]["max"]
+            ax.plot([5.2], [min(peak, top)], ("^" if peak > top else "o"), color=colour, markersize=4,
+                    fillstyle="none" if busy else "full")
         ax.set_yscale("log")
+        ax.set_ylim(top=top)
         ticks = [0, 1, 2, 3, 4, 5.2]
         ax.set_xticks(ticks)
         ax.set_xticklabels(["p0", "p90", "p99", "p99.9", "p99.99", "max"], fontsize=7)
