@@ -5,6 +5,7 @@ and the usage errors.  Usage: test_bench.py INETCSUM (run by ctest)."""
 import importlib.util
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -148,26 +149,47 @@ class Compare(unittest.TestCase):
             write_run(a, [figure("x/slower", "ticks", [10, 11, 12, 10, 11]),
                           figure("x/faster", "GB/s", [1.0, 1.1, 1.2]),
                           figure("x/same", "pps", [5, 6, 7]),
+                          figure("x/more", "pps", [5, 6, 7]),
                           figure("x/gone", "ns", [1, 2])])
             write_run(b, [figure("x/slower", "ticks", [20, 21, 22, 20, 21]),
                           figure("x/faster", "GB/s", [2.0, 2.1, 2.2]),
                           figure("x/same", "pps", [5.1, 6.1, 6.9]),
+                          figure("x/more", "pps", [10, 11, 12]),
                           figure("x/new", "ns", [1, 2])], cpu="CPU B")
             res = run("bench", "compare", a, b)
             self.assertEqual(res.returncode, 0, res.stderr)
             out = res.stdout
             self.assertRegex(out, r"\| x/slower \| ticks \| 10\.8 \| 20\.8 \| \+92\.59% \+/- [0-9.]+% \| worse \|")
             self.assertRegex(out, r"\| x/faster \| GB/s \| 1\.1 \| 2\.1 \| \+90\.91% \+/- [0-9.]+% \| better \|")
+            self.assertRegex(out, r"\| x/more \| pps \| 6 \| 11 \| \+83\.33% \+/- [0-9.]+% \| better \|")
             self.assertNotIn("x/same", out)
             self.assertIn("differ in CPU or kernel", out)
-            self.assertIn("3 figures compared: 1 better in B, 1 worse, 1 without a proven difference; "
+            self.assertIn("4 figures compared: 2 better in B, 1 worse, 1 without a proven difference; "
                           "1 only in A, 1 only in B.", out)
             res = run("bench", "compare", "--all", a, b)
             self.assertRegex(res.stdout, r"\| x/same \| pps \| 6 \| 6\.033 \| \+0\.56% \+/- [0-9.]+% \| no difference \|")
             # A lower confidence narrows the interval: at 50% the GB/s difference stays, the ticks too.
             res = run("bench", "compare", "--confidence", "50", a, b)
             self.assertIn("Student's t at 50.0% confidence", res.stdout)
-            self.assertIn("1 better in B, 1 worse", res.stdout)
+            self.assertIn("2 better in B, 1 worse", res.stdout)
+
+    def test_real_runs_of_two_kernels(self):
+        """The best kernel against the portable one, each made the library's by --impl: compare
+        must find the portable one worse where it is several times slower."""
+        best = usable_kernels()[0]
+        if best == "generic":
+            self.skipTest("only the generic kernel runs here")
+        with tempfile.TemporaryDirectory() as d:
+            paths = [os.path.join(d, f"{k}.json") for k in (best, "generic")]
+            for k, p in zip((best, "generic"), paths):
+                res = run("bench", "sizes", "--smoke", "--trials", "7", "--impl", k, "--json", p)
+                self.assertEqual(res.returncode, 0, res.stderr)
+            res = run("bench", "compare", "--all", *paths)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            # A preempted trial can widen one interval past a 6x difference: two sizes of three.
+            worse = [size for size in [4096, 9000, 65536]
+                     if re.search(rf"\| sizes/throughput/inetcsum/even/{size} \| ticks \| .* \| worse \|", res.stdout)]
+            self.assertGreaterEqual(len(worse), 2, res.stdout)
 
     def test_bad_files(self):
         with tempfile.TemporaryDirectory() as d:
