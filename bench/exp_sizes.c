@@ -81,8 +81,7 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
         for (int j = 0; j < cs->n; j++) {
             struct figure_key key = {"sizes", metric, cs->c[j].name, variant, (long)len};
             bench_record(r, &key, "ticks", t[j], (size_t)r->trials, &sum);
-            int noisy = r->trials >= 3 && (sum.q3 - sum.q1) > 0.10 * sum.median && sum.median > 1;
-            fprintf(r->out, " %.1f%s |", sum.median, noisy ? "~" : "");
+            fprintf(r->out, " %.1f%s |", sum.median, bench_noisy(&sum) ? "~" : "");
         }
         for (int q = 0; q < 2; q++) {
             int ref = q == 0 ? cs->read_limit : cs->dpdk;

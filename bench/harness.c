@@ -74,9 +74,13 @@ json_t *bench_record(struct bench_run *r, const struct figure_key *key, const ch
         json_object_set_new(f, "size", json_integer(key->size));
     json_array_append_new(r->figures, f);
     r->recorded++;
-    if (n >= 3 && s->median > 0 && (s->q3 - s->q1) > 0.10 * s->median)
-        r->noisy++;
+    r->noisy += bench_noisy(s);
     return f;
+}
+
+int bench_noisy(const struct stats_summary *s)
+{
+    return s->n >= 3 && s->median > 0 && (s->q3 - s->q1) > 0.10 * s->median;
 }
 
 void bench_note(struct bench_run *r, const char *fmt, ...)

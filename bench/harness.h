@@ -45,6 +45,10 @@ struct figure_key {
 json_t *bench_record(struct bench_run *r, const struct figure_key *key, const char *unit, double *samples,
                      size_t n, struct stats_summary *s);
 
+/* Whether a figure counts as noisy: its interquartile range over 10% of its median (with at
+ * least 3 samples to have quartiles). */
+int bench_noisy(const struct stats_summary *s);
+
 /* Adds a note for the reader (stdout now, and the JSON). */
 void bench_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

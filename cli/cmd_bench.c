@@ -209,7 +209,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (!r.trials)
         r.trials = r.scale == BENCH_FULL ? 15 : r.scale == BENCH_QUICK ? 7 : 3;
-    if (plot_path && !json_path) { /* the script reads the figures from a file */
+    int json_is_temporary = plot_path && !json_path;
+    if (json_is_temporary) { /* the script reads the figures from a file */
         static char tmp[] = "/tmp/inetcsum-bench-XXXXXX.json";
         int fd = mkstemps(tmp, 5);
         if (fd < 0) {
@@ -279,7 +280,7 @@ int cmd_bench(int argc, char **argv)
     json_decref(root);
     if (rc == EXIT_ALL_GOOD && plot_path && plot(json_path, plot_path) != 0)
         rc = EXIT_USAGE;
-    if (plot_path && strncmp(json_path, "/tmp/inetcsum-bench-", 20) == 0)
+    if (json_is_temporary)
         unlink(json_path);
     return rc;
 }
