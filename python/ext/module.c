@@ -1,0 +1,329 @@
+/* inetcsum._inetcsum: the module, its kernel selection functions, and the result objects built
+ * from the Python-side types that inetcsum/__init__.py registers at import (Check, Verdict,
+ * Report and the enums live in Python, where they are typed and documented once). */
+#include "ext.h"
+
+struct ics_types ics_types;
+
+int ics_types_ready(void)
+{
+    if (ics_types.report)
+        return 0;
+    PyErr_SetString(PyExc_RuntimeError, "inetcsum._inetcsum used without the inetcsum package: import inetcsum");
+    return -1;
+}
+
+int ics_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer)
+{
+    if (PyUnicode_Check(obj)) { /* Layer members are strings too */
+        for (int i = 0; i < INETCSUM_LAYER_COUNT; i++)
+            if (PyUnicode_CompareWithASCIIString(obj, inetcsum_layer_name((enum inetcsum_layer)i)) == 0) {
+                *layer = (enum inetcsum_layer)i;
+                return 0;
+            }
+        PyErr_Format(PyExc_ValueError, "%s(): unknown layer '%U'", func, obj);
+        return -1;
+    }
+    unsigned long long v;
+    if (ics_uint(obj, func, "layer", INETCSUM_LAYER_COUNT - 1, &v) < 0)
+        return -1;
+    *layer = (enum inetcsum_layer)v;
+    return 0;
+}
+
+/* Steals the references in items[0..n): a NamedTuple instance of type, allocated as
+ * tuple.__new__(type, items) would be, without building the intermediate tuple. */
+static PyObject *named_tuple(PyObject *type, PyObject **items, Py_ssize_t n)
+{
+    PyTypeObject *t = (PyTypeObject *)type;
+    PyObject *obj = t->tp_alloc(t, n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!obj || !items[i]) {
+            for (Py_ssize_t j = i; j < n; j++)
+                Py_XDECREF(items[j]);
+            Py_XDECREF(obj);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(obj, i, items[i]);
+    }
+    return obj;
+}
+
+static PyObject *member(PyObject *table, unsigned index)
+{
+    if (index < (unsigned)PyTuple_GET_SIZE(table)) {
+        PyObject *m = PyTuple_GET_ITEM(table, index);
+        Py_INCREF(m);
+        return m;
+    }
+    return PyLong_FromUnsignedLong(index); /* beyond the table: a future value, kept as a number */
+}
+
+PyObject *ics_verdict(const struct inetcsum_verdict *v)
+{
+    PyObject *items[3] = {member(ics_types.statuses, v->status), PyLong_FromUnsignedLong(v->stored),
+                          PyLong_FromUnsignedLong(v->expected)};
+    return named_tuple(ics_types.verdict, items, 3);
+}
+
+PyObject *ics_report(const struct inetcsum_report *r, uint32_t software)
+{
+    static PyObject *s_flags, *s_software;
+    if (!s_flags && (!(s_flags = PyUnicode_InternFromString("flags")) ||
+                     !(s_software = PyUnicode_InternFromString("software"))))
+        return NULL;
+    PyObject *report = PyObject_CallNoArgs(ics_types.report);
+    if (!report)
+        return NULL;
+    for (unsigned i = 0; i < r->count; i++) {
+        const struct inetcsum_check *c = &r->checks[i];
+        PyObject *items[8] = {
+            member(ics_types.layers, c->layer),        PyLong_FromLong(c->depth),
+            member(ics_types.statuses, c->status),     PyLong_FromUnsignedLong(c->stored),
+            PyLong_FromUnsignedLong(c->expected),      PyLong_FromUnsignedLong(c->offset),
+            PyLong_FromUnsignedLong(c->length),        member(ics_types.check_flags, c->flags),
+        };
+        PyObject *check = named_tuple(ics_types.check, items, 8);
+        if (!check || PyList_Append(report, check) < 0) {
+            Py_XDECREF(check);
+            Py_DECREF(report);
+            return NULL;
+        }
+        Py_DECREF(check);
+    }
+    PyObject *flags = member(ics_types.frame_flags, r->flags);
+    PyObject *kinds = PyObject_CallFunction(ics_types.offload, "k", (unsigned long)software);
+    int bad = !flags || !kinds || PyObject_SetAttr(report, s_flags, flags) < 0 ||
+              PyObject_SetAttr(report, s_software, kinds) < 0;
+    Py_XDECREF(flags);
+    Py_XDECREF(kinds);
+    if (bad) {
+        Py_DECREF(report);
+        return NULL;
+    }
+    return report;
+}
+
+/* A tuple of cls(key(i)) for i in 0..n: enum members by the C library's names or by value. */
+static PyObject *table(PyObject *cls, int n, const char *(*name)(int))
+{
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) {
+        PyObject *m = name ? PyObject_CallFunction(cls, "s", name(i)) : PyObject_CallFunction(cls, "i", i);
+        if (!m) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, m);
+    }
+    return t;
+}
+
+static const char *layer_name(int i)
+{
+    return inetcsum_layer_name((enum inetcsum_layer)i);
+}
+
+static const char *status_name(int i)
+{
+    return inetcsum_status_name((enum inetcsum_status)i);
+}
+
+PyDoc_STRVAR(register_doc, "_register($module, Check, Verdict, Report, Layer, Status, CheckFlag, FrameFlag, "
+                           "Offload, /)\n--\n\n"
+                           "Called once by inetcsum/__init__.py: the types results are built from.  Every C\n"
+                           "layer and status name must be a member of Layer and Status (else ValueError).");
+
+static PyObject *py_register(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "_register() takes 8 arguments");
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++)
+        if (!PyType_Check(args[i]) || !PyType_IsSubtype((PyTypeObject *)args[i], i == 2 ? &PyList_Type : &PyTuple_Type)) {
+            PyErr_SetString(PyExc_TypeError, "_register(): Check and Verdict must be tuple types, Report a list type");
+            return NULL;
+        }
+    struct ics_types t = {args[0], args[1], args[2], args[7], NULL, NULL, NULL, NULL};
+    t.layers = table(args[3], INETCSUM_LAYER_COUNT, layer_name);
+    t.statuses = t.layers ? table(args[4], INETCSUM_STATUS_COUNT, status_name) : NULL;
+    t.check_flags = t.statuses ? table(args[5], 256, NULL) : NULL;
+    t.frame_flags = t.check_flags ? table(args[6], 256, NULL) : NULL;
+    if (!t.frame_flags) {
+        Py_XDECREF(t.layers);
+        Py_XDECREF(t.statuses);
+        Py_XDECREF(t.check_flags);
+        return NULL;
+    }
+    Py_INCREF(t.check);
+    Py_INCREF(t.verdict);
+    Py_INCREF(t.report);
+    Py_INCREF(t.offload);
+    struct ics_types old = ics_types;
+    ics_types = t;
+    Py_XDECREF(old.check);
+    Py_XDECREF(old.verdict);
+    Py_XDECREF(old.report);
+    Py_XDECREF(old.offload);
+    Py_XDECREF(old.layers);
+    Py_XDECREF(old.statuses);
+    Py_XDECREF(old.check_flags);
+    Py_XDECREF(old.frame_flags);
+    Py_RETURN_NONE;
+}
+
+/* ---- kernels and version ------------------------------------------------------------------------- */
+
+PyDoc_STRVAR(impl_name_doc, "impl_name($module, /)\n--\n\nThe sum kernel in use, e.g. 'avx2'.");
+
+static PyObject *py_impl_name(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(inetcsum_impl_name());
+}
+
+static PyObject *name_list(size_t (*list)(const char **, size_t))
+{
+    const char *names[32];
+    size_t n = list(names, 32);
+    if (n > 32)
+        n = 32;
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; l && i < n; i++) {
+        PyObject *s = PyUnicode_FromString(names[i]);
+        if (!s) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, s);
+    }
+    return l;
+}
+
+PyDoc_STRVAR(impls_doc, "impls($module, /)\n--\n\nThe sum kernels this CPU can run, best first.");
+
+static PyObject *py_impls(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return name_list(inetcsum_impl_list);
+}
+
+PyDoc_STRVAR(impls_built_doc, "impls_built($module, /)\n--\n\n"
+                              "Every sum kernel compiled into this build, whether or not this CPU can run it.");
+
+static PyObject *py_impls_built(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return name_list(inetcsum_impl_list_built);
+}
+
+PyDoc_STRVAR(set_impl_doc, "set_impl($module, name=None, /)\n--\n\n"
+                           "Selects the sum kernel by name for the whole process (every thread), or the best one\n"
+                           "for this CPU with None.  ValueError, and no change, for a name that is unknown or\n"
+                           "that this CPU cannot run.  Every kernel gives the same results.");
+
+static PyObject *py_set_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs > 1) {
+        PyErr_Format(PyExc_TypeError, "set_impl() takes at most 1 argument (%zd given)", nargs);
+        return NULL;
+    }
+    const char *name = NULL;
+    if (nargs == 1 && args[0] != Py_None) {
+        if (!PyUnicode_Check(args[0])) {
+            PyErr_Format(PyExc_TypeError, "set_impl() argument must be str or None, not '%.200s'",
+                         Py_TYPE(args[0])->tp_name);
+            return NULL;
+        }
+        if (!(name = PyUnicode_AsUTF8(args[0])))
+            return NULL;
+    }
+    if (inetcsum_set_impl(name) < 0) {
+        PyObject *usable = name_list(inetcsum_impl_list);
+        if (usable) {
+            PyErr_Format(PyExc_ValueError, "set_impl(): '%s' is unknown or not supported by this CPU; usable: %R",
+                         name, usable);
+            Py_DECREF(usable);
+        }
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(crc32c_impl_name_doc, "crc32c_impl_name($module, /)\n--\n\n"
+                                   "The CRC32c kernel in use ('sse42', 'armv8' or 'table').");
+
+static PyObject *py_crc32c_impl_name(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(inetcsum_crc32c_impl_name());
+}
+
+PyDoc_STRVAR(version_doc, "version($module, /)\n--\n\nThe C library's version, e.g. '0.1.0'.");
+
+static PyObject *py_version(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(inetcsum_version());
+}
+
+static PyMethodDef module_methods[] = {
+    {"impl_name", py_impl_name, METH_NOARGS, impl_name_doc},
+    {"impls", py_impls, METH_NOARGS, impls_doc},
+    {"impls_built", py_impls_built, METH_NOARGS, impls_built_doc},
+    {"set_impl", (PyCFunction)(void (*)(void))py_set_impl, METH_FASTCALL, set_impl_doc},
+    {"crc32c_impl_name", py_crc32c_impl_name, METH_NOARGS, crc32c_impl_name_doc},
+    {"version", py_version, METH_NOARGS, version_doc},
+    {"_register", (PyCFunction)(void (*)(void))py_register, METH_FASTCALL, register_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "inetcsum._inetcsum",
+    "The C core of the inetcsum package (import inetcsum instead).", -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__inetcsum(void)
+{
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m)
+        return NULL;
+    PyMethodDef *tables[] = {ics_sum_methods, ics_proto_methods, ics_packet_methods};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        if (PyModule_AddFunctions(m, tables[t]) < 0)
+            goto fail;
+    if (!ics_NonContiguousError) {
+        PyObject *bases = PyTuple_Pack(2, PyExc_ValueError, PyExc_BufferError);
+        if (!bases)
+            goto fail;
+        ics_NonContiguousError = PyErr_NewExceptionWithDoc(
+            "inetcsum.NonContiguousError",
+            "A buffer argument is strided (e.g. memoryview(b)[::2]): checksums are taken over\n"
+            "contiguous bytes only.  Both a ValueError and a BufferError.",
+            bases, NULL);
+        Py_DECREF(bases);
+        if (!ics_NonContiguousError)
+            goto fail;
+    }
+    Py_INCREF(ics_NonContiguousError);
+    if (PyModule_AddObject(m, "NonContiguousError", ics_NonContiguousError) < 0) {
+        Py_DECREF(ics_NonContiguousError);
+        goto fail;
+    }
+    if (PyModule_AddIntConstant(m, "NOGIL_BYTES", ICS_NOGIL_BYTES) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_CHECKS", INETCSUM_MAX_CHECKS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_DEPTH", INETCSUM_MAX_DEPTH) < 0)
+        goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

@@ -1,0 +1,167 @@
+"""The types inetcsum's results are made of: enums for layers, statuses, link types and flags, and
+the Check / Verdict / Report containers.  The C extension builds its results from these classes
+(inetcsum/__init__.py registers them), so they are defined, documented and typed once, here."""
+
+import enum
+from typing import List, NamedTuple
+
+
+class Layer(str, enum.Enum):
+    """A kind of checksum, by the protocol that carries it.  Members are also their names as
+    strings: ``Layer.TCP == "tcp"``."""
+
+    IPV4 = "ipv4"  # the IPv4 header checksum
+    TCP = "tcp"
+    UDP = "udp"
+    UDPLITE = "udplite"  # RFC 3828: covers the first `coverage` bytes
+    ICMP = "icmp"  # ICMPv4: no pseudo-header
+    ICMPV6 = "icmpv6"  # with the IPv6 pseudo-header (RFC 4443)
+    IGMP = "igmp"
+    GRE = "gre"  # RFC 2784: only with the C bit
+    SCTP = "sctp"  # CRC32c, little-endian on the wire
+    MH = "mh"  # Mobile IPv6 Mobility Header (RFC 6275 6.1)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Status(str, enum.Enum):
+    """What a checksum field holds.  Members are also their names as strings."""
+
+    GOOD = "good"  # correct (0x0000 and 0xFFFF both accepted where they are equivalent)
+    BAD = "bad"
+    PARTIAL = "partial"  # holds just the pseudo-header sum: left for TX offload (captured on the sender)
+    ABSENT = "absent"  # UDP over IPv4 with 0: no checksum was sent (RFC 768); not a problem
+    ILLEGAL = "illegal"  # forbidden: UDP over IPv6 with 0 (RFC 8200 8.1), UDP-Lite coverage out of range
+    UNVERIFIABLE = "unverifiable"  # truncated capture, first fragment, malformed header
+
+    @property
+    def problem(self) -> bool:
+        """True for bad, partial and illegal: what `inetcsum verify` reports and `fill` fixes."""
+        return self in _PROBLEMS
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_PROBLEMS = frozenset((Status.BAD, Status.PARTIAL, Status.ILLEGAL))
+
+
+class Link(enum.IntEnum):
+    """Link types, numbered as pcap's LINKTYPE_ values: a capture header's number may be passed
+    as it is (an unknown one gives a report flagged FrameFlag.NOT_IP)."""
+
+    NULL = 0  # BSD loopback, address family in the capturing host's order
+    ETHERNET = 1
+    PPP = 9
+    RAW = 101  # IPv4 or IPv6, by the version nibble
+    LOOP = 108  # OpenBSD loopback
+    LINUX_SLL = 113
+    IPV4 = 228
+    IPV6 = 229
+    LINUX_SLL2 = 276
+
+
+class CheckFlag(enum.IntFlag):
+    """Why a check is what it is (Check.flags)."""
+
+    QUOTED = 0x01  # inside an ICMP error's quote: verified, never written
+    FRAGMENT = 0x02  # a first fragment's: covers bytes not in this frame
+    TRUNCATED = 0x04  # covers bytes beyond the captured length
+    MALFORMED = 0x08  # its header's lengths contradict each other
+    WRITTEN = 0x10  # fill / offload wrote the field
+    DEVICE = 0x20  # offload: left for the device (seeded or zeroed)
+
+
+class FrameFlag(enum.IntFlag):
+    """Flags on a whole frame (Report.flags)."""
+
+    NOT_IP = 0x01  # no IP header found (ARP, LLDP, an unknown link type, ...)
+    TRUNCATED = 0x02  # captured length below the wire length, or a header runs past it
+    MALFORMED = 0x04  # a header contradicts itself or its carrier: parsing stopped there
+    TOO_DEEP = 0x08  # too many nested IP headers (MAX_DEPTH) or checks (MAX_CHECKS)
+    FRAGMENT = 0x10  # an IPv4 or IPv6 fragment
+
+
+class Offload(enum.IntFlag):
+    """Checksum kinds a frame needs and a device can compute (FreeBSD's CSUM_* and if_hwassist,
+    Linux's NETIF_F_*_CSUM).  The plain kinds are the outermost IP header and what it carries,
+    INNER_* the same one tunnel in; deeper ones are always computed in software."""
+
+    IPV4 = 0x01
+    TCP4 = 0x02
+    UDP4 = 0x04
+    SCTP4 = 0x08
+    TCP6 = 0x10
+    UDP6 = 0x20
+    SCTP6 = 0x40
+    OTHER = 0x80  # ICMP, ICMPv6, IGMP, GRE, UDP-Lite: no device does these
+    INNER_IPV4 = 0x0100
+    INNER_TCP4 = 0x0200
+    INNER_UDP4 = 0x0400
+    INNER_SCTP4 = 0x0800
+    INNER_TCP6 = 0x1000
+    INNER_UDP6 = 0x2000
+    INNER_SCTP6 = 0x4000
+    INNER_OTHER = 0x8000
+    ALL = 0xFFFF
+
+    @classmethod
+    def inner(cls, kinds: "Offload") -> "Offload":
+        """The same kinds one tunnel in: ``Offload.inner(Offload.TCP4) == Offload.INNER_TCP4``."""
+        return cls((int(kinds) & 0xFF) << 8)
+
+
+class Check(NamedTuple):
+    """One checksum found in a frame.  stored and expected are the field's wire bytes read in
+    network order (as Wireshark shows them; SCTP's CRC32c as its 4 bytes lie); expected is what
+    fill() would store, equal to stored when good, 0 when it cannot be known."""
+
+    layer: Layer
+    depth: int  # 0: the outermost IP header and what it carries; +1 per tunnel or ICMP quote
+    status: Status  # before any write
+    stored: int
+    expected: int
+    offset: int  # of the checksummed header (IPv4 header, TCP header, ...) in the frame
+    length: int  # bytes the checksum covers, by the headers (UDP-Lite: its coverage)
+    flags: CheckFlag
+
+    @property
+    def problem(self) -> bool:
+        """Bad, partial or illegal."""
+        return self.status in _PROBLEMS
+
+
+class Verdict(NamedTuple):
+    """The verdict on one upper-layer message (l4_verify, l4_fill); values as in Check."""
+
+    status: Status
+    stored: int
+    expected: int
+
+
+class Report(List[Check]):
+    """Every checksum of one frame, outermost first: a list of Check.  Also carries the frame's
+    flags and, from offload(), the kinds computed in software."""
+
+    flags: FrameFlag = FrameFlag(0)
+    software: Offload = Offload(0)
+
+    @property
+    def problems(self) -> List[Check]:
+        """The checks that are bad, partial or illegal (before any fill)."""
+        return [c for c in self if c.status in _PROBLEMS]
+
+    @property
+    def ok(self) -> bool:
+        """No check is bad, partial or illegal."""
+        return not any(c.status in _PROBLEMS for c in self)
+
+    @property
+    def written(self) -> List[Check]:
+        """The checks fill() or offload() wrote."""
+        return [c for c in self if c.flags & CheckFlag.WRITTEN]
+
+    def __repr__(self) -> str:
+        extra = f", software={self.software!r}" if self.software else ""
+        return f"Report({list.__repr__(self)}, flags={self.flags!r}{extra})"
