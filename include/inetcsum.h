@@ -137,8 +137,10 @@ INETCSUM_API uint32_t inetcsum_partial_iov(const struct iovec *iov, size_t iovcn
 /* `check` is the checksum field as it lies in the packet, and `old_field`/`new_field` the field's
  * old and new contents as they lie in the packet.  When `check` was right for the old data, the
  * result equals a full recomputation over the new data (RFC 1141's form could yield 0xFFFF where
- * recomputation gives 0x0000; eqn. 3 does not).  Protocol rules such as UDP's "0 means no checksum"
- * are the caller's.  16-, 32- and 128-bit fields must start an even number of bytes after the start
+ * recomputation gives 0x0000; eqn. 3 does not), unless the new data other than the checksum is all
+ * zero, which no real header is: eqn. 3 then gives 0x0000 for recomputation's 0xFFFF (its sum
+ * cannot be +0, and nothing else about the data is known).  Protocol rules such as UDP's "0 means
+ * no checksum" are the caller's.  16-, 32- and 128-bit fields must start an even number of bytes after the start
  * of the checksummed data (true of every header field the Internet checksum covers); use
  * inetcsum_update_bytes otherwise. */
 INETCSUM_API uint16_t inetcsum_update16(uint16_t check, uint16_t old_field, uint16_t new_field);

@@ -6,9 +6,9 @@
 
 #include "ext.h"
 
-PyObject *ics_NonContiguousError;
+PyObject *icspy_NonContiguousError;
 
-int ics_parse(const struct ics_params *p, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+int icspy_parse(const struct icspy_params *p, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
               PyObject **out)
 {
     if (nargs > p->npos) {
@@ -43,7 +43,7 @@ int ics_parse(const struct ics_params *p, PyObject *const *args, Py_ssize_t narg
     return 0;
 }
 
-int ics_uint(PyObject *obj, const char *func, const char *name, unsigned long long max, unsigned long long *v)
+int icspy_uint(PyObject *obj, const char *func, const char *name, unsigned long long max, unsigned long long *v)
 {
     if (!obj)
         return 0;
@@ -79,16 +79,16 @@ int ics_uint(PyObject *obj, const char *func, const char *name, unsigned long lo
     return 0;
 }
 
-int ics_u32(PyObject *obj, const char *func, const char *name, uint32_t *v)
+int icspy_u32(PyObject *obj, const char *func, const char *name, uint32_t *v)
 {
     unsigned long long u = *v;
-    if (ics_uint(obj, func, name, 0xFFFFFFFFull, &u) < 0)
+    if (icspy_uint(obj, func, name, 0xFFFFFFFFull, &u) < 0)
         return -1;
     *v = (uint32_t)u;
     return 0;
 }
 
-int ics_flag(PyObject *obj, int *v)
+int icspy_flag(PyObject *obj, int *v)
 {
     if (!obj)
         return 0;
@@ -132,12 +132,12 @@ static void explain_layout(PyObject *obj, const char *func, const char *name)
     Py_XDECREF(value);
     Py_XDECREF(tb);
 #endif
-    PyErr_Format(ics_NonContiguousError,
+    PyErr_Format(icspy_NonContiguousError,
                  "%s() argument '%s' is not C-contiguous (a strided view): pass a contiguous copy, e.g. bytes(view)",
                  func, name);
 }
 
-int ics_buf_read(PyObject *obj, const char *func, const char *name, struct ics_buf *b)
+int icspy_buf_read(PyObject *obj, const char *func, const char *name, struct icspy_buf *b)
 {
     b->w = NULL;
     if (PyBytes_CheckExact(obj)) { /* immutable, and kept alive by the caller for the call */
@@ -161,7 +161,7 @@ int ics_buf_read(PyObject *obj, const char *func, const char *name, struct ics_b
     return 0;
 }
 
-int ics_buf_write(PyObject *obj, const char *func, const char *name, struct ics_buf *b)
+int icspy_buf_write(PyObject *obj, const char *func, const char *name, struct icspy_buf *b)
 {
     if (!PyObject_CheckBuffer(obj)) {
         PyErr_Format(PyExc_TypeError,
@@ -193,7 +193,7 @@ int ics_buf_write(PyObject *obj, const char *func, const char *name, struct ics_
     return 0;
 }
 
-void ics_buf_release(struct ics_buf *b)
+void icspy_buf_release(struct icspy_buf *b)
 {
     if (b->held) {
         PyBuffer_Release(&b->view);
@@ -201,7 +201,7 @@ void ics_buf_release(struct ics_buf *b)
     }
 }
 
-int ics_address(PyObject *obj, const char *func, const char *name, int want, unsigned char *out)
+int icspy_address(PyObject *obj, const char *func, const char *name, int want, unsigned char *out)
 {
     if (PyUnicode_Check(obj)) {
         const char *s = PyUnicode_AsUTF8(obj);
@@ -225,8 +225,8 @@ int ics_address(PyObject *obj, const char *func, const char *name, int want, uns
         }
         obj = packed;
     }
-    struct ics_buf b;
-    int rc = ics_buf_read(obj, func, name, &b);
+    struct icspy_buf b;
+    int rc = icspy_buf_read(obj, func, name, &b);
     if (rc == 0) {
         if (b.len == (size_t)want) {
             memcpy(out, b.p, (size_t)want);
@@ -235,7 +235,7 @@ int ics_address(PyObject *obj, const char *func, const char *name, int want, uns
                          name, want, want == 4 ? 4 : 6, b.len);
             rc = -1;
         }
-        ics_buf_release(&b);
+        icspy_buf_release(&b);
     }
     Py_XDECREF(packed);
     return rc;

@@ -9,9 +9,9 @@
  *   and seed).  A folded sum is canonical, unlike the C library's unfolded 32-bit partials, and
  *   still a valid seed; seeds may be any 32-bit value.
  * - Buffers: any object with the buffer protocol, C-contiguous, read in place (never copied).  The
- *   GIL is released while a call works on ICS_NOGIL_BYTES or more. */
-#ifndef ICS_PY_EXT_H
-#define ICS_PY_EXT_H
+ *   GIL is released while a call works on ICSPY_NOGIL_BYTES or more. */
+#ifndef ICSPY_EXT_H
+#define ICSPY_EXT_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -21,54 +21,54 @@
 
 /* From this size on a call releases the GIL.  Releasing and retaking it costs about as much as
  * summing 2-4 KiB here (measured: docs/python.md), so smaller calls keep it. */
-#define ICS_NOGIL_BYTES 4096
+#define ICSPY_NOGIL_BYTES 4096
 
 /* ---- byte order at the edge ---------------------------------------------------------------------- */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define ICS_SWAP16(x) ((uint16_t)(x))
-#define ICS_SWAP32(x) ((uint32_t)(x))
+#define ICSPY_SWAP16(x) ((uint16_t)(x))
+#define ICSPY_SWAP32(x) ((uint32_t)(x))
 #else
-#define ICS_SWAP16(x) __builtin_bswap16((uint16_t)(x))
-#define ICS_SWAP32(x) __builtin_bswap32((uint32_t)(x))
+#define ICSPY_SWAP16(x) __builtin_bswap16((uint16_t)(x))
+#define ICSPY_SWAP32(x) __builtin_bswap32((uint32_t)(x))
 #endif
 
 /* A host-order folded or partial sum as Python sees it: folded, then in network order. */
-static inline uint16_t ics_sum_to_net(uint32_t host_partial)
+static inline uint16_t icspy_sum_to_net(uint32_t host_partial)
 {
-    return ICS_SWAP16(inetcsum_fold(host_partial));
+    return ICSPY_SWAP16(inetcsum_fold(host_partial));
 }
 
 /* A seed from Python (network order, any 32 bits) as a host-order partial.  Folding first keeps
  * every carry; the byte swap of a ones'-complement sum is the sum of the byte-swapped words. */
-static inline uint32_t ics_seed_to_host(uint32_t net_seed)
+static inline uint32_t icspy_seed_to_host(uint32_t net_seed)
 {
-    return ICS_SWAP16(inetcsum_fold(net_seed));
+    return ICSPY_SWAP16(inetcsum_fold(net_seed));
 }
 
 /* ---- arguments (args.c) -------------------------------------------------------------------------- */
-/* A function's parameters for ics_parse: names in order; the first npos may be given by position,
+/* A function's parameters for icspy_parse: names in order; the first npos may be given by position,
  * the first nreq must be given. */
-struct ics_params {
+struct icspy_params {
     const char *func;
     const char *const *names;
     int count, npos, nreq;
 };
 /* METH_FASTCALL | METH_KEYWORDS arguments into out[0..count) (borrowed; NULL when not given).
  * Returns 0, or -1 with TypeError set. */
-int ics_parse(const struct ics_params *p, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+int icspy_parse(const struct icspy_params *p, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
               PyObject **out);
 
 /* An integer argument in [0, max] (anything with __index__).  TypeError for a non-integer,
  * ValueError out of range.  A NULL obj leaves *v as it is (the default). */
-int ics_uint(PyObject *obj, const char *func, const char *name, unsigned long long max, unsigned long long *v);
-int ics_u32(PyObject *obj, const char *func, const char *name, uint32_t *v);
+int icspy_uint(PyObject *obj, const char *func, const char *name, unsigned long long max, unsigned long long *v);
+int icspy_u32(PyObject *obj, const char *func, const char *name, uint32_t *v);
 /* A boolean argument (its truth value); NULL leaves *v as it is. */
-int ics_flag(PyObject *obj, int *v);
+int icspy_flag(PyObject *obj, int *v);
 
 /* A contiguous byte view of a buffer-protocol object.  bytes are read directly; anything else
- * through PyObject_GetBuffer, held until ics_buf_release (which also keeps a bytearray from being
+ * through PyObject_GetBuffer, held until icspy_buf_release (which also keeps a bytearray from being
  * resized under a call that dropped the GIL). */
-struct ics_buf {
+struct icspy_buf {
     const unsigned char *p;
     unsigned char *w; /* p, when acquired writable */
     size_t len;
@@ -77,19 +77,19 @@ struct ics_buf {
 };
 /* Read-only use.  TypeError for an object without the buffer protocol, NonContiguousError (a
  * ValueError and a BufferError) for a strided one. */
-int ics_buf_read(PyObject *obj, const char *func, const char *name, struct ics_buf *b);
+int icspy_buf_read(PyObject *obj, const char *func, const char *name, struct icspy_buf *b);
 /* Writable use: also TypeError for a read-only buffer (bytes, a read-only memoryview). */
-int ics_buf_write(PyObject *obj, const char *func, const char *name, struct ics_buf *b);
-void ics_buf_release(struct ics_buf *b);
+int icspy_buf_write(PyObject *obj, const char *func, const char *name, struct icspy_buf *b);
+void icspy_buf_release(struct icspy_buf *b);
 
 /* An IP address argument of 4 or 16 bytes (want): a bytes-like object, an ipaddress object (its
  * .packed), or a string in the usual notation.  ValueError for a wrong length or bad string. */
-int ics_address(PyObject *obj, const char *func, const char *name, int want, unsigned char *out);
+int icspy_address(PyObject *obj, const char *func, const char *name, int want, unsigned char *out);
 
-extern PyObject *ics_NonContiguousError;
+extern PyObject *icspy_NonContiguousError;
 
 /* ---- the Python-side types (module.c): registered by inetcsum/__init__.py at import -------------- */
-struct ics_types {
+struct icspy_types {
     PyObject *check;        /* inetcsum.Check (a NamedTuple) */
     PyObject *verdict;      /* inetcsum.Verdict */
     PyObject *report;       /* inetcsum.Report (a list subclass) */
@@ -99,19 +99,19 @@ struct ics_types {
     PyObject *check_flags;  /* tuple of CheckFlag values 0..63 */
     PyObject *frame_flags;  /* tuple of FrameFlag values 0..31 */
 };
-extern struct ics_types ics_types;
+extern struct icspy_types icspy_types;
 /* 0, or -1 with RuntimeError when inetcsum/__init__.py has not registered its types. */
-int ics_types_ready(void);
+int icspy_types_ready(void);
 /* A Layer argument: a Layer member, its name as a string ("tcp"), or its number. */
-int ics_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer);
+int icspy_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer);
 /* Verdict(status, stored, expected) of a struct inetcsum_verdict. */
-PyObject *ics_verdict(const struct inetcsum_verdict *v);
+PyObject *icspy_verdict(const struct inetcsum_verdict *v);
 /* Report of a struct inetcsum_report, with software = the Offload kinds (or NULL for none). */
-PyObject *ics_report(const struct inetcsum_report *r, uint32_t software);
+PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software);
 
 /* ---- method tables of each file ----------------------------------------------------------------- */
-extern PyMethodDef ics_sum_methods[];
-extern PyMethodDef ics_proto_methods[];
-extern PyMethodDef ics_packet_methods[];
+extern PyMethodDef icspy_sum_methods[];
+extern PyMethodDef icspy_proto_methods[];
+extern PyMethodDef icspy_packet_methods[];
 
 #endif

@@ -3,17 +3,17 @@
  * Report and the enums live in Python, where they are typed and documented once). */
 #include "ext.h"
 
-struct ics_types ics_types;
+struct icspy_types icspy_types;
 
-int ics_types_ready(void)
+int icspy_types_ready(void)
 {
-    if (ics_types.report)
+    if (icspy_types.report)
         return 0;
     PyErr_SetString(PyExc_RuntimeError, "inetcsum._inetcsum used without the inetcsum package: import inetcsum");
     return -1;
 }
 
-int ics_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer)
+int icspy_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer)
 {
     if (PyUnicode_Check(obj)) { /* Layer members are strings too */
         for (int i = 0; i < INETCSUM_LAYER_COUNT; i++)
@@ -25,7 +25,7 @@ int ics_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer)
         return -1;
     }
     unsigned long long v;
-    if (ics_uint(obj, func, "layer", INETCSUM_LAYER_COUNT - 1, &v) < 0)
+    if (icspy_uint(obj, func, "layer", INETCSUM_LAYER_COUNT - 1, &v) < 0)
         return -1;
     *layer = (enum inetcsum_layer)v;
     return 0;
@@ -59,31 +59,31 @@ static PyObject *member(PyObject *table, unsigned index)
     return PyLong_FromUnsignedLong(index); /* beyond the table: a future value, kept as a number */
 }
 
-PyObject *ics_verdict(const struct inetcsum_verdict *v)
+PyObject *icspy_verdict(const struct inetcsum_verdict *v)
 {
-    PyObject *items[3] = {member(ics_types.statuses, v->status), PyLong_FromUnsignedLong(v->stored),
+    PyObject *items[3] = {member(icspy_types.statuses, v->status), PyLong_FromUnsignedLong(v->stored),
                           PyLong_FromUnsignedLong(v->expected)};
-    return named_tuple(ics_types.verdict, items, 3);
+    return named_tuple(icspy_types.verdict, items, 3);
 }
 
-PyObject *ics_report(const struct inetcsum_report *r, uint32_t software)
+PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software)
 {
     static PyObject *s_flags, *s_software;
     if (!s_flags && (!(s_flags = PyUnicode_InternFromString("flags")) ||
                      !(s_software = PyUnicode_InternFromString("software"))))
         return NULL;
-    PyObject *report = PyObject_CallNoArgs(ics_types.report);
+    PyObject *report = PyObject_CallNoArgs(icspy_types.report);
     if (!report)
         return NULL;
     for (unsigned i = 0; i < r->count; i++) {
         const struct inetcsum_check *c = &r->checks[i];
         PyObject *items[8] = {
-            member(ics_types.layers, c->layer),        PyLong_FromLong(c->depth),
-            member(ics_types.statuses, c->status),     PyLong_FromUnsignedLong(c->stored),
+            member(icspy_types.layers, c->layer),        PyLong_FromLong(c->depth),
+            member(icspy_types.statuses, c->status),     PyLong_FromUnsignedLong(c->stored),
             PyLong_FromUnsignedLong(c->expected),      PyLong_FromUnsignedLong(c->offset),
-            PyLong_FromUnsignedLong(c->length),        member(ics_types.check_flags, c->flags),
+            PyLong_FromUnsignedLong(c->length),        member(icspy_types.check_flags, c->flags),
         };
-        PyObject *check = named_tuple(ics_types.check, items, 8);
+        PyObject *check = named_tuple(icspy_types.check, items, 8);
         if (!check || PyList_Append(report, check) < 0) {
             Py_XDECREF(check);
             Py_DECREF(report);
@@ -91,8 +91,8 @@ PyObject *ics_report(const struct inetcsum_report *r, uint32_t software)
         }
         Py_DECREF(check);
     }
-    PyObject *flags = member(ics_types.frame_flags, r->flags);
-    PyObject *kinds = PyObject_CallFunction(ics_types.offload, "k", (unsigned long)software);
+    PyObject *flags = member(icspy_types.frame_flags, r->flags);
+    PyObject *kinds = PyObject_CallFunction(icspy_types.offload, "k", (unsigned long)software);
     int bad = !flags || !kinds || PyObject_SetAttr(report, s_flags, flags) < 0 ||
               PyObject_SetAttr(report, s_software, kinds) < 0;
     Py_XDECREF(flags);
@@ -146,7 +146,7 @@ static PyObject *py_register(PyObject *self, PyObject *const *args, Py_ssize_t n
             PyErr_SetString(PyExc_TypeError, "_register(): Check and Verdict must be tuple types, Report a list type");
             return NULL;
         }
-    struct ics_types t = {args[0], args[1], args[2], args[7], NULL, NULL, NULL, NULL};
+    struct icspy_types t = {args[0], args[1], args[2], args[7], NULL, NULL, NULL, NULL};
     t.layers = table(args[3], INETCSUM_LAYER_COUNT, layer_name);
     t.statuses = t.layers ? table(args[4], INETCSUM_STATUS_COUNT, status_name) : NULL;
     t.check_flags = t.statuses ? table(args[5], 256, NULL) : NULL;
@@ -161,8 +161,8 @@ static PyObject *py_register(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_INCREF(t.verdict);
     Py_INCREF(t.report);
     Py_INCREF(t.offload);
-    struct ics_types old = ics_types;
-    ics_types = t;
+    struct icspy_types old = icspy_types;
+    icspy_types = t;
     Py_XDECREF(old.check);
     Py_XDECREF(old.verdict);
     Py_XDECREF(old.report);
@@ -296,29 +296,29 @@ PyMODINIT_FUNC PyInit__inetcsum(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
-    PyMethodDef *tables[] = {ics_sum_methods, ics_proto_methods, ics_packet_methods};
+    PyMethodDef *tables[] = {icspy_sum_methods, icspy_proto_methods, icspy_packet_methods};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         if (PyModule_AddFunctions(m, tables[t]) < 0)
             goto fail;
-    if (!ics_NonContiguousError) {
+    if (!icspy_NonContiguousError) {
         PyObject *bases = PyTuple_Pack(2, PyExc_ValueError, PyExc_BufferError);
         if (!bases)
             goto fail;
-        ics_NonContiguousError = PyErr_NewExceptionWithDoc(
+        icspy_NonContiguousError = PyErr_NewExceptionWithDoc(
             "inetcsum.NonContiguousError",
             "A buffer argument is strided (e.g. memoryview(b)[::2]): checksums are taken over\n"
             "contiguous bytes only.  Both a ValueError and a BufferError.",
             bases, NULL);
         Py_DECREF(bases);
-        if (!ics_NonContiguousError)
+        if (!icspy_NonContiguousError)
             goto fail;
     }
-    Py_INCREF(ics_NonContiguousError);
-    if (PyModule_AddObject(m, "NonContiguousError", ics_NonContiguousError) < 0) {
-        Py_DECREF(ics_NonContiguousError);
+    Py_INCREF(icspy_NonContiguousError);
+    if (PyModule_AddObject(m, "NonContiguousError", icspy_NonContiguousError) < 0) {
+        Py_DECREF(icspy_NonContiguousError);
         goto fail;
     }
-    if (PyModule_AddIntConstant(m, "NOGIL_BYTES", ICS_NOGIL_BYTES) < 0 ||
+    if (PyModule_AddIntConstant(m, "NOGIL_BYTES", ICSPY_NOGIL_BYTES) < 0 ||
         PyModule_AddIntConstant(m, "MAX_CHECKS", INETCSUM_MAX_CHECKS) < 0 ||
         PyModule_AddIntConstant(m, "MAX_DEPTH", INETCSUM_MAX_DEPTH) < 0)
         goto fail;

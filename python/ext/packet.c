@@ -16,28 +16,29 @@ PyDoc_STRVAR(fill_doc,
              "Fills the checksums of a frame in place (a writable buffer), innermost first: those\n"
              "verify() calls bad, partial or illegal; good ones too with all=True; an IPv4 UDP 0 ('no\n"
              "checksum') only with udp_zero=True; never a quoted, fragmented or truncated one.  Returns\n"
-             "the Report of the checks as they were, the written ones flagged CheckFlag.WRITTEN.");
+             "the Report: each check's status as fill found it (an outer one after the inner ones\n"
+             "were written), the written ones flagged CheckFlag.WRITTEN.");
 
 static PyObject *verify_or_fill(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int fill)
 {
     static const char *const names[] = {"frame", "link", "wirelen", "udp6_zero_ok", "udp_zero", "all"};
-    static const struct ics_params pv = {"verify", names, 4, 1, 1}, pf = {"fill", names, 6, 1, 1};
-    const struct ics_params *p = fill ? &pf : &pv;
+    static const struct icspy_params pv = {"verify", names, 4, 1, 1}, pf = {"fill", names, 6, 1, 1};
+    const struct icspy_params *p = fill ? &pf : &pv;
     PyObject *a[6];
     uint32_t link = INETCSUM_LINK_ETHERNET, wirelen = 0;
     int zero_ok = 0, udp_zero = 0, all = 0;
-    if (ics_types_ready() < 0 || ics_parse(p, args, nargs, kwnames, a) < 0 || ics_u32(a[1], p->func, "link", &link) < 0 ||
-        ics_u32(a[2], p->func, "wirelen", &wirelen) < 0 || ics_flag(a[3], &zero_ok) < 0 ||
-        (fill && (ics_flag(a[4], &udp_zero) < 0 || ics_flag(a[5], &all) < 0)))
+    if (icspy_types_ready() < 0 || icspy_parse(p, args, nargs, kwnames, a) < 0 || icspy_u32(a[1], p->func, "link", &link) < 0 ||
+        icspy_u32(a[2], p->func, "wirelen", &wirelen) < 0 || icspy_flag(a[3], &zero_ok) < 0 ||
+        (fill && (icspy_flag(a[4], &udp_zero) < 0 || icspy_flag(a[5], &all) < 0)))
         return NULL;
     unsigned flags = (zero_ok ? INETCSUM_UDP6_ZERO_OK : 0) | (udp_zero ? INETCSUM_FILL_UDP_ZERO : 0) |
                      (all ? INETCSUM_FILL_ALL : 0);
-    struct ics_buf b;
-    if ((fill ? ics_buf_write(a[0], p->func, "frame", &b) : ics_buf_read(a[0], p->func, "frame", &b)) < 0)
+    struct icspy_buf b;
+    if ((fill ? icspy_buf_write(a[0], p->func, "frame", &b) : icspy_buf_read(a[0], p->func, "frame", &b)) < 0)
         return NULL;
     struct inetcsum_report rep;
     enum inetcsum_link lt = (enum inetcsum_link)link;
-    if (b.len >= ICS_NOGIL_BYTES) {
+    if (b.len >= ICSPY_NOGIL_BYTES) {
         Py_BEGIN_ALLOW_THREADS if (fill) inetcsum_fill(b.w, b.len, wirelen, lt, flags, &rep);
         else inetcsum_verify(b.p, b.len, wirelen, lt, flags, &rep);
         Py_END_ALLOW_THREADS
@@ -46,8 +47,8 @@ static PyObject *verify_or_fill(PyObject *const *args, Py_ssize_t nargs, PyObjec
     } else {
         inetcsum_verify(b.p, b.len, wirelen, lt, flags, &rep);
     }
-    ics_buf_release(&b);
-    return ics_report(&rep, 0);
+    icspy_buf_release(&b);
+    return icspy_report(&rep, 0);
 }
 
 static PyObject *py_verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -75,30 +76,30 @@ static PyObject *py_offload(PyObject *self, PyObject *const *args, Py_ssize_t na
 {
     (void)self;
     static const char *const names[] = {"frame", "device", "request", "link", "zero_seed"};
-    static const struct ics_params p = {"offload", names, 5, 3, 2};
+    static const struct icspy_params p = {"offload", names, 5, 3, 2};
     PyObject *a[5];
     unsigned long long device, request = INETCSUM_OFL_ALL;
     uint32_t link = INETCSUM_LINK_ETHERNET;
     int zero_seed = 0;
-    if (ics_types_ready() < 0 || ics_parse(&p, args, nargs, kwnames, a) < 0 ||
-        ics_uint(a[1], "offload", "device", INETCSUM_OFL_ALL, &device) < 0 ||
-        ics_uint(a[2], "offload", "request", INETCSUM_OFL_ALL, &request) < 0 || ics_u32(a[3], "offload", "link", &link) < 0 ||
-        ics_flag(a[4], &zero_seed) < 0)
+    if (icspy_types_ready() < 0 || icspy_parse(&p, args, nargs, kwnames, a) < 0 ||
+        icspy_uint(a[1], "offload", "device", INETCSUM_OFL_ALL, &device) < 0 ||
+        icspy_uint(a[2], "offload", "request", INETCSUM_OFL_ALL, &request) < 0 || icspy_u32(a[3], "offload", "link", &link) < 0 ||
+        icspy_flag(a[4], &zero_seed) < 0)
         return NULL;
-    struct ics_buf b;
-    if (ics_buf_write(a[0], "offload", "frame", &b) < 0)
+    struct icspy_buf b;
+    if (icspy_buf_write(a[0], "offload", "frame", &b) < 0)
         return NULL;
     struct inetcsum_offload o = {(uint32_t)request, (uint32_t)device, zero_seed ? INETCSUM_OFFLOAD_ZERO_SEED : 0};
     struct inetcsum_report rep;
     uint32_t software;
-    if (b.len >= ICS_NOGIL_BYTES) {
+    if (b.len >= ICSPY_NOGIL_BYTES) {
         Py_BEGIN_ALLOW_THREADS software = inetcsum_offload(b.w, b.len, (enum inetcsum_link)link, &o, &rep);
         Py_END_ALLOW_THREADS
     } else {
         software = inetcsum_offload(b.w, b.len, (enum inetcsum_link)link, &o, &rep);
     }
-    ics_buf_release(&b);
-    return ics_report(&rep, software);
+    icspy_buf_release(&b);
+    return icspy_report(&rep, software);
 }
 
 PyDoc_STRVAR(complete_partial_doc,
@@ -112,26 +113,26 @@ static PyObject *py_complete_partial(PyObject *self, PyObject *const *args, Py_s
 {
     (void)self;
     static const char *const names[] = {"packet", "csum_start", "csum_offset", "crc32c"};
-    static const struct ics_params p = {"complete_partial", names, 4, 3, 3};
+    static const struct icspy_params p = {"complete_partial", names, 4, 3, 3};
     PyObject *a[4];
     unsigned long long start, offset;
     int crc = 0;
-    if (ics_parse(&p, args, nargs, kwnames, a) < 0 ||
-        ics_uint(a[1], "complete_partial", "csum_start", PY_SSIZE_T_MAX, &start) < 0 ||
-        ics_uint(a[2], "complete_partial", "csum_offset", PY_SSIZE_T_MAX, &offset) < 0 || ics_flag(a[3], &crc) < 0)
+    if (icspy_parse(&p, args, nargs, kwnames, a) < 0 ||
+        icspy_uint(a[1], "complete_partial", "csum_start", PY_SSIZE_T_MAX, &start) < 0 ||
+        icspy_uint(a[2], "complete_partial", "csum_offset", PY_SSIZE_T_MAX, &offset) < 0 || icspy_flag(a[3], &crc) < 0)
         return NULL;
-    struct ics_buf b;
-    if (ics_buf_write(a[0], "complete_partial", "packet", &b) < 0)
+    struct icspy_buf b;
+    if (icspy_buf_write(a[0], "complete_partial", "packet", &b) < 0)
         return NULL;
     int rc;
-    if (b.len >= ICS_NOGIL_BYTES) {
+    if (b.len >= ICSPY_NOGIL_BYTES) {
         Py_BEGIN_ALLOW_THREADS rc = inetcsum_complete_partial(b.w, b.len, (size_t)start, (size_t)offset, crc);
         Py_END_ALLOW_THREADS
     } else {
         rc = inetcsum_complete_partial(b.w, b.len, (size_t)start, (size_t)offset, crc);
     }
     size_t len = b.len;
-    ics_buf_release(&b);
+    icspy_buf_release(&b);
     if (rc < 0) {
         PyErr_Format(PyExc_ValueError,
                      "complete_partial(): a %d-byte field at %llu + %llu does not fit in the %zu-byte packet",
@@ -142,7 +143,7 @@ static PyObject *py_complete_partial(PyObject *self, PyObject *const *args, Py_s
 }
 
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
-PyMethodDef ics_packet_methods[] = {
+PyMethodDef icspy_packet_methods[] = {
     {"verify", (PyCFunction)(void (*)(void))py_verify, FAST, verify_doc},
     {"fill", (PyCFunction)(void (*)(void))py_fill, FAST, fill_doc},
     {"offload", (PyCFunction)(void (*)(void))py_offload, FAST, offload_doc},

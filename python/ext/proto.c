@@ -18,21 +18,21 @@ PyDoc_STRVAR(pseudo_ipv6_doc,
 static PyObject *pseudo(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int v6)
 {
     static const char *const names[] = {"src", "dst", "proto", "length", "seed"};
-    static const struct ics_params p4 = {"pseudo_ipv4", names, 5, 5, 4}, p6 = {"pseudo_ipv6", names, 5, 5, 4};
-    const struct ics_params *p = v6 ? &p6 : &p4;
+    static const struct icspy_params p4 = {"pseudo_ipv4", names, 5, 5, 4}, p6 = {"pseudo_ipv6", names, 5, 5, 4};
+    const struct icspy_params *p = v6 ? &p6 : &p4;
     PyObject *a[5];
     unsigned char src[16], dst[16];
     unsigned long long proto;
     uint32_t length, seed = 0;
     int alen = v6 ? 16 : 4;
-    if (ics_parse(p, args, nargs, kwnames, a) < 0 || ics_address(a[0], p->func, "src", alen, src) < 0 ||
-        ics_address(a[1], p->func, "dst", alen, dst) < 0 || ics_uint(a[2], p->func, "proto", 255, &proto) < 0 ||
-        ics_u32(a[3], p->func, "length", &length) < 0 || ics_u32(a[4], p->func, "seed", &seed) < 0)
+    if (icspy_parse(p, args, nargs, kwnames, a) < 0 || icspy_address(a[0], p->func, "src", alen, src) < 0 ||
+        icspy_address(a[1], p->func, "dst", alen, dst) < 0 || icspy_uint(a[2], p->func, "proto", 255, &proto) < 0 ||
+        icspy_u32(a[3], p->func, "length", &length) < 0 || icspy_u32(a[4], p->func, "seed", &seed) < 0)
         return NULL;
-    uint32_t s = ics_seed_to_host(seed);
+    uint32_t s = icspy_seed_to_host(seed);
     s = v6 ? inetcsum_pseudo_ipv6(src, dst, (uint8_t)proto, length, s)
            : inetcsum_pseudo_ipv4(src, dst, (uint8_t)proto, length, s);
-    return PyLong_FromLong(ics_sum_to_net(s));
+    return PyLong_FromLong(icspy_sum_to_net(s));
 }
 
 static PyObject *py_pseudo_ipv4(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -56,8 +56,8 @@ PyDoc_STRVAR(ipv4_header_doc,
 static PyObject *py_ipv4_header(PyObject *self, PyObject *arg)
 {
     (void)self;
-    struct ics_buf b;
-    if (ics_buf_read(arg, "ipv4_header", "header", &b) < 0)
+    struct icspy_buf b;
+    if (icspy_buf_read(arg, "ipv4_header", "header", &b) < 0)
         return NULL;
     PyObject *result = NULL;
     unsigned ihl = b.len ? b.p[0] & 0xFu : 0;
@@ -66,8 +66,8 @@ static PyObject *py_ipv4_header(PyObject *self, PyObject *arg)
                      "ipv4_header(): not an IPv4 header: %zu bytes, IHL %u (needs IHL >= 5 and IHL * 4 bytes)", b.len,
                      ihl);
     else
-        result = PyLong_FromLong(ICS_SWAP16(inetcsum_ipv4_header(b.p, ihl)));
-    ics_buf_release(&b);
+        result = PyLong_FromLong(ICSPY_SWAP16(inetcsum_ipv4_header(b.p, ihl)));
+    icspy_buf_release(&b);
     return result;
 }
 
@@ -90,15 +90,15 @@ PyDoc_STRVAR(l4_fill_doc,
 static PyObject *l4(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int fill)
 {
     static const char *const names[] = {"layer", "message", "pseudo", "over_ipv6", "udp6_zero_ok", "udp_zero", "all"};
-    static const struct ics_params pv = {"l4_verify", names, 5, 3, 2}, pf = {"l4_fill", names, 7, 3, 2};
-    const struct ics_params *p = fill ? &pf : &pv;
+    static const struct icspy_params pv = {"l4_verify", names, 5, 3, 2}, pf = {"l4_fill", names, 7, 3, 2};
+    const struct icspy_params *p = fill ? &pf : &pv;
     PyObject *a[7];
     enum inetcsum_layer layer;
     uint32_t pseudo = 0;
     int v6 = 0, zero_ok = 0, udp_zero = 0, all = 0;
-    if (ics_types_ready() < 0 || ics_parse(p, args, nargs, kwnames, a) < 0 || ics_layer(a[0], p->func, &layer) < 0 ||
-        ics_u32(a[2], p->func, "pseudo", &pseudo) < 0 || ics_flag(a[3], &v6) < 0 || ics_flag(a[4], &zero_ok) < 0 ||
-        (fill && (ics_flag(a[5], &udp_zero) < 0 || ics_flag(a[6], &all) < 0)))
+    if (icspy_types_ready() < 0 || icspy_parse(p, args, nargs, kwnames, a) < 0 || icspy_layer(a[0], p->func, &layer) < 0 ||
+        icspy_u32(a[2], p->func, "pseudo", &pseudo) < 0 || icspy_flag(a[3], &v6) < 0 || icspy_flag(a[4], &zero_ok) < 0 ||
+        (fill && (icspy_flag(a[5], &udp_zero) < 0 || icspy_flag(a[6], &all) < 0)))
         return NULL;
     if (layer == INETCSUM_LAYER_IPV4) {
         PyErr_Format(PyExc_ValueError, "%s(): the IPv4 header checksum is not an upper-layer one: use ipv4_header()",
@@ -107,20 +107,20 @@ static PyObject *l4(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, 
     }
     unsigned flags = (v6 ? INETCSUM_OVER_IPV6 : 0) | (zero_ok ? INETCSUM_UDP6_ZERO_OK : 0) |
                      (udp_zero ? INETCSUM_FILL_UDP_ZERO : 0) | (all ? INETCSUM_FILL_ALL : 0);
-    struct ics_buf b;
-    if ((fill ? ics_buf_write(a[1], p->func, "message", &b) : ics_buf_read(a[1], p->func, "message", &b)) < 0)
+    struct icspy_buf b;
+    if ((fill ? icspy_buf_write(a[1], p->func, "message", &b) : icspy_buf_read(a[1], p->func, "message", &b)) < 0)
         return NULL;
     struct inetcsum_verdict v;
-    uint32_t seed = ics_seed_to_host(pseudo);
-    if (b.len >= ICS_NOGIL_BYTES) {
+    uint32_t seed = icspy_seed_to_host(pseudo);
+    if (b.len >= ICSPY_NOGIL_BYTES) {
         Py_BEGIN_ALLOW_THREADS v = fill ? inetcsum_l4_fill(layer, b.w, b.len, seed, flags)
                                         : inetcsum_l4_verify(layer, b.p, b.len, seed, flags);
         Py_END_ALLOW_THREADS
     } else {
         v = fill ? inetcsum_l4_fill(layer, b.w, b.len, seed, flags) : inetcsum_l4_verify(layer, b.p, b.len, seed, flags);
     }
-    ics_buf_release(&b);
-    return ics_verdict(&v);
+    icspy_buf_release(&b);
+    return icspy_verdict(&v);
 }
 
 static PyObject *py_l4_verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -136,7 +136,7 @@ static PyObject *py_l4_fill(PyObject *self, PyObject *const *args, Py_ssize_t na
 }
 
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
-PyMethodDef ics_proto_methods[] = {
+PyMethodDef icspy_proto_methods[] = {
     {"pseudo_ipv4", (PyCFunction)(void (*)(void))py_pseudo_ipv4, FAST, pseudo_ipv4_doc},
     {"pseudo_ipv6", (PyCFunction)(void (*)(void))py_pseudo_ipv6, FAST, pseudo_ipv6_doc},
     {"ipv4_header", (PyCFunction)py_ipv4_header, METH_O, ipv4_header_doc},

@@ -5,9 +5,9 @@
 #include "ext.h"
 
 /* Runs stmt without the GIL when the call touches enough bytes to make that worth its cost. */
-#define ICS_WORK(len, stmt)                                                                                   \
+#define ICSPY_WORK(len, stmt)                                                                                   \
     do {                                                                                                  \
-        if ((len) >= ICS_NOGIL_BYTES) {                                                                   \
+        if ((len) >= ICSPY_NOGIL_BYTES) {                                                                   \
             Py_BEGIN_ALLOW_THREADS stmt;                                                                  \
             Py_END_ALLOW_THREADS                                                                          \
         } else {                                                                                          \
@@ -23,13 +23,13 @@ PyDoc_STRVAR(checksum_doc, "checksum($module, data, /)\n--\n\n"
 static PyObject *py_checksum(PyObject *self, PyObject *data)
 {
     (void)self;
-    struct ics_buf b;
-    if (ics_buf_read(data, "checksum", "data", &b) < 0)
+    struct icspy_buf b;
+    if (icspy_buf_read(data, "checksum", "data", &b) < 0)
         return NULL;
     uint16_t c;
-    ICS_WORK(b.len, c = inetcsum_checksum(b.p, b.len));
-    ics_buf_release(&b);
-    return PyLong_FromLong(ICS_SWAP16(c));
+    ICSPY_WORK(b.len, c = inetcsum_checksum(b.p, b.len));
+    icspy_buf_release(&b);
+    return PyLong_FromLong(ICSPY_SWAP16(c));
 }
 
 PyDoc_STRVAR(partial_doc,
@@ -44,17 +44,17 @@ static PyObject *py_partial(PyObject *self, PyObject *const *args, Py_ssize_t na
 {
     (void)self;
     static const char *const names[] = {"data", "seed"};
-    static const struct ics_params params = {"partial", names, 2, 2, 1};
+    static const struct icspy_params params = {"partial", names, 2, 2, 1};
     PyObject *a[2];
     uint32_t seed = 0;
-    struct ics_buf b;
-    if (ics_parse(&params, args, nargs, kwnames, a) < 0 || ics_u32(a[1], "partial", "seed", &seed) < 0 ||
-        ics_buf_read(a[0], "partial", "data", &b) < 0)
+    struct icspy_buf b;
+    if (icspy_parse(&params, args, nargs, kwnames, a) < 0 || icspy_u32(a[1], "partial", "seed", &seed) < 0 ||
+        icspy_buf_read(a[0], "partial", "data", &b) < 0)
         return NULL;
-    uint32_t s = ics_seed_to_host(seed);
-    ICS_WORK(b.len, s = inetcsum_partial(b.p, b.len, s));
-    ics_buf_release(&b);
-    return PyLong_FromLong(ics_sum_to_net(s));
+    uint32_t s = icspy_seed_to_host(seed);
+    ICSPY_WORK(b.len, s = inetcsum_partial(b.p, b.len, s));
+    icspy_buf_release(&b);
+    return PyLong_FromLong(icspy_sum_to_net(s));
 }
 
 PyDoc_STRVAR(fold_doc, "fold($module, sum, /)\n--\n\n"
@@ -119,13 +119,13 @@ PyDoc_STRVAR(subtract_doc, "subtract($module, sum1, sum2, offset=0)\n--\n\n"
 static PyObject *combine_or_subtract(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int sub)
 {
     static const char *const names[] = {"sum1", "sum2", "offset"};
-    static const struct ics_params pc = {"combine", names, 3, 3, 2}, ps = {"subtract", names, 3, 3, 2};
-    const struct ics_params *p = sub ? &ps : &pc;
+    static const struct icspy_params pc = {"combine", names, 3, 3, 2}, ps = {"subtract", names, 3, 3, 2};
+    const struct icspy_params *p = sub ? &ps : &pc;
     PyObject *a[3];
     uint32_t s1, s2;
     unsigned long long offset = 0;
-    if (ics_parse(p, args, nargs, kwnames, a) < 0 || ics_u32(a[0], p->func, "sum1", &s1) < 0 ||
-        ics_u32(a[1], p->func, "sum2", &s2) < 0 || ics_uint(a[2], p->func, "offset", ~0ull, &offset) < 0)
+    if (icspy_parse(p, args, nargs, kwnames, a) < 0 || icspy_u32(a[0], p->func, "sum1", &s1) < 0 ||
+        icspy_u32(a[1], p->func, "sum2", &s2) < 0 || icspy_uint(a[2], p->func, "offset", ~0ull, &offset) < 0)
         return NULL;
     /* Ones'-complement arithmetic commutes with the byte swap, so the library's functions work on
      * network-order sums unchanged. */
@@ -155,32 +155,32 @@ static PyObject *py_copy_partial(PyObject *self, PyObject *const *args, Py_ssize
 {
     (void)self;
     static const char *const names[] = {"dst", "src", "seed"};
-    static const struct ics_params params = {"copy_partial", names, 3, 3, 2};
+    static const struct icspy_params params = {"copy_partial", names, 3, 3, 2};
     PyObject *a[3];
     uint32_t seed = 0;
-    struct ics_buf d, s;
-    if (ics_parse(&params, args, nargs, kwnames, a) < 0 || ics_u32(a[2], "copy_partial", "seed", &seed) < 0 ||
-        ics_buf_write(a[0], "copy_partial", "dst", &d) < 0)
+    struct icspy_buf d, s;
+    if (icspy_parse(&params, args, nargs, kwnames, a) < 0 || icspy_u32(a[2], "copy_partial", "seed", &seed) < 0 ||
+        icspy_buf_write(a[0], "copy_partial", "dst", &d) < 0)
         return NULL;
-    if (ics_buf_read(a[1], "copy_partial", "src", &s) < 0) {
-        ics_buf_release(&d);
+    if (icspy_buf_read(a[1], "copy_partial", "src", &s) < 0) {
+        icspy_buf_release(&d);
         return NULL;
     }
     PyObject *result = NULL;
     if (d.len < s.len) {
         PyErr_Format(PyExc_ValueError, "copy_partial(): dst has %zu bytes, src %zu", d.len, s.len);
     } else {
-        uint32_t sum = ics_seed_to_host(seed);
+        uint32_t sum = icspy_seed_to_host(seed);
         int overlap = s.len && d.w < s.p + s.len && s.p < d.w + s.len;
         if (overlap) {
-            ICS_WORK(s.len, memmove(d.w, s.p, s.len); sum = inetcsum_partial(d.w, s.len, sum));
+            ICSPY_WORK(s.len, memmove(d.w, s.p, s.len); sum = inetcsum_partial(d.w, s.len, sum));
         } else {
-            ICS_WORK(s.len, sum = inetcsum_partial_copy(d.w, s.p, s.len, sum));
+            ICSPY_WORK(s.len, sum = inetcsum_partial_copy(d.w, s.p, s.len, sum));
         }
-        result = PyLong_FromLong(ics_sum_to_net(sum));
+        result = PyLong_FromLong(icspy_sum_to_net(sum));
     }
-    ics_buf_release(&s);
-    ics_buf_release(&d);
+    icspy_buf_release(&s);
+    icspy_buf_release(&d);
     return result;
 }
 
@@ -193,15 +193,15 @@ static PyObject *py_crc32c(PyObject *self, PyObject *const *args, Py_ssize_t nar
 {
     (void)self;
     static const char *const names[] = {"data", "crc"};
-    static const struct ics_params params = {"crc32c", names, 2, 2, 1};
+    static const struct icspy_params params = {"crc32c", names, 2, 2, 1};
     PyObject *a[2];
     uint32_t crc = 0;
-    struct ics_buf b;
-    if (ics_parse(&params, args, nargs, kwnames, a) < 0 || ics_u32(a[1], "crc32c", "crc", &crc) < 0 ||
-        ics_buf_read(a[0], "crc32c", "data", &b) < 0)
+    struct icspy_buf b;
+    if (icspy_parse(&params, args, nargs, kwnames, a) < 0 || icspy_u32(a[1], "crc32c", "crc", &crc) < 0 ||
+        icspy_buf_read(a[0], "crc32c", "data", &b) < 0)
         return NULL;
-    ICS_WORK(b.len, crc = inetcsum_crc32c(b.p, b.len, crc));
-    ics_buf_release(&b);
+    ICSPY_WORK(b.len, crc = inetcsum_crc32c(b.p, b.len, crc));
+    icspy_buf_release(&b);
     return PyLong_FromUnsignedLong(crc);
 }
 
@@ -220,7 +220,7 @@ static int u16_args(PyObject *const *args, Py_ssize_t nargs, const char *func, u
         return -1;
     }
     for (int i = 0; i < 3; i++)
-        if (ics_uint(args[i], func, names[i], i == 0 ? 0xFFFF : max, &v[i]) < 0)
+        if (icspy_uint(args[i], func, names[i], i == 0 ? 0xFFFF : max, &v[i]) < 0)
             return -1;
     return 0;
 }
@@ -231,8 +231,8 @@ static PyObject *py_update16(PyObject *self, PyObject *const *args, Py_ssize_t n
     unsigned long long v[3];
     if (u16_args(args, nargs, "update16", 0xFFFF, v) < 0)
         return NULL;
-    uint16_t c = inetcsum_update16(ICS_SWAP16(v[0]), ICS_SWAP16(v[1]), ICS_SWAP16(v[2]));
-    return PyLong_FromLong(ICS_SWAP16(c));
+    uint16_t c = inetcsum_update16(ICSPY_SWAP16(v[0]), ICSPY_SWAP16(v[1]), ICSPY_SWAP16(v[2]));
+    return PyLong_FromLong(ICSPY_SWAP16(c));
 }
 
 PyDoc_STRVAR(update32_doc, "update32($module, check, old, new, /)\n--\n\n"
@@ -245,8 +245,8 @@ static PyObject *py_update32(PyObject *self, PyObject *const *args, Py_ssize_t n
     unsigned long long v[3];
     if (u16_args(args, nargs, "update32", 0xFFFFFFFFu, v) < 0)
         return NULL;
-    uint16_t c = inetcsum_update32(ICS_SWAP16(v[0]), ICS_SWAP32(v[1]), ICS_SWAP32(v[2]));
-    return PyLong_FromLong(ICS_SWAP16(c));
+    uint16_t c = inetcsum_update32(ICSPY_SWAP16(v[0]), ICSPY_SWAP32(v[1]), ICSPY_SWAP32(v[2]));
+    return PyLong_FromLong(ICSPY_SWAP16(c));
 }
 
 PyDoc_STRVAR(update_doc,
@@ -259,15 +259,15 @@ static PyObject *py_update(PyObject *self, PyObject *const *args, Py_ssize_t nar
 {
     (void)self;
     static const char *const names[] = {"check", "old", "new", "offset"};
-    static const struct ics_params params = {"update", names, 4, 4, 3};
+    static const struct icspy_params params = {"update", names, 4, 4, 3};
     PyObject *a[4];
     unsigned long long check, offset = 0;
-    struct ics_buf o, n;
-    if (ics_parse(&params, args, nargs, kwnames, a) < 0 || ics_uint(a[0], "update", "check", 0xFFFF, &check) < 0 ||
-        ics_uint(a[3], "update", "offset", ~0ull, &offset) < 0 || ics_buf_read(a[1], "update", "old", &o) < 0)
+    struct icspy_buf o, n;
+    if (icspy_parse(&params, args, nargs, kwnames, a) < 0 || icspy_uint(a[0], "update", "check", 0xFFFF, &check) < 0 ||
+        icspy_uint(a[3], "update", "offset", ~0ull, &offset) < 0 || icspy_buf_read(a[1], "update", "old", &o) < 0)
         return NULL;
-    if (ics_buf_read(a[2], "update", "new", &n) < 0) {
-        ics_buf_release(&o);
+    if (icspy_buf_read(a[2], "update", "new", &n) < 0) {
+        icspy_buf_release(&o);
         return NULL;
     }
     PyObject *result = NULL;
@@ -275,16 +275,16 @@ static PyObject *py_update(PyObject *self, PyObject *const *args, Py_ssize_t nar
         PyErr_Format(PyExc_ValueError, "update(): old has %zu bytes, new %zu", o.len, n.len);
     } else {
         uint16_t c;
-        ICS_WORK(o.len, c = inetcsum_update_bytes(ICS_SWAP16(check), o.p, n.p, o.len, (size_t)(offset & 1)));
-        result = PyLong_FromLong(ICS_SWAP16(c));
+        ICSPY_WORK(o.len, c = inetcsum_update_bytes(ICSPY_SWAP16(check), o.p, n.p, o.len, (size_t)(offset & 1)));
+        result = PyLong_FromLong(ICSPY_SWAP16(c));
     }
-    ics_buf_release(&n);
-    ics_buf_release(&o);
+    icspy_buf_release(&n);
+    icspy_buf_release(&o);
     return result;
 }
 
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
-PyMethodDef ics_sum_methods[] = {
+PyMethodDef icspy_sum_methods[] = {
     {"checksum", (PyCFunction)py_checksum, METH_O, checksum_doc},
     {"partial", (PyCFunction)(void (*)(void))py_partial, FAST, partial_doc},
     {"fold", (PyCFunction)py_fold, METH_O, fold_doc},

@@ -148,13 +148,13 @@ def main(argv):
         elif kind in ("copy", "jitter"):
             plot_distributions(axes, run, kind)
         else:
-            for ax, e in zip(axes, bars):
-                if e == "offload":
-                    figs = [f for f in figures(run, e) if f["size"] == 64]
+            for ax, exp in zip(axes, bars):
+                if exp == "offload":
+                    figs = [f for f in figures(run, exp) if f["size"] == 64]
                     plot_bars(ax, figs, "offload: 64-byte frames", "packets per second")
                 else:
-                    figs = figures(run, e, metric="throughput")
-                    plot_bars(ax, figs, f"{e}: 1500-byte slices of cold data", "GB/s")
+                    figs = figures(run, exp, metric="throughput")
+                    plot_bars(ax, figs, f"{exp}: 1500-byte slices of cold data", "GB/s")
     m = run.get("machine", {})
     fig.suptitle(
         f"inetcsum {run.get('version', '?')} bench, {m.get('cpu_model', '?')}, "

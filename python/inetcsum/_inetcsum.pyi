@@ -1,0 +1,94 @@
+# Type stubs of the C extension (python/ext/).  Each function's docstring, in the extension, says
+# what it does; the conventions are in inetcsum/__init__.py.
+from ipaddress import IPv4Address, IPv6Address
+from typing import List, Optional, Type, Union
+
+from _typeshed import ReadableBuffer, WriteableBuffer
+
+from ._types import Check, CheckFlag, FrameFlag, Layer, Link, Offload, Report, Status, Verdict
+
+_Address4 = Union[ReadableBuffer, str, IPv4Address]
+_Address6 = Union[ReadableBuffer, str, IPv6Address]
+
+NOGIL_BYTES: int
+MAX_CHECKS: int
+MAX_DEPTH: int
+
+class NonContiguousError(ValueError, BufferError): ...
+
+# sums
+def checksum(data: ReadableBuffer, /) -> int: ...
+def partial(data: ReadableBuffer, seed: int = 0) -> int: ...
+def fold(sum: int, /) -> int: ...
+def combine(sum1: int, sum2: int, offset: int = 0) -> int: ...
+def subtract(sum1: int, sum2: int, offset: int = 0) -> int: ...
+def copy_partial(dst: WriteableBuffer, src: ReadableBuffer, seed: int = 0) -> int: ...
+def crc32c(data: ReadableBuffer, crc: int = 0) -> int: ...
+def update16(check: int, old: int, new: int, /) -> int: ...
+def update32(check: int, old: int, new: int, /) -> int: ...
+def update(check: int, old: ReadableBuffer, new: ReadableBuffer, offset: int = 0) -> int: ...
+
+# protocols
+def pseudo_ipv4(src: _Address4, dst: _Address4, proto: int, length: int, seed: int = 0) -> int: ...
+def pseudo_ipv6(src: _Address6, dst: _Address6, proto: int, length: int, seed: int = 0) -> int: ...
+def ipv4_header(header: ReadableBuffer, /) -> int: ...
+def l4_verify(
+    layer: Union[Layer, str, int],
+    message: ReadableBuffer,
+    pseudo: int = 0,
+    *,
+    over_ipv6: bool = False,
+    udp6_zero_ok: bool = False,
+) -> Verdict: ...
+def l4_fill(
+    layer: Union[Layer, str, int],
+    message: WriteableBuffer,
+    pseudo: int = 0,
+    *,
+    over_ipv6: bool = False,
+    udp6_zero_ok: bool = False,
+    udp_zero: bool = False,
+    all: bool = False,
+) -> Verdict: ...
+
+# packets
+def verify(
+    frame: ReadableBuffer, *, link: Union[Link, int] = ..., wirelen: int = 0, udp6_zero_ok: bool = False
+) -> Report: ...
+def fill(
+    frame: WriteableBuffer,
+    *,
+    link: Union[Link, int] = ...,
+    wirelen: int = 0,
+    udp6_zero_ok: bool = False,
+    udp_zero: bool = False,
+    all: bool = False,
+) -> Report: ...
+def offload(
+    frame: WriteableBuffer,
+    device: Union[Offload, int],
+    request: Union[Offload, int] = ...,
+    *,
+    link: Union[Link, int] = ...,
+    zero_seed: bool = False,
+) -> Report: ...
+def complete_partial(packet: WriteableBuffer, csum_start: int, csum_offset: int, *, crc32c: bool = False) -> None: ...
+
+# kernels
+def impl_name() -> str: ...
+def impls() -> List[str]: ...
+def impls_built() -> List[str]: ...
+def set_impl(name: Optional[str] = None, /) -> None: ...
+def crc32c_impl_name() -> str: ...
+def version() -> str: ...
+def _register(
+    Check: Type[Check],
+    Verdict: Type[Verdict],
+    Report: Type[Report],
+    Layer: Type[Layer],
+    Status: Type[Status],
+    CheckFlag: Type[CheckFlag],
+    FrameFlag: Type[FrameFlag],
+    Offload: Type[Offload],
+    /,
+) -> None: ...
