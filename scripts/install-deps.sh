@@ -11,7 +11,7 @@ packages=(
   libdpdk-dev                                 # the benchmark's anchor: DPDK's __rte_raw_cksum
   libjansson-dev                              # inetcsum bench: --json and compare
   valgrind
-  python3                                     # test_cli drives the inetcsum command
+  python3 python3-dev python3-venv            # test_cli; the Python package's headers and test venv
   tshark                                      # test_cli: Wireshark's verdicts on generated captures
   tcpreplay time                              # bench/cli_speed.py: tcprewrite --fixcsum, peak memory
 )
@@ -35,10 +35,17 @@ fi
 
 # Python packages from PyPI, for whichever python3 the tests run (a pyenv or venv one, or the
 # system's, which Debian marks externally managed: then --break-system-packages is the way in).
-python_packages=(matplotlib)   # inetcsum bench --plot (python/inetcsum/plot.py)
+# pip name:import name.
+python_packages=(
+  matplotlib:matplotlib                 # inetcsum bench --plot (python/inetcsum/plot.py)
+  scikit-build-core:scikit_build_core   # pip install . / pip wheel . (pyproject.toml)
+  pytest:pytest hypothesis:hypothesis   # tests/python
+  scapy:scapy numpy:numpy               # tests/python: the reference checksum, packets, buffers
+  mypy:mypy                             # tests/python: the type stubs against the module
+)
 missing=()
 for p in "${python_packages[@]}"; do
-  python3 -c "import $p" 2>/dev/null || missing+=("$p")
+  python3 -c "import ${p#*:}" 2>/dev/null || missing+=("${p%%:*}")
 done
 if [ ${#missing[@]} -ne 0 ]; then
   echo "install-deps: pip installing ${missing[*]}"

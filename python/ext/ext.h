@@ -19,9 +19,12 @@
 
 #include "inetcsum_packet.h"
 
-/* From this size on a call releases the GIL.  Releasing and retaking it costs about as much as
- * summing 2-4 KiB here (measured: docs/python.md), so smaller calls keep it. */
-#define ICSPY_NOGIL_BYTES 4096
+/* From this size on a call releases the GIL.  Releasing and retaking it costs ~60 ns, but handing
+ * it to a waiting thread and getting it back costs microseconds: two threads summing 4-16 KiB
+ * buffers ran at 0.4-0.6x of one thread when calls released it, and gained only from ~128 KiB
+ * (1.6x at 256 KiB-1 MiB on 2 CPUs; docs/python.md).  64 KiB is about a microsecond of work on
+ * cached data and ten on cold data. */
+#define ICSPY_NOGIL_BYTES 65536
 
 /* ---- byte order at the edge ---------------------------------------------------------------------- */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

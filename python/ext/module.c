@@ -66,12 +66,40 @@ PyObject *icspy_verdict(const struct inetcsum_verdict *v)
     return named_tuple(icspy_types.verdict, items, 3);
 }
 
+/* The Offload value of a kinds mask: the class called once per distinct mask (calling an IntFlag
+ * costs a microsecond), then remembered. */
+static PyObject *offload_cache;
+
+static PyObject *offload_kinds(uint32_t kinds)
+{
+    PyObject *cache = offload_cache;
+    if (!cache && !(cache = offload_cache = PyDict_New()))
+        return NULL;
+    PyObject *key = PyLong_FromUnsignedLong(kinds);
+    if (!key)
+        return NULL;
+    PyObject *v = PyDict_GetItemWithError(cache, key);
+    if (v) {
+        Py_INCREF(v);
+    } else if (!PyErr_Occurred() && (v = PyObject_CallOneArg(icspy_types.offload, key)) != NULL &&
+               PyDict_SetItem(cache, key, v) < 0) {
+        Py_CLEAR(v);
+    }
+    Py_DECREF(key);
+    return v;
+}
+
+static int set_attr(PyObject *obj, const char *name, PyObject *value)
+{
+    if (!value)
+        return -1;
+    int rc = PyObject_SetAttrString(obj, name, value);
+    Py_DECREF(value);
+    return rc;
+}
+
 PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software)
 {
-    static PyObject *s_flags, *s_software;
-    if (!s_flags && (!(s_flags = PyUnicode_InternFromString("flags")) ||
-                     !(s_software = PyUnicode_InternFromString("software"))))
-        return NULL;
     PyObject *report = PyObject_CallNoArgs(icspy_types.report);
     if (!report)
         return NULL;
@@ -91,13 +119,10 @@ PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software)
         }
         Py_DECREF(check);
     }
-    PyObject *flags = member(icspy_types.frame_flags, r->flags);
-    PyObject *kinds = PyObject_CallFunction(icspy_types.offload, "k", (unsigned long)software);
-    int bad = !flags || !kinds || PyObject_SetAttr(report, s_flags, flags) < 0 ||
-              PyObject_SetAttr(report, s_software, kinds) < 0;
-    Py_XDECREF(flags);
-    Py_XDECREF(kinds);
-    if (bad) {
+    /* Report's class attributes say FrameFlag(0) and Offload(0): set only what differs, so the
+     * common report carries no instance dictionary. */
+    if ((r->flags && set_attr(report, "flags", member(icspy_types.frame_flags, r->flags)) < 0) ||
+        (software && set_attr(report, "software", offload_kinds(software)) < 0)) {
         Py_DECREF(report);
         return NULL;
     }
@@ -163,6 +188,7 @@ static PyObject *py_register(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_INCREF(t.offload);
     struct icspy_types old = icspy_types;
     icspy_types = t;
+    Py_CLEAR(offload_cache); /* values of the old Offload class */
     Py_XDECREF(old.check);
     Py_XDECREF(old.verdict);
     Py_XDECREF(old.report);

@@ -3,15 +3,16 @@
 #include "ext.h"
 
 PyDoc_STRVAR(verify_doc,
-             "verify($module, frame, *, link=Link.ETHERNET, wirelen=0, udp6_zero_ok=False)\n--\n\n"
+             "verify($module, frame, *, link=1, wirelen=0, udp6_zero_ok=False)\n--\n\n"
              "Verifies every checksum in a frame (IPv4 headers, TCP, UDP, UDP-Lite, ICMP, ICMPv6, IGMP,\n"
              "GRE, SCTP's CRC32c, the Mobility Header) through VLANs, MPLS, IPv6 extension headers and\n"
              "tunnels, without modifying it.  link is the frame's pcap link type (Link, or the number\n"
              "from a capture's header); wirelen its length on the wire when the capture cut it (0: the\n"
-             "frame is whole).  Returns a Report: a list of Check, outermost first.");
+             "frame is whole).  link=1 is Link.ETHERNET.  Returns a Report: a list of Check, outermost\n"
+             "first.");
 
 PyDoc_STRVAR(fill_doc,
-             "fill($module, frame, *, link=Link.ETHERNET, wirelen=0, udp6_zero_ok=False, udp_zero=False,\n"
+             "fill($module, frame, *, link=1, wirelen=0, udp6_zero_ok=False, udp_zero=False,\n"
              "     all=False)\n--\n\n"
              "Fills the checksums of a frame in place (a writable buffer), innermost first: those\n"
              "verify() calls bad, partial or illegal; good ones too with all=True; an IPv4 UDP 0 ('no\n"
@@ -64,13 +65,14 @@ static PyObject *py_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 }
 
 PyDoc_STRVAR(offload_doc,
-             "offload($module, frame, device, request=Offload.ALL, *, link=Link.ETHERNET, zero_seed=False)\n"
+             "offload($module, frame, device, request=0xFFFF, *, link=1, zero_seed=False)\n"
              "--\n\n"
              "Makes a frame (a writable buffer) ready for a device that computes the Offload kinds in\n"
              "device: every kind in request the device cannot do is computed here; every one it can is\n"
              "left as devices expect (an IPv4 header or SCTP field zeroed, a TCP/UDP field seeded with\n"
              "the pseudo-header sum, or zeroed with zero_seed=True).  Returns the Report, with\n"
-             "report.software the kinds computed in software.");
+             "report.software the kinds computed in software.  request=0xFFFF is Offload.ALL, link=1\n"
+             "Link.ETHERNET.");
 
 static PyObject *py_offload(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {

@@ -1,0 +1,115 @@
+"""The package's surface: what it exports, its version, kernel selection, docstrings, the type
+stubs against the module (mypy's stubtest), and the enums against the C library's names."""
+
+import inspect
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+import inetcsum
+from inetcsum import _inetcsum
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_exports():
+    for name in inetcsum.__all__:
+        assert hasattr(inetcsum, name), name
+    public = {n for n in dir(_inetcsum) if not n.startswith("_")}
+    assert public <= set(inetcsum.__all__), public - set(inetcsum.__all__)
+
+
+def test_version_matches_the_c_header():
+    header = (REPO / "include/inetcsum.h").read_text()
+    if not header:
+        pytest.skip("source tree not found")
+    version = re.search(r'INETCSUM_VERSION_STRING "([^"]+)"', header).group(1)
+    assert inetcsum.__version__ == inetcsum.version() == version
+
+
+def test_kernel_selection():
+    usable, built = inetcsum.impls(), inetcsum.impls_built()
+    assert usable and set(usable) <= set(built) and "generic" in usable
+    assert inetcsum.impl_name() == usable[0]  # the best, unless INETCSUM_IMPL says otherwise
+    try:
+        inetcsum.set_impl("generic")
+        assert inetcsum.impl_name() == "generic"
+        for name in set(built) - set(usable):  # built in, but this CPU lacks what they need
+            with pytest.raises(ValueError):
+                inetcsum.set_impl(name)
+            assert inetcsum.impl_name() == "generic"  # and nothing changed
+    finally:
+        inetcsum.set_impl()
+    assert inetcsum.impl_name() == usable[0]
+    assert inetcsum.crc32c_impl_name() in ("sse42", "sse42-clmul", "armv8", "table")
+
+
+def test_environment_selects_a_kernel():
+    code = "import inetcsum; print(inetcsum.impl_name())"
+    env = dict(os.environ, INETCSUM_IMPL="generic")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "generic"
+
+
+def test_every_function_is_documented():
+    for name in inetcsum.__all__:
+        obj = getattr(inetcsum, name)
+        if callable(obj):
+            assert obj.__doc__ and len(obj.__doc__) > 30, name
+            if isinstance(obj, type(len)):  # C functions carry their signature in the docstring
+                assert inspect.signature(obj), name
+
+
+def test_signatures_are_introspectable():
+    assert str(inspect.signature(inetcsum.partial)) == "(data, seed=0)"
+    assert str(inspect.signature(inetcsum.checksum)) == "(data, /)"
+    verify = inspect.signature(inetcsum.verify).parameters
+    assert verify["link"].kind == inspect.Parameter.KEYWORD_ONLY
+
+
+def test_enums_cover_the_c_library():
+    # _register() maps every C layer and status name onto a member, so import would fail on a
+    # name missing here; this checks the other direction: no member the library does not know.
+    for layer in inetcsum.Layer:
+        if layer != inetcsum.Layer.IPV4:
+            inetcsum.l4_verify(layer.value, b"")  # a ValueError here: a name the library lacks
+    assert [s.value for s in inetcsum.Status] == ["good", "bad", "partial", "absent", "illegal", "unverifiable"]
+    assert inetcsum.Status.BAD.problem and not inetcsum.Status.ABSENT.problem
+    assert int(inetcsum.Offload.ALL) == 0xFFFF and inetcsum.Link.ETHERNET == 1
+
+
+def test_type_stubs_match_the_module():
+    pytest.importorskip("mypy")
+    pkg_dir = pathlib.Path(inetcsum.__file__).parent
+    assert (pkg_dir / "py.typed").exists() and (pkg_dir / "_inetcsum.pyi").exists()
+    out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "inetcsum._inetcsum"], capture_output=True,
+                         text=True, cwd=pkg_dir.parent)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_type_checker_accepts_typical_use(tmp_path):
+    pytest.importorskip("mypy")
+    pkg_dir = pathlib.Path(inetcsum.__file__).parent
+    program = tmp_path / "use.py"
+    program.write_text(
+        "import inetcsum\n"
+        "c: int = inetcsum.checksum(b'abc') + inetcsum.partial(bytearray(4), seed=1)\n"
+        "r: inetcsum.Report = inetcsum.verify(memoryview(b''), link=inetcsum.Link.RAW)\n"
+        "for check in r:\n"
+        "    s: inetcsum.Status = check.status\n"
+        "    n: int = check.stored\n"
+        "inetcsum.offload(bytearray(60), inetcsum.Offload.TCP4 | inetcsum.Offload.IPV4)\n"
+    )
+    bad = tmp_path / "bad.py"
+    bad.write_text("import inetcsum\ninetcsum.checksum('text')\n")
+    env = dict(os.environ, MYPYPATH=str(pkg_dir.parent))
+    ok = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(program)],
+                        capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert ok.returncode == 0, ok.stdout
+    wrong = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", str(bad)], capture_output=True,
+                           text=True, env=env, cwd=tmp_path)
+    assert wrong.returncode == 1 and "checksum" in wrong.stdout, wrong.stdout
