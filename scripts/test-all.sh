@@ -72,6 +72,38 @@ else
   tail -20 "$out/bench-quick.txt"; failed+=("bench --quick")
 fi
 
+# python_package LABEL PYTHON [pip wheel options]: builds the wheel with PYTHON, installs it in a
+# fresh venv and runs tests/python there from outside the source tree, so the installed copy is
+# the one imported.  A venv that is given no system site-packages gets the test packages by pip.
+python_package() {
+  local label=$1 py=$2; shift 2
+  local venv="$out/venv-$label" wheels="$out/wheels-$label" site=()
+  [ "$label" = "default" ] && site=(--system-site-packages)
+  rm -rf "$venv" "$wheels"
+  "$py" -m venv "${site[@]}" "$venv" || return 1
+  if [ ${#site[@]} -eq 0 ]; then
+    "$venv/bin/python" -m pip install -q pytest hypothesis scapy numpy >"$out/python-$label.log" 2>&1 || return 1
+  fi
+  "$venv/bin/python" -m pip wheel -q "$@" -w "$wheels" "$root" >>"$out/python-$label.log" 2>&1 &&
+    "$venv/bin/python" -m pip install -q --no-deps --no-index "$wheels"/inetcsum-*.whl >>"$out/python-$label.log" 2>&1 ||
+    { tail -30 "$out/python-$label.log"; return 1; }
+  (cd "$out" && "$venv/bin/python" -c "import inetcsum, sys; assert sys.prefix in inetcsum.__file__, inetcsum.__file__" &&
+    INETCSUM_CLI="$out/release/cli/inetcsum" INETCSUM_SHARED_DIR="$root/../shared" PYTHONDONTWRITEBYTECODE=1 \
+      "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python" | tail -3)
+}
+
+step "Python package: pip wheel, installed in a venv, tests/python against the installed copy"
+python_package default python3 --no-build-isolation && echo "python package ($(python3 --version)): ok" ||
+  failed+=("python package")
+# The oldest Python the package supports, when this machine has it (pyenv), built as a user would:
+# pip wheel . in an isolated build environment.
+py39=$(ls -d "$(pyenv root 2>/dev/null || echo /nonexistent)"/versions/3.9*/bin/python3.9 2>/dev/null | tail -1 || true)
+if [ -n "$py39" ]; then
+  python_package py39 "$py39" && echo "python package ($("$py39" --version)): ok" || failed+=("python package 3.9")
+else
+  echo "python package: no Python 3.9 here (pyenv), the oldest supported version not tried"
+fi
+
 step "install: pkg-config and find_package consumers"
 prefix="$out/prefix"
 rm -rf "$prefix" "$out/consumer"
