@@ -95,6 +95,8 @@ python_package() {
 step "Python package: pip wheel, installed in a venv, tests/python against the installed copy"
 python_package default python3 --no-build-isolation && echo "python package ($(python3 --version)): ok" ||
   failed+=("python package")
+"$out/venv-default/bin/python" bench/python_speed.py --quick >"$out/python-speed.txt" 2>&1 &&
+  grep -E "^\| (40|1500) \|" "$out/python-speed.txt" || { tail -20 "$out/python-speed.txt"; failed+=("python_speed"); }
 # The oldest Python the package supports, when this machine has it (pyenv), built as a user would:
 # pip wheel . in an isolated build environment.
 py39=$(ls -d "$(pyenv root 2>/dev/null || echo /nonexistent)"/versions/3.9*/bin/python3.9 2>/dev/null | tail -1 || true)
