@@ -26,6 +26,17 @@
  * cached data and ten on cold data. */
 #define ICSPY_NOGIL_BYTES 65536
 
+/* Runs stmt without the GIL when the call touches len >= ICSPY_NOGIL_BYTES bytes. */
+#define ICSPY_WORK(len, stmt)             \
+    do {                                  \
+        if ((len) >= ICSPY_NOGIL_BYTES) { \
+            Py_BEGIN_ALLOW_THREADS stmt;  \
+            Py_END_ALLOW_THREADS          \
+        } else {                          \
+            stmt;                         \
+        }                                 \
+    } while (0)
+
 /* ---- byte order at the edge ---------------------------------------------------------------------- */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define ICSPY_SWAP16(x) ((uint16_t)(x))

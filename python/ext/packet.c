@@ -39,15 +39,8 @@ static PyObject *verify_or_fill(PyObject *const *args, Py_ssize_t nargs, PyObjec
         return NULL;
     struct inetcsum_report rep;
     enum inetcsum_link lt = (enum inetcsum_link)link;
-    if (b.len >= ICSPY_NOGIL_BYTES) {
-        Py_BEGIN_ALLOW_THREADS if (fill) inetcsum_fill(b.w, b.len, wirelen, lt, flags, &rep);
-        else inetcsum_verify(b.p, b.len, wirelen, lt, flags, &rep);
-        Py_END_ALLOW_THREADS
-    } else if (fill) {
-        inetcsum_fill(b.w, b.len, wirelen, lt, flags, &rep);
-    } else {
-        inetcsum_verify(b.p, b.len, wirelen, lt, flags, &rep);
-    }
+    ICSPY_WORK(b.len, fill ? inetcsum_fill(b.w, b.len, wirelen, lt, flags, &rep)
+                           : inetcsum_verify(b.p, b.len, wirelen, lt, flags, &rep));
     icspy_buf_release(&b);
     return icspy_report(&rep, 0);
 }
@@ -94,12 +87,7 @@ static PyObject *py_offload(PyObject *self, PyObject *const *args, Py_ssize_t na
     struct inetcsum_offload o = {(uint32_t)request, (uint32_t)device, zero_seed ? INETCSUM_OFFLOAD_ZERO_SEED : 0};
     struct inetcsum_report rep;
     uint32_t software;
-    if (b.len >= ICSPY_NOGIL_BYTES) {
-        Py_BEGIN_ALLOW_THREADS software = inetcsum_offload(b.w, b.len, (enum inetcsum_link)link, &o, &rep);
-        Py_END_ALLOW_THREADS
-    } else {
-        software = inetcsum_offload(b.w, b.len, (enum inetcsum_link)link, &o, &rep);
-    }
+    ICSPY_WORK(b.len, software = inetcsum_offload(b.w, b.len, (enum inetcsum_link)link, &o, &rep));
     icspy_buf_release(&b);
     return icspy_report(&rep, software);
 }
@@ -127,12 +115,7 @@ static PyObject *py_complete_partial(PyObject *self, PyObject *const *args, Py_s
     if (icspy_buf_write(a[0], "complete_partial", "packet", &b) < 0)
         return NULL;
     int rc;
-    if (b.len >= ICSPY_NOGIL_BYTES) {
-        Py_BEGIN_ALLOW_THREADS rc = inetcsum_complete_partial(b.w, b.len, (size_t)start, (size_t)offset, crc);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = inetcsum_complete_partial(b.w, b.len, (size_t)start, (size_t)offset, crc);
-    }
+    ICSPY_WORK(b.len, rc = inetcsum_complete_partial(b.w, b.len, (size_t)start, (size_t)offset, crc));
     size_t len = b.len;
     icspy_buf_release(&b);
     if (rc < 0) {

@@ -112,13 +112,8 @@ static PyObject *l4(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, 
         return NULL;
     struct inetcsum_verdict v;
     uint32_t seed = icspy_seed_to_host(pseudo);
-    if (b.len >= ICSPY_NOGIL_BYTES) {
-        Py_BEGIN_ALLOW_THREADS v = fill ? inetcsum_l4_fill(layer, b.w, b.len, seed, flags)
-                                        : inetcsum_l4_verify(layer, b.p, b.len, seed, flags);
-        Py_END_ALLOW_THREADS
-    } else {
-        v = fill ? inetcsum_l4_fill(layer, b.w, b.len, seed, flags) : inetcsum_l4_verify(layer, b.p, b.len, seed, flags);
-    }
+    ICSPY_WORK(b.len, v = fill ? inetcsum_l4_fill(layer, b.w, b.len, seed, flags)
+                               : inetcsum_l4_verify(layer, b.p, b.len, seed, flags));
     icspy_buf_release(&b);
     return icspy_verdict(&v);
 }

@@ -4,17 +4,6 @@
 
 #include "ext.h"
 
-/* Runs stmt without the GIL when the call touches enough bytes to make that worth its cost. */
-#define ICSPY_WORK(len, stmt)                                                                                   \
-    do {                                                                                                  \
-        if ((len) >= ICSPY_NOGIL_BYTES) {                                                                   \
-            Py_BEGIN_ALLOW_THREADS stmt;                                                                  \
-            Py_END_ALLOW_THREADS                                                                          \
-        } else {                                                                                          \
-            stmt;                                                                                         \
-        }                                                                                                 \
-    } while (0)
-
 PyDoc_STRVAR(checksum_doc, "checksum($module, data, /)\n--\n\n"
                            "The Internet checksum (RFC 1071) of data: the complemented ones'-complement sum, as\n"
                            "a checksum field's bytes read in network order.  Equal to scapy.utils.checksum(data).\n"

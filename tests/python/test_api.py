@@ -25,8 +25,6 @@ def test_exports():
 
 def test_version_matches_the_c_header():
     header = (REPO / "include/inetcsum.h").read_text()
-    if not header:
-        pytest.skip("source tree not found")
     version = re.search(r'INETCSUM_VERSION_STRING "([^"]+)"', header).group(1)
     assert inetcsum.__version__ == inetcsum.version() == version
 

@@ -185,7 +185,17 @@ def test_bytearray_cannot_be_resized_during_a_call():
 
 
 def test_threads_get_right_answers():
-    # Four threads sum random buffers of all sizes while a fifth switches kernels under them.
+    # Four threads sum random buffers of all sizes while a fifth switches kernels under them.  The
+    # answers are worked out first, alone: the sums by the reference, the CRCs by crc32c() in one
+    # thread (test_sums checks it against the bitwise reference).
+    import random
+
+    rng = random.Random(4)
+    work = []
+    for _ in range(4):
+        bufs = [rng.randbytes(rng.choice([rng.randrange(64), rng.randrange(5000), rng.randrange(140000)]))
+                for _ in range(200)]
+        work.append([(b, ref.checksum(b), inetcsum.crc32c(b)) for b in bufs])
     stop = threading.Event()
     errors = []
 
@@ -195,37 +205,28 @@ def test_threads_get_right_answers():
         while not stop.is_set():
             inetcsum.set_impl(impls[i % len(impls)])
             i += 1
-        inetcsum.set_impl(None)
 
-    def worker(seed):
-        import random
-
-        rng = random.Random(seed)
-        for _ in range(300):
-            data = rng.randbytes(rng.choice([rng.randrange(64), rng.randrange(5000), rng.randrange(70000)]))
-            if inetcsum.checksum(data) != ref.checksum(data) or inetcsum.crc32c(data) != ref_crc(data):
+    def worker(items):
+        for data, csum, crc in items:
+            if inetcsum.checksum(data) != csum or inetcsum.crc32c(data) != crc:
                 errors.append(len(data))
-
-    crc_cache = {}
-
-    def ref_crc(data):  # the bitwise reference is slow: trust a single-thread result instead
-        if data not in crc_cache:
-            crc_cache[data] = inetcsum.crc32c(bytes(data))
-        return crc_cache[data]
 
     sw = threading.Thread(target=switcher)
     sw.start()
-    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    stop.set()
-    sw.join()
+    threads = [threading.Thread(target=worker, args=(items,)) for items in work]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        stop.set()
+        sw.join()
+        inetcsum.set_impl(None)
     assert not errors
 
 
-def longest_gap_while(call, seconds_hint):
+def longest_gap_while(call):
     """Runs call() in a thread and returns (the call's duration, the longest time the main
     thread's Python loop went without running meanwhile)."""
     done = threading.Event()
@@ -255,7 +256,7 @@ def test_gil_released_for_large_buffers():
     big = bytearray(256 << 20)
     sys.setswitchinterval(0.001)
     try:
-        results = [longest_gap_while(lambda: inetcsum.checksum(big), 0.05) for _ in range(3)]
+        results = [longest_gap_while(lambda: inetcsum.checksum(big)) for _ in range(3)]
     finally:
         sys.setswitchinterval(0.005)
     took, gap = min(results, key=lambda r: r[1] / r[0])
