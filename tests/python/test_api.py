@@ -113,3 +113,16 @@ def test_type_checker_accepts_typical_use(tmp_path):
     wrong = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", str(bad)], capture_output=True,
                            text=True, env=env, cwd=tmp_path)
     assert wrong.returncode == 1 and "checksum" in wrong.stdout, wrong.stdout
+
+
+@pytest.mark.parametrize("page", ["README.md", "python/README.md"])
+def test_readme_example_runs_and_says_true(page):
+    # The three-line example must run as shown, and its comments state its results.
+    block = re.search(r"```python\n(import inetcsum\n.*?)```", (REPO / page).read_text(), re.S).group(1)
+    lines = block.strip().splitlines()
+    assert len(lines) == 3
+    env: dict = {}
+    exec(lines[0], env)
+    assert eval(lines[1].split("#")[0], env) == 0x442E and "0x442e" in lines[1]
+    report = eval(lines[2].split("#")[0], env)
+    assert [(c.layer, c.status) for c in report] == [("ipv4", "good"), ("udp", "good")]
