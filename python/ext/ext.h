@@ -120,7 +120,7 @@ int icspy_types_ready(void);
 int icspy_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer);
 /* Verdict(status, stored, expected) of a struct inetcsum_verdict. */
 PyObject *icspy_verdict(const struct inetcsum_verdict *v);
-/* Report of a struct inetcsum_report, with software = the Offload kinds (or NULL for none). */
+/* Report of a struct inetcsum_report; software: the Offload kinds computed in software (0 for none). */
 PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software);
 
 /* ---- method tables of each file ----------------------------------------------------------------- */
