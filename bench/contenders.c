@@ -10,21 +10,19 @@
 DEFINE_TIMED_LOOP(static, loop_public, inetcsum_partial(src, len, 0))
 DEFINE_LATENCY_LOOP(static, loop_public_latency, inetcsum_partial(src, len, 0))
 
-/* Each kernel through a pointer, as the dispatcher calls it: one loop per registry slot. */
-#define KERNEL_LOOPS(i)                                                                            \
-    DEFINE_TIMED_LOOP(static, loop_kernel##i, ics_kernels[i].partial(src, len, 0))                 \
-    DEFINE_LATENCY_LOOP(static, loop_kernel##i##_latency, ics_kernels[i].partial(src, len, 0))
-KERNEL_LOOPS(0)
-KERNEL_LOOPS(1)
-KERNEL_LOOPS(2)
-KERNEL_LOOPS(3)
-KERNEL_LOOPS(4)
-KERNEL_LOOPS(5)
-static const timed_loop kernel_throughput[] = {loop_kernel0, loop_kernel1, loop_kernel2,
-                                               loop_kernel3, loop_kernel4, loop_kernel5};
-static const timed_loop kernel_latency[] = {loop_kernel0_latency, loop_kernel1_latency, loop_kernel2_latency,
-                                            loop_kernel3_latency, loop_kernel4_latency, loop_kernel5_latency};
-#define KERNEL_SLOTS (sizeof kernel_throughput / sizeof kernel_throughput[0])
+/* Each kernel through a pointer, as the dispatcher calls it: one pair of loops for every registry
+ * entry, the entry's function published in timed_kernel by contender_time() before each run. */
+static uint32_t (*timed_kernel)(const void *buf, size_t len, uint32_t seed);
+DEFINE_TIMED_LOOP(static, loop_kernel, timed_kernel(src, len, 0))
+DEFINE_LATENCY_LOOP(static, loop_kernel_latency, timed_kernel(src, len, 0))
+
+uint64_t contender_time(const struct contender *c, int latency, const uint8_t *src, uint8_t *dst, size_t len,
+                        unsigned reps)
+{
+    if (c->role == ROLE_KERNEL)
+        timed_kernel = c->partial;
+    return (latency ? c->latency : c->throughput)(src, dst, len, reps);
+}
 
 static uint32_t public_partial(const void *buf, size_t len, uint32_t seed)
 {
@@ -71,12 +69,12 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
     }
     cs->subject = cs->n;
     cs->c[cs->n++] = (struct contender){"inetcsum", ROLE_SUBJECT, loop_public, loop_public_latency, public_partial};
-    for (size_t i = 0; i < ics_kernel_count && i < KERNEL_SLOTS && cs->n < MAX_CONTENDERS; i++) {
+    for (size_t i = 0; i < ics_kernel_count && cs->n < MAX_CONTENDERS; i++) {
         if ((ics_kernels[i].required & ~feat) != 0)
             continue;
         if (impl && strcmp(impl, ics_kernels[i].name) != 0)
             continue;
-        cs->c[cs->n++] = (struct contender){ics_kernels[i].name, ROLE_KERNEL, kernel_throughput[i],
-                                            kernel_latency[i], ics_kernels[i].partial};
+        cs->c[cs->n++] = (struct contender){ics_kernels[i].name, ROLE_KERNEL, loop_kernel,
+                                            loop_kernel_latency, ics_kernels[i].partial};
     }
 }

@@ -9,7 +9,7 @@
 
 #include "timing.h"
 
-#define MAX_CONTENDERS 10
+#define MAX_CONTENDERS 16
 
 enum contender_role { ROLE_ANCHOR, ROLE_SUBJECT, ROLE_KERNEL };
 
@@ -29,5 +29,9 @@ struct contenders {
 /* Fills `cs`; impl: only that kernel (NULL: all).  Anchors compiled for features this CPU lacks
  * are left out (with *why saying so). */
 void contenders_init(struct contenders *cs, const char *impl, const char **why);
+
+/* Ticks for `reps` calls of c at (src, len): independent calls, or dependent ones when latency. */
+uint64_t contender_time(const struct contender *c, int latency, const uint8_t *src, uint8_t *dst, size_t len,
+                        unsigned reps);
 
 #endif

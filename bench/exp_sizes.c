@@ -63,12 +63,12 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
         unsigned reps = reps_for(r, len);
         for (int j = 0; j < cs->n; j++) { /* warm caches, predictors, the dispatcher */
             const struct contender *c = &cs->c[j];
-            (latency ? c->latency : c->throughput)(src + odd, dst, len, reps);
+            contender_time(c, latency, src + odd, dst, len, reps);
         }
         for (int k = 0; k < r->trials; k++) {
             for (int j = 0; j < cs->n; j++) {
                 const struct contender *c = &cs->c[j];
-                t[j][k] = (double)(latency ? c->latency : c->throughput)(src + odd, dst, len, reps) / reps;
+                t[j][k] = (double)contender_time(c, latency, src + odd, dst, len, reps) / reps;
             }
             /* Ratios within a trial: drift between trials hits both sides alike. */
             if (cs->read_limit >= 0)

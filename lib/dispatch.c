@@ -26,7 +26,9 @@
 const struct ics_kernel ics_kernels[] = {
 #if defined(ICS_HAVE_AVX512)
     {"avx512vnni", ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI, ics_partial_avx512vnni, ics_copy_avx512vnni},
+    {"avx512vnni_ymm", ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI, ics_partial_avx512vnni_ymm, ics_copy_avx512vnni_ymm},
     {"avx512", ICS_CPU_AVX512BW, ics_partial_avx512, ics_copy_avx512},
+    {"avx512_ymm", ICS_CPU_AVX512BW, ics_partial_avx512_ymm, ics_copy_avx512_ymm},
 #endif
 #if defined(ICS_HAVE_AVX2)
     {"avx2", ICS_CPU_AVX2, ics_partial_avx2, ics_copy_avx2},

@@ -59,6 +59,10 @@ uint32_t ics_partial_avx512(const void *buf, size_t len, uint32_t sum);
 uint32_t ics_copy_avx512(void *dst, const void *src, size_t len, uint32_t sum);
 uint32_t ics_partial_avx512vnni(const void *buf, size_t len, uint32_t sum);
 uint32_t ics_copy_avx512vnni(void *dst, const void *src, size_t len, uint32_t sum);
+uint32_t ics_partial_avx512_ymm(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512_ymm(void *dst, const void *src, size_t len, uint32_t sum);
+uint32_t ics_partial_avx512vnni_ymm(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512vnni_ymm(void *dst, const void *src, size_t len, uint32_t sum);
 #endif
 #if defined(ICS_HAVE_NEON)
 uint32_t ics_partial_neon(const void *buf, size_t len, uint32_t sum);

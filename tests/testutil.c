@@ -122,6 +122,10 @@ uint32_t ics_partial_avx512_emu(const void *buf, size_t len, uint32_t sum);
 uint32_t ics_copy_avx512_emu(void *dst, const void *src, size_t len, uint32_t sum);
 uint32_t ics_partial_avx512vnni_emu(const void *buf, size_t len, uint32_t sum);
 uint32_t ics_copy_avx512vnni_emu(void *dst, const void *src, size_t len, uint32_t sum);
+uint32_t ics_partial_avx512_ymm_emu(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512_ymm_emu(void *dst, const void *src, size_t len, uint32_t sum);
+uint32_t ics_partial_avx512vnni_ymm_emu(const void *buf, size_t len, uint32_t sum);
+uint32_t ics_copy_avx512vnni_ymm_emu(void *dst, const void *src, size_t len, uint32_t sum);
 #endif
 
 /* inetcsum_partial as a caller writes it: through the header's macro, so inputs under 16 bytes take
@@ -148,6 +152,9 @@ size_t tu_kernels(const struct tu_kernel **list)
 #if defined(ICS_TEST_AVX512_EMULATED)
         k[n++] = (struct tu_kernel){"avx512(simde)", ics_partial_avx512_emu, ics_copy_avx512_emu};
         k[n++] = (struct tu_kernel){"avx512vnni(simde)", ics_partial_avx512vnni_emu, ics_copy_avx512vnni_emu};
+        k[n++] = (struct tu_kernel){"avx512_ymm(simde)", ics_partial_avx512_ymm_emu, ics_copy_avx512_ymm_emu};
+        k[n++] = (struct tu_kernel){"avx512vnni_ymm(simde)", ics_partial_avx512vnni_ymm_emu,
+                                    ics_copy_avx512vnni_ymm_emu};
 #endif
         k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy};
         k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy};

@@ -1,5 +1,5 @@
 /* Makes the AVX-512 kernel sources compile to portable code through SIMDe (Debian libsimde-dev), so
- * their logic is tested on CPUs without AVX-512 (tests only; never part of the library).  The two
+ * their logic is tested on CPUs without AVX-512 (tests only; never part of the library).  The
  * byte-masked moves this SIMDe release lacks are written out here with the instructions' meaning:
  * masked-out bytes are neither read nor written. */
 #ifndef ICS_AVX512_EMULATION_H
@@ -26,9 +26,34 @@ static inline void ics_emu_mask_storeu_epi8(void *p, uint64_t k, simde__m512i v)
             ((uint8_t *)p)[i] = b[i];
 }
 
+static inline simde__m256i ics_emu_maskz_loadu_epi8_256(uint32_t k, const void *p)
+{
+    uint8_t b[32] = {0};
+    for (int i = 0; i < 32; i++)
+        if (k >> i & 1)
+            b[i] = ((const uint8_t *)p)[i];
+    return simde_mm256_loadu_si256(b);
+}
+
+static inline void ics_emu_mask_storeu_epi8_256(void *p, uint32_t k, simde__m256i v)
+{
+    uint8_t b[32];
+    simde_mm256_storeu_si256(b, v);
+    for (int i = 0; i < 32; i++)
+        if (k >> i & 1)
+            ((uint8_t *)p)[i] = b[i];
+}
+
 #undef _mm512_maskz_loadu_epi8
 #undef _mm512_mask_storeu_epi8
+#undef _mm256_maskz_loadu_epi8
+#undef _mm256_mask_storeu_epi8
 #define _mm512_maskz_loadu_epi8(k, p) ics_emu_maskz_loadu_epi8(k, p)
 #define _mm512_mask_storeu_epi8(p, k, v) ics_emu_mask_storeu_epi8(p, k, v)
+#define _mm256_maskz_loadu_epi8(k, p) ics_emu_maskz_loadu_epi8_256(k, p)
+#define _mm256_mask_storeu_epi8(p, k, v) ics_emu_mask_storeu_epi8_256(p, k, v)
+/* This SIMDe release aliases _mm512_madd_epi16 with the masked form's four arguments. */
+#undef _mm512_madd_epi16
+#define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16(a, b)
 
 #endif

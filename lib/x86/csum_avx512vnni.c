@@ -1,5 +1,6 @@
-/* AVX-512 VNNI (vpdpwssd) kernel: one instance of avx512_template.h.  Built with the matching -m flags
- * for the library; built with ICS_EMULATE_AVX512 through SIMDe for the tests on other CPUs. */
+/* AVX-512 VNNI kernel on 512-bit vectors (vpdpwssd):
+ * one instance of csum_mask_template.h.  Built with the matching -m flags for the library; built with
+ * ICS_EMULATE_AVX512 through SIMDe for the tests on other CPUs. */
 #ifdef ICS_EMULATE_AVX512
 #include "avx512_emulation.h"
 #define KERNEL(op) ics_##op##_avx512vnni_emu
@@ -8,5 +9,6 @@
 #define KERNEL(op) ics_##op##_avx512vnni
 #endif
 
-#define AVX512_VNNI 1
-#include "avx512_template.h"
+#define VEC_BYTES 64
+#define WIDEN_VNNI 1
+#include "csum_mask_template.h"

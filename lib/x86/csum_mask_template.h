@@ -1,0 +1,231 @@
+/* The AVX-512 sum kernels' template: aligned loads with masked ends, eight independent
+ * accumulators, one horizontal reduction.  Each instance (csum_avx512*.c, and the SIMDe builds the
+ * tests use on CPUs without AVX-512) sets, before including it:
+ *   VEC_BYTES   64 (zmm) or 32 (ymm, AVX-512VL byte masks on 256-bit vectors);
+ *   WIDEN_VNNI  1: one vpdpwssd per vector; 0: vpmaddwd then vpaddd (AVX-512BW without VNNI);
+ *   KERNEL(op)  the instance's function names (op is partial or copy).
+ * Both the plain sum and the fused copy come from the same code, the copy as a constant flag.
+ *
+ * How it sums.  Each 16-bit word w is biased into signed range (w ^ 0x8000 reads as w - 32768 in
+ * int16), and adjacent biased words are added into a signed 32-bit lane (vpdpwssd against ones, or
+ * vpmaddwd against ones then vpaddd).  Every vector loaded counts VEC_BYTES/2 words of bias, added
+ * back once at the end in scalar code, masked-out bytes included (a zero word biases like any
+ * other).  The XOR takes its operand from memory, so a vector costs a load+xor and a dot product.
+ *
+ * Why aligned loads.  Loads are aligned down to the vector width (of the destination when copying:
+ * its stores are the bound there), so no load splits a cache line, whatever the start address.
+ * The first and last vectors are byte-masked: masked-out bytes are neither read (no fault, no
+ * access) nor written, so exactly [src, src+len) is read and [dst, dst+len) written.  When the
+ * aligned start is an odd distance before the data, every byte pairs with the other neighbour:
+ * the sum is then the byte-swapped one, put right by rotating the 32-bit result by 8 bits
+ * (RFC 1071 2(B); 2^24 = 2^8 mod 0xFFFF).
+ *
+ * Why eight accumulators.  vpdpwssd has 4-5 cycles of latency and issues once or twice a cycle:
+ * fewer chains leave the loop latency-bound (the previous kernel's two ran at about half speed).
+ *
+ * Exactness.  Lanes wrap mod 2^32, and the chains are added together mod 2^32; that is exact as
+ * long as the true total of what is being added lies in int32.  A vector moves the total by at most
+ * VEC_BYTES/2 * 32768 = VEC_BYTES * 2^14 either way, so CHUNK_VECTORS of them (plus the at most
+ * ten the ends and remainders add) stay under 2^30.  Each chunk's total goes into a 64-bit scalar
+ * before the next chunk starts. */
+#include "../kernels.h"
+
+#if VEC_BYTES == 64
+typedef __m512i vec;
+typedef __mmask64 vmask;
+#define V_ZERO() _mm512_setzero_si512()
+#define V_LOAD(p) _mm512_load_si512((const void *)(p))
+#define V_LOADU(p) _mm512_loadu_si512((const void *)(p))
+#define V_STORE(p, v) _mm512_store_si512((void *)(p), v)
+#define V_MASKZ_LOADU(m, p) _mm512_maskz_loadu_epi8(m, (const void *)(p))
+#define V_MASK_STOREU(p, m, v) _mm512_mask_storeu_epi8((void *)(p), m, v)
+#define V_XOR(a, b) _mm512_xor_si512(a, b)
+#define V_ADD32(a, b) _mm512_add_epi32(a, b)
+#define V_SET16(x) _mm512_set1_epi16((short)(x))
+#define V_DPWSSD(acc, a, b) _mm512_dpwssd_epi32(acc, a, b)
+#define V_MADD(a, b) _mm512_madd_epi16(a, b)
+#define LOG2_VEC 6
+#else
+typedef __m256i vec;
+typedef __mmask32 vmask;
+#define V_ZERO() _mm256_setzero_si256()
+#define V_LOAD(p) _mm256_load_si256((const __m256i *)(p))
+#define V_LOADU(p) _mm256_loadu_si256((const __m256i *)(p))
+#define V_STORE(p, v) _mm256_store_si256((__m256i *)(p), v)
+#define V_MASKZ_LOADU(m, p) _mm256_maskz_loadu_epi8(m, (const void *)(p))
+#define V_MASK_STOREU(p, m, v) _mm256_mask_storeu_epi8((void *)(p), m, v)
+#define V_XOR(a, b) _mm256_xor_si256(a, b)
+#define V_ADD32(a, b) _mm256_add_epi32(a, b)
+#define V_SET16(x) _mm256_set1_epi16((short)(x))
+#define V_DPWSSD(acc, a, b) _mm256_dpwssd_epi32(acc, a, b)
+#define V_MADD(a, b) _mm256_madd_epi16(a, b)
+#define LOG2_VEC 5
+#endif
+
+/* 2^30 / (VEC_BYTES * 2^14): 1024 zmm (64 KiB) or 2048 ymm vectors per chunk. */
+#define CHUNK_VECTORS ((size_t)1 << (16 - LOG2_VEC))
+#define ACCS 8
+
+/* The two constants, made once per call and kept in registers: left visible, GCC 12 rebuilds them
+ * (mov, vpbroadcastd) before every use in the tail code, which doubled the cost of a 256-byte sum
+ * on Zen 4, where each zmm broadcast takes two of the four vector pipes' slots. */
+struct consts {
+    vec bias, ones;
+};
+static inline __attribute__((always_inline)) struct consts consts_make(void)
+{
+    struct consts k = {V_SET16(0x8000), V_SET16(1)};
+#if !defined(ICS_EMULATE_AVX512)
+    __asm__("" : "+v"(k.bias), "+v"(k.ones));
+#endif
+    return k;
+}
+
+/* acc + the biased pair sums of v. */
+static inline __attribute__((always_inline)) vec widen(const struct consts *k, vec acc, vec v)
+{
+    const vec biased = V_XOR(v, k->bias);
+#if WIDEN_VNNI
+    return V_DPWSSD(acc, biased, k->ones);
+#else
+    return V_ADD32(acc, V_MADD(biased, k->ones));
+#endif
+}
+
+/* The sum of the 32-bit lanes, mod 2^32 (exact when the true total lies in int32). */
+static inline __attribute__((always_inline)) int32_t hsum(vec v)
+{
+#if VEC_BYTES == 64
+    __m256i y = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+#else
+    __m256i y = v;
+#endif
+    __m128i x = _mm_add_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));
+    return _mm_cvtsi128_si32(x);
+}
+
+/* One full vector: from the aligned source, or (copying) from anywhere in the source into an
+ * aligned destination. */
+static inline __attribute__((always_inline)) vec take(const uint8_t *s, uint8_t *d, const int copy)
+{
+    if (!copy)
+        return V_LOAD(s);
+    vec v = V_LOADU(s);
+    V_STORE(d, v);
+    return v;
+}
+
+static inline __attribute__((always_inline)) vec take_masked(vmask m, const uint8_t *s, uint8_t *d,
+                                                            const int copy)
+{
+    vec v = V_MASKZ_LOADU(m, s);
+    if (copy)
+        V_MASK_STOREU(d, m, v);
+    return v;
+}
+
+/* The 64-bit total, bias added back, put into the seed's pairing; `vectors` is how many were
+ * loaded, each VEC_BYTES/2 words of bias 2^15. */
+static inline __attribute__((always_inline)) uint32_t finish(int64_t total, uint64_t vectors, int swapped,
+                                                             uint32_t sum)
+{
+    /* The true word sum is a nonnegative integer below 2^63: wrapping arithmetic is exact. */
+    uint32_t r = ics_reduce64((uint64_t)total + (vectors << (LOG2_VEC - 1 + 15)));
+    if (swapped)
+        r = (r >> 8) | (r << 24);
+    return ics_add32(r, sum);
+}
+
+static inline __attribute__((always_inline)) uint32_t sum_masked(uint8_t *dst, const uint8_t *src, size_t len,
+                                                                 uint32_t sum, const int copy)
+{
+    if (len == 0)
+        return sum;
+    /* Offset of the data within its first aligned vector (the destination's, when copying). */
+    const size_t head = (uintptr_t)(copy ? (const void *)dst : (const void *)src) & (VEC_BYTES - 1);
+    const uint8_t *s = (const uint8_t *)((uintptr_t)src - head);
+    uint8_t *d = (uint8_t *)((uintptr_t)dst - head);
+    const size_t span = head + len; /* bytes from the aligned start to the end */
+    const uint64_t vectors = (span + VEC_BYTES - 1) >> LOG2_VEC;
+    const vmask first = (vmask)~(vmask)0 << head;
+    const size_t rest = span & (VEC_BYTES - 1);
+    const vmask last = rest ? (vmask)(((vmask)1 << rest) - 1) : (vmask)~(vmask)0;
+
+    const struct consts k = consts_make();
+    if (vectors == 1)
+        return finish(hsum(widen(&k, V_ZERO(), take_masked(first & last, s, d, copy))), 1, head & 1, sum);
+
+    vec a0 = widen(&k, V_ZERO(), take_masked(first, s, d, copy));
+    vec a1 = V_ZERO(), a2 = V_ZERO(), a3 = V_ZERO();
+    s += VEC_BYTES;
+    d += VEC_BYTES;
+    size_t full = (size_t)vectors - 2; /* the aligned vectors between the masked ends */
+    int64_t total = 0;
+
+    if (full >= ACCS) {
+        vec a4 = V_ZERO(), a5 = V_ZERO(), a6 = V_ZERO(), a7 = V_ZERO();
+        for (;;) {
+            size_t steps = full / ACCS;
+            if (steps > CHUNK_VECTORS / ACCS)
+                steps = CHUNK_VECTORS / ACCS;
+            full -= steps * ACCS;
+            do {
+                a0 = widen(&k, a0, take(s, d, copy));
+                a1 = widen(&k, a1, take(s + VEC_BYTES, d + VEC_BYTES, copy));
+                a2 = widen(&k, a2, take(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
+                a3 = widen(&k, a3, take(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+                a4 = widen(&k, a4, take(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
+                a5 = widen(&k, a5, take(s + 5 * VEC_BYTES, d + 5 * VEC_BYTES, copy));
+                a6 = widen(&k, a6, take(s + 6 * VEC_BYTES, d + 6 * VEC_BYTES, copy));
+                a7 = widen(&k, a7, take(s + 7 * VEC_BYTES, d + 7 * VEC_BYTES, copy));
+                s += ACCS * VEC_BYTES;
+                d += ACCS * VEC_BYTES;
+            } while (--steps);
+            a0 = V_ADD32(a0, a4);
+            a1 = V_ADD32(a1, a5);
+            a2 = V_ADD32(a2, a6);
+            a3 = V_ADD32(a3, a7);
+            if (full < ACCS)
+                break;
+            /* Another whole chunk follows: bank this one before the lanes could leave int32. */
+            total += hsum(V_ADD32(V_ADD32(a0, a1), V_ADD32(a2, a3)));
+            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = V_ZERO();
+        }
+    }
+    /* Fewer than eight aligned vectors remain, then the masked last one. */
+    if (full & 4) {
+        a0 = widen(&k, a0, take(s, d, copy));
+        a1 = widen(&k, a1, take(s + VEC_BYTES, d + VEC_BYTES, copy));
+        a2 = widen(&k, a2, take(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
+        a3 = widen(&k, a3, take(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+        s += 4 * VEC_BYTES;
+        d += 4 * VEC_BYTES;
+    }
+    if (full & 2) {
+        a2 = widen(&k, a2, take(s, d, copy));
+        a3 = widen(&k, a3, take(s + VEC_BYTES, d + VEC_BYTES, copy));
+        s += 2 * VEC_BYTES;
+        d += 2 * VEC_BYTES;
+    }
+    if (full & 1) {
+        a1 = widen(&k, a1, take(s, d, copy));
+        s += VEC_BYTES;
+        d += VEC_BYTES;
+    }
+    a1 = widen(&k, a1, take_masked(last, s, d, copy));
+    total += hsum(V_ADD32(V_ADD32(a0, a1), V_ADD32(a2, a3)));
+    return finish(total, vectors, head & 1, sum);
+}
+
+uint32_t KERNEL(partial)(const void *buf, size_t len, uint32_t sum)
+{
+    /* dst is never written when copy == 0; passing buf keeps the pointer arithmetic defined. */
+    return sum_masked((uint8_t *)(uintptr_t)buf, (const uint8_t *)buf, len, sum, 0);
+}
+
+uint32_t KERNEL(copy)(void *dst, const void *src, size_t len, uint32_t sum)
+{
+    return sum_masked((uint8_t *)dst, (const uint8_t *)src, len, sum, 1);
+}
