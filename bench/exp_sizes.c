@@ -9,8 +9,9 @@
 #include "contenders.h"
 #include "experiments.h"
 #include "inetcsum.h"
+#include "kernels.h"
 
-static const size_t sizes[] = {0, 8, 20, 40, 64, 256, 576, 1500, 4096, 9000, 65536};
+static const size_t sizes[] = {0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAX_TRIALS 64
 
@@ -39,6 +40,10 @@ static int check(const struct contenders *cs, const uint8_t *buf)
         }
     return 0;
 }
+
+/* Each contender's median throughput ticks per size, even [0] and odd [1] start address, for the
+ * preferred-kernel table. */
+static double medians[2][MAX_CONTENDERS][NSIZES];
 
 static void table(struct bench_run *r, const struct contenders *cs, int latency, int odd, uint8_t *src, uint8_t *dst)
 {
@@ -81,6 +86,8 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
         for (int j = 0; j < cs->n; j++) {
             struct figure_key key = {"sizes", metric, cs->c[j].name, variant, (long)len};
             bench_record(r, &key, "ticks", t[j], (size_t)r->trials, &sum);
+            if (!latency)
+                medians[odd][j][s] = sum.median;
             fprintf(r->out, " %.1f%s |", sum.median, bench_noisy(&sum) ? "~" : "");
         }
         for (int q = 0; q < 2; q++) {
@@ -96,6 +103,67 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
         fputc('\n', r->out);
         fflush(r->out);
     }
+}
+
+/* Which kernel this machine sums each size fastest with (throughput, the mean of the even and odd
+ * start addresses' medians), beside what the library uses now, and the tuning row (lib/tuning.c)
+ * those choices make: the steps where the fastest kernel changes (by over 5%), at the power of two
+ * at or below the size. */
+static void preferred(struct bench_run *r, const struct contenders *cs)
+{
+    fprintf(r->out, "\n### Preferred kernel per size (throughput, mean of even and odd; in use: %s)\n\n",
+            ics_tuning_row_name() ? ics_tuning_row_name() : "no tuning row for this CPU, best first");
+    const char *cols[] = {"size (B)", "fastest", "ticks", "runner-up", "runner-up / fastest", "in use",
+                          "in use / fastest"};
+    bench_table_head(r->out, cols, 7);
+    char row[512];
+    int n = snprintf(row, sizeof row, "{");
+    const char *last = NULL;
+    for (size_t s = 0; s < NSIZES; s++) {
+        if (sizes[s] < 64)
+            continue;
+        int best = -1, second = -1, used = -1;
+        double tb = 0, t2 = 0;
+        const char *in_use = inetcsum_impl_name_at(sizes[s]);
+        for (int j = 0; j < cs->n; j++) {
+            if (cs->c[j].role != ROLE_KERNEL)
+                continue;
+            double t = (medians[0][j][s] + medians[1][j][s]) / 2;
+            if (strcmp(cs->c[j].name, in_use) == 0)
+                used = j;
+            if (best < 0 || t < tb) {
+                second = best, t2 = tb;
+                best = j, tb = t;
+            } else if (second < 0 || t < t2) {
+                second = j, t2 = t;
+            }
+        }
+        if (best < 0)
+            return;
+        double tu = used >= 0 ? (medians[0][used][s] + medians[1][used][s]) / 2 : 0;
+        fprintf(r->out, "| %zu | %s | %.1f | %s | %.2f | %s | ", sizes[s], cs->c[best].name, tb,
+                second >= 0 ? cs->c[second].name : "-", second >= 0 && tb > 0 ? t2 / tb : 0, in_use);
+        if (used >= 0 && tb > 0)
+            fprintf(r->out, "%.2f |\n", tu / tb);
+        else
+            fprintf(r->out, "- |\n");
+        /* A step only where the kernel of the step before is over 5% slower here: closer than
+         * that is within a quiet machine's run-to-run spread. */
+        int keep = -1;
+        for (int j = 0; last && j < cs->n; j++)
+            if (cs->c[j].role == ROLE_KERNEL && strcmp(cs->c[j].name, last) == 0)
+                keep = j;
+        if (last == NULL || (keep >= 0 && (medians[0][keep][s] + medians[1][keep][s]) / 2 > 1.05 * tb)) {
+            size_t from = last == NULL ? 0 : (size_t)1 << ics_size_class(sizes[s]);
+            if (n > 0 && (size_t)n < sizeof row)
+                n += snprintf(row + n, sizeof row - (size_t)n, "%s{%zu, \"%s\"}", last ? ", " : "", from,
+                              cs->c[best].name);
+            last = cs->c[best].name;
+        }
+    }
+    if (n > 0 && (size_t)n < sizeof row)
+        snprintf(row + n, sizeof row - (size_t)n, "}");
+    fprintf(r->out, "\nThis machine's tuning row steps (lib/tuning.c): %s\n", row);
 }
 
 int exp_sizes(struct bench_run *r)
@@ -122,6 +190,8 @@ int exp_sizes(struct bench_run *r)
         for (int latency = 0; latency < 2; latency++)
             for (int odd = 0; odd < 2; odd++)
                 table(r, &cs, latency, odd, src, dst);
+        if (!r->impl)
+            preferred(r, &cs);
         fprintf(r->out, "\n(~: the interquartile range of this figure's trials exceeds 10%% of its median.)\n");
     }
     free(src);

@@ -8,7 +8,8 @@
 int cmd_impls(int argc, char **argv)
 {
     static const char help[] = "usage: inetcsum impls\n\nLists the checksum kernels built, best first, whether this "
-                               "CPU runs them, and the\none in use (INETCSUM_IMPL=name selects another); then the "
+                               "CPU runs them, and the\none in use (INETCSUM_IMPL=name selects another); which kernel sums each size "
+                               "(a tuning\nrow for this CPU model may pick other kernels for some sizes); then the "
                                "CRC32c kernel in use.\n";
     if (argc > 1)
         return cli_usage(help, strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
@@ -20,9 +21,19 @@ int cmd_impls(int argc, char **argv)
         int runs = 0;
         for (size_t j = 0; j < nu && j < 16; j++)
             runs |= strcmp(built[i], usable[j]) == 0;
-        printf("  %-12s %s%s\n", built[i], runs ? "runs on this CPU" : "built, not supported by this CPU",
+        printf("  %-15s %s%s\n", built[i], runs ? "runs on this CPU" : "built, not supported by this CPU",
                strcmp(built[i], active) == 0 ? ", in use" : "");
     }
+    /* What sums each size now: the tuning row's choices, or the one kernel at every size. */
+    printf("kernel by size: inline scalar code");
+    const char *prev = "inline";
+    for (size_t len = 16; len <= ((size_t)1 << 20); len *= 2) {
+        const char *k = inetcsum_impl_name_at(len);
+        if (strcmp(prev, k) != 0)
+            printf(" below %zu B, %s", len, k);
+        prev = k;
+    }
+    printf(" from there\n");
     printf("crc32c kernel in use: %s\n", inetcsum_crc32c_impl_name());
     return EXIT_ALL_GOOD;
 }

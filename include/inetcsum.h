@@ -153,11 +153,19 @@ INETCSUM_API uint16_t inetcsum_update_bytes(uint16_t check, const void *old_byte
                                             const void *new_bytes, size_t len, size_t offset);
 
 /* ---- Kernels ----------------------------------------------------------------------------------- */
-/* Kernel names: "avx512vnni", "avx512", "avx2", "x86_64" (scalar, independent carry chains),
- * "neon", "generic" (portable C).  Which exist depends on the build's architecture. */
+/* Kernel names: "avx512vnni", "avx512vnni_ymm", "avx512", "avx512_ymm" (AVX-512 on 512-bit or
+ * 256-bit vectors), "avx2", "x86_64" (scalar, independent carry chains), "neon", "generic"
+ * (portable C).  Which exist depends on the build's architecture. */
 
-/* The kernel in use, e.g. "avx2".  Never NULL. */
+/* The kernel in use, e.g. "avx2": the one INETCSUM_IMPL or inetcsum_set_impl chose, or else the
+ * best one for this CPU.  Never NULL.  Unless a kernel was chosen by name, the library may sum some
+ * sizes with another kernel, where measurements on this CPU model showed it faster (a tuning row);
+ * inetcsum_impl_name_at tells which. */
 INETCSUM_API const char *inetcsum_impl_name(void);
+
+/* The kernel that sums `len` bytes now: a kernel name, or "inline" for the short inputs summed in
+ * scalar code without a kernel.  Never NULL. */
+INETCSUM_API const char *inetcsum_impl_name_at(size_t len);
 
 /* Selects a kernel by name; NULL selects the best one for this CPU (ignoring INETCSUM_IMPL).
  * Returns 0, or -1 (and changes nothing) if the name is unknown or this CPU cannot run it. */

@@ -1,11 +1,16 @@
 /* Kernel registry and runtime dispatch.
  *
- * The active kernel is one atomic pointer to a registry entry.  It starts at a resolver entry whose
- * functions pick the kernel (CPU features, then INETCSUM_IMPL), publish it and forward the call, so
- * the hot path is a load and an indirect call with no "initialised yet?" test.  Every entry lives in
- * static const storage, so a relaxed load is enough to read one safely: nothing the pointer leads to
- * is ever written.  Racing first calls resolve to the same entry; a compare-exchange lets an
- * explicit inetcsum_set_impl() made meanwhile win. */
+ * What runs is one atomic pointer to a plan: a kernel per size class (ics_size_class), so the
+ * public entry, after its inline code for short inputs, costs an lzcnt, two loads and one indirect
+ * tail jump into the kernel.  There is a plan per registry entry (that kernel at every size: what
+ * inetcsum_set_impl and INETCSUM_IMPL choose) and a tuned one (this CPU's tuning row, lib/tuning.c,
+ * or the best-first kernel).  The pointer starts at a resolver plan whose functions build the plans
+ * once (pthread_once), pick one (INETCSUM_IMPL, else tuned), publish it and forward the call, so the
+ * hot path has no "initialised yet?" test.  Plans are written only before the once-routine
+ * returns and never after, so an acquire load of the pointer (a plain load on x86) is enough to
+ * read one.  Racing first calls pick the same plan; a compare-exchange lets an explicit
+ * inetcsum_set_impl() made meanwhile win. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,17 +19,10 @@
 #include "inetcsum.h"
 #include "kernels.h"
 
-/* Below this many bytes inetcsum_partial sums inline in scalar code: the vector kernels' call,
- * setup and horizontal reduction cost more than they save there.  Measured with bench_core on
- * Zen 3 (thresholds 64, 128, 256 built side by side): at 64 bytes the inline add-with-carry sum
- * takes 9.1 TSC ticks against 13.6 through the AVX2 kernel; at 256 bytes they are even; at 576 the
- * kernel is ahead.  (Build with -DICS_SMALL_MAX=N to measure another.) */
-#ifndef ICS_SMALL_MAX
-#define ICS_SMALL_MAX 128
-#endif
-
 const struct ics_kernel ics_kernels[] = {
 #if defined(ICS_HAVE_AVX512)
+    /* name, required features, sum, copy+sum: best first, the order used where no tuning row
+     * (lib/tuning.c) names this CPU. */
     {"avx512vnni", ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI, ics_partial_avx512vnni, ics_copy_avx512vnni},
     {"avx512vnni_ymm", ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI, ics_partial_avx512vnni_ymm, ics_copy_avx512vnni_ymm},
     {"avx512", ICS_CPU_AVX512BW, ics_partial_avx512, ics_copy_avx512},
@@ -70,61 +68,131 @@ uint32_t ics_features(void)
     return f & ~FEATURES_KNOWN;
 }
 
-static const struct ics_kernel *find_usable(const char *name)
+static const struct ics_kernel *find_usable_with(const char *name, uint32_t features)
 {
     for (size_t i = 0; i < ics_kernel_count; i++)
         if (strcmp(ics_kernels[i].name, name) == 0)
-            return usable(&ics_kernels[i], ics_features()) ? &ics_kernels[i] : NULL;
+            return usable(&ics_kernels[i], features) ? &ics_kernels[i] : NULL;
     return NULL;
+}
+
+static const struct ics_kernel *find_usable(const char *name)
+{
+    return find_usable_with(name, ics_features());
+}
+
+void ics_plan(const struct ics_tuning *row, uint32_t features, const struct ics_kernel *out[ICS_CLASSES])
+{
+    const struct ics_kernel *best = ics_select(features);
+    for (unsigned c = 0; c < ICS_CLASSES; c++) {
+        const char *want = NULL; /* the last step that starts at or below this class's sizes */
+        for (int i = 0; row && i < ICS_TUNING_STEPS && row->steps[i].kernel; i++)
+            if (row->steps[i].from <= ((size_t)1 << c))
+                want = row->steps[i].kernel;
+        const struct ics_kernel *k = want ? find_usable_with(want, features) : NULL;
+        out[c] = k ? k : best;
+    }
+}
+
+struct plan {
+    const char *name; /* the kernel's, or the tuned plan's best-first kernel's */
+    ics_partial_fn partial[ICS_CLASSES];
+    ics_copy_fn copy[ICS_CLASSES];
+    const struct ics_kernel *kernel[ICS_CLASSES];
+};
+
+#define MAX_KERNELS 16
+static struct plan plans[MAX_KERNELS];
+static struct plan tuned;
+static const struct ics_tuning *tuned_row;
+
+static void fill(struct plan *p, const char *name, const struct ics_kernel *const by_class[ICS_CLASSES])
+{
+    p->name = name;
+    for (unsigned c = 0; c < ICS_CLASSES; c++) {
+        p->kernel[c] = by_class[c];
+        p->partial[c] = by_class[c]->partial;
+        p->copy[c] = by_class[c]->copy;
+    }
+}
+
+static void build_plans(void)
+{
+    const struct ics_kernel *by_class[ICS_CLASSES];
+    for (size_t k = 0; k < ics_kernel_count && k < MAX_KERNELS; k++) {
+        for (unsigned c = 0; c < ICS_CLASSES; c++)
+            by_class[c] = &ics_kernels[k];
+        fill(&plans[k], ics_kernels[k].name, by_class);
+    }
+    struct ics_cpu_id id;
+    tuned_row = ics_cpu_identify(&id) ? ics_tuning_for(&id) : NULL;
+    ics_plan(tuned_row, ics_features(), by_class);
+    fill(&tuned, ics_select(ics_features())->name, by_class);
+}
+
+static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
+
+static const struct plan *plan_of(const struct ics_kernel *k)
+{
+    pthread_once(&plans_once, build_plans);
+    return &plans[k - ics_kernels];
+}
+
+static const struct plan *tuned_plan(void)
+{
+    pthread_once(&plans_once, build_plans);
+    return &tuned;
 }
 
 static atomic_flag env_warned = ATOMIC_FLAG_INIT;
 
-/* The kernel a fresh process starts with: INETCSUM_IMPL if it names a kernel this CPU can run,
- * otherwise the best one (saying so once on stderr if INETCSUM_IMPL was set but unusable). */
-static const struct ics_kernel *startup_kernel(void)
+/* The plan a fresh process starts with: INETCSUM_IMPL if it names a kernel this CPU can run,
+ * otherwise the tuned one (saying so once on stderr if INETCSUM_IMPL was set but unusable). */
+static const struct plan *startup_plan(void)
 {
-    const struct ics_kernel *best = ics_select(ics_features());
     const char *env = getenv("INETCSUM_IMPL");
     if (env == NULL || *env == '\0')
-        return best;
+        return tuned_plan();
     const struct ics_kernel *k = find_usable(env);
     if (k != NULL)
-        return k;
+        return plan_of(k);
     if (!atomic_flag_test_and_set(&env_warned))
         fprintf(stderr, "inetcsum: INETCSUM_IMPL=%s is not a kernel this CPU can run; using %s\n", env,
-                best->name);
-    return best;
+                ics_select(ics_features())->name);
+    return tuned_plan();
 }
 
 static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum);
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum);
-static const struct ics_kernel resolver = {"(unresolved)", 0, resolve_partial, resolve_copy};
-static _Atomic(const struct ics_kernel *) active = &resolver;
+static const struct plan resolver = {"(unresolved)",
+                                     {[0 ... ICS_CLASSES - 1] = resolve_partial},
+                                     {[0 ... ICS_CLASSES - 1] = resolve_copy},
+                                     {NULL}};
+static _Atomic(const struct plan *) active = &resolver;
 
-static const struct ics_kernel *current(void)
+static const struct plan *current(void)
 {
-    const struct ics_kernel *k = atomic_load_explicit(&active, memory_order_relaxed);
-    if (k == &resolver) {
-        const struct ics_kernel *expected = &resolver;
-        const struct ics_kernel *chosen = startup_kernel();
-        if (atomic_compare_exchange_strong_explicit(&active, &expected, chosen, memory_order_relaxed,
-                                                    memory_order_relaxed))
-            k = chosen;
+    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
+    if (p == &resolver) {
+        const struct plan *expected = &resolver;
+        const struct plan *chosen = startup_plan();
+        if (atomic_compare_exchange_strong_explicit(&active, &expected, chosen, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            p = chosen;
         else
-            k = expected; /* another thread resolved, or set_impl ran, first */
+            p = expected; /* another thread resolved, or set_impl ran, first */
     }
-    return k;
+    return p;
 }
 
 static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum)
 {
-    return current()->partial(buf, len, sum);
+    return current()->partial[ics_size_class(len)](buf, len, sum);
 }
 
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum)
 {
-    return current()->copy(dst, src, len, sum);
+    return current()->copy[ics_size_class(len)](dst, src, len, sum);
 }
 
 uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keeps the header macro off */
@@ -139,14 +207,16 @@ uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keep
     }
     if (len < ICS_SMALL_MAX)
         return ics_partial_small(buf, len, sum);
-    return atomic_load_explicit(&active, memory_order_relaxed)->partial(buf, len, sum);
+    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
+    return p->partial[ics_size_class(len)](buf, len, sum);
 }
 
 uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t sum)
 {
     if (len < ICS_SMALL_MAX)
         return ics_copy_small(dst, src, len, sum);
-    return atomic_load_explicit(&active, memory_order_relaxed)->copy(dst, src, len, sum);
+    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
+    return p->copy[ics_size_class(len)](dst, src, len, sum);
 }
 
 const char *inetcsum_impl_name(void)
@@ -154,15 +224,32 @@ const char *inetcsum_impl_name(void)
     return current()->name;
 }
 
-int inetcsum_set_impl(const char *name)
+const char *inetcsum_impl_name_at(size_t len)
 {
-    const struct ics_kernel *k = name ? find_usable(name) : ics_select(ics_features());
-    if (k == NULL)
-        return -1;
-    atomic_store_explicit(&active, k, memory_order_relaxed);
-    return 0;
+    const struct plan *p = current();
+    return len < ICS_SMALL_MAX ? "inline" : p->kernel[ics_size_class(len)]->name;
 }
 
+const char *ics_tuning_row_name(void)
+{
+    pthread_once(&plans_once, build_plans);
+    return tuned_row ? tuned_row->cpu : NULL;
+}
+
+int inetcsum_set_impl(const char *name)
+{
+    const struct plan *p;
+    if (name == NULL) {
+        p = tuned_plan();
+    } else {
+        const struct ics_kernel *k = find_usable(name);
+        if (k == NULL)
+            return -1;
+        p = plan_of(k);
+    }
+    atomic_store_explicit(&active, p, memory_order_release);
+    return 0;
+}
 static size_t list(const char **names, size_t max, int only_usable)
 {
     size_t n = 0;

@@ -175,6 +175,70 @@ static void feature_subsets(void)
     inetcsum_set_impl(NULL);
 }
 
+/* The tuning rows: each step names a kernel of this build (rows for another architecture's CPUs
+ * excepted), sizes are ascending powers of two from 0; under every subset of this CPU's features
+ * and every row (and none), every size class gets a kernel those features run; and the active
+ * plan agrees with inetcsum_impl_name_at and sums right at each class's sizes. */
+static void tuning(void)
+{
+    for (size_t r = 0; r < ics_tuning_count; r++) {
+        const struct ics_tuning *t = &ics_tunings[r];
+        int x86_row = strcmp(t->vendor, "AuthenticAMD") == 0 || strcmp(t->vendor, "GenuineIntel") == 0;
+        CHECK(t->steps[0].kernel != NULL && t->steps[0].from == 0, "row %s starts at 0", t->cpu);
+        for (int i = 0; i < ICS_TUNING_STEPS && t->steps[i].kernel; i++) {
+            size_t from = t->steps[i].from;
+            CHECK((from & (from - 1)) == 0 && (i == 0 || from > t->steps[i - 1].from), "row %s step %d: %zu", t->cpu,
+                  i, from);
+            int built = 0;
+            for (size_t k = 0; k < ics_kernel_count; k++)
+                built |= strcmp(ics_kernels[k].name, t->steps[i].kernel) == 0;
+#if defined(__x86_64__) && defined(ICS_HAVE_AVX2)
+            CHECK(built || !x86_row, "row %s names %s, not a kernel of this build", t->cpu, t->steps[i].kernel);
+#else
+            (void)built;
+            (void)x86_row;
+#endif
+        }
+    }
+    uint32_t f = ics_cpu_features();
+    unsigned plans = 0;
+    for (uint32_t s = f;; s = (s - 1) & f) {
+        for (size_t r = 0; r <= ics_tuning_count; r++) {
+            const struct ics_kernel *by_class[ICS_CLASSES];
+            ics_plan(r < ics_tuning_count ? &ics_tunings[r] : NULL, s, by_class);
+            for (unsigned c = 0; c < ICS_CLASSES; c++)
+                CHECK(by_class[c] != NULL && (by_class[c]->required & ~s) == 0, "subset 0x%x row %zu class %u", s, r,
+                      c);
+            plans++;
+        }
+        if (s == 0)
+            break;
+    }
+    printf("  tuning: %zu rows, %u plans checked; this CPU's row: %s\n", ics_tuning_count, plans,
+           ics_tuning_row_name() ? ics_tuning_row_name() : "(none: best first)");
+
+    static uint8_t p[70000];
+    tu_fill_random(p, sizeof p);
+    inetcsum_set_impl(NULL);
+    for (size_t len = 1; len < sizeof p; len = len * 2 + 1) {
+        const char *at = inetcsum_impl_name_at(len);
+        int known = strcmp(at, "inline") == 0;
+        for (size_t k = 0; k < ics_kernel_count; k++)
+            known |= strcmp(at, ics_kernels[k].name) == 0;
+        CHECK(known, "impl_name_at(%zu) = %s", len, at);
+        CHECK(inetcsum_fold(inetcsum_partial(p + 1, len, 7)) == ref_sum(p + 1, len, 7), "tuned plan, len %zu (%s)", len,
+              at);
+    }
+    const char *names[16];
+    size_t n = inetcsum_impl_list(names, 16);
+    for (size_t i = 0; i < n && i < 16; i++) {
+        inetcsum_set_impl(names[i]);
+        CHECK(strcmp(inetcsum_impl_name_at(100000), names[i]) == 0 && strcmp(inetcsum_impl_name_at(1000), names[i]) == 0,
+              "set_impl(%s) sums every size with it", names[i]);
+    }
+    inetcsum_set_impl(NULL);
+}
+
 static void bad_input(void)
 {
     CHECK(inetcsum_partial(NULL, 0, 0) == 0 && inetcsum_fold(inetcsum_partial(NULL, 0, 5)) == 5, "NULL, 0");
@@ -213,6 +277,7 @@ int main(int argc, char **argv)
     updates();
     selection();
     feature_subsets();
+    tuning();
     bad_input();
     version();
     return tu_finish();

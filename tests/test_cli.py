@@ -385,6 +385,10 @@ class Sum(unittest.TestCase):
         out = run("impls")
         self.assertEqual(out.returncode, 0)
         self.assertIn(b"in use", out.stdout)
+        self.assertRegex(out.stdout, rb"kernel by size: inline scalar code below \d+ B")
+        # A kernel chosen by name sums every size past the inline code.
+        forced = subprocess.run([CLI, "impls"], capture_output=True, env={**os.environ, "INETCSUM_IMPL": "generic"})
+        self.assertIn(b"below 128 B, generic from there", forced.stdout)
 
 
 if __name__ == "__main__":

@@ -118,14 +118,11 @@ void guarded_free(struct guarded *g)
 
 /* ---- kernels under test ---- */
 #if defined(ICS_TEST_AVX512_EMULATED)
-uint32_t ics_partial_avx512_emu(const void *buf, size_t len, uint32_t sum);
-uint32_t ics_copy_avx512_emu(void *dst, const void *src, size_t len, uint32_t sum);
-uint32_t ics_partial_avx512vnni_emu(const void *buf, size_t len, uint32_t sum);
-uint32_t ics_copy_avx512vnni_emu(void *dst, const void *src, size_t len, uint32_t sum);
-uint32_t ics_partial_avx512_ymm_emu(const void *buf, size_t len, uint32_t sum);
-uint32_t ics_copy_avx512_ymm_emu(void *dst, const void *src, size_t len, uint32_t sum);
-uint32_t ics_partial_avx512vnni_ymm_emu(const void *buf, size_t len, uint32_t sum);
-uint32_t ics_copy_avx512vnni_ymm_emu(void *dst, const void *src, size_t len, uint32_t sum);
+/* The AVX-512 template's instances compiled through SIMDe (tests/CMakeLists.txt). */
+ICS_DECLARE_KERNEL(avx512_emu);
+ICS_DECLARE_KERNEL(avx512vnni_emu);
+ICS_DECLARE_KERNEL(avx512_ymm_emu);
+ICS_DECLARE_KERNEL(avx512vnni_ymm_emu);
 #endif
 
 /* inetcsum_partial as a caller writes it: through the header's macro, so inputs under 16 bytes take

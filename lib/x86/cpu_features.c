@@ -1,6 +1,7 @@
 /* x86 feature detection: CPUID says what the CPU implements, XGETBV whether the OS saves the wider
  * register state on context switches; a kernel is usable only when both agree. */
 #include <cpuid.h>
+#include <string.h>
 
 #include "../kernels.h"
 
@@ -39,4 +40,26 @@ uint32_t ics_cpu_features(void)
             f |= ICS_CPU_AVX512VNNI;
     }
     return f;
+}
+
+int ics_cpu_identify(struct ics_cpu_id *id)
+{
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+        return 0;
+    memcpy(id->vendor, &ebx, 4);
+    memcpy(id->vendor + 4, &edx, 4);
+    memcpy(id->vendor + 8, &ecx, 4);
+    id->vendor[12] = '\0';
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+        return 0;
+    /* The displayed family and model (Intel SDM vol. 2A, CPUID leaf 1; AMD's the same). */
+    unsigned family = (eax >> 8) & 0xF, model = (eax >> 4) & 0xF;
+    if (family == 0xF)
+        family += (eax >> 20) & 0xFF;
+    if (family == 0x6 || family >= 0xF)
+        model |= ((eax >> 16) & 0xF) << 4;
+    id->family = family;
+    id->model = model;
+    return 1;
 }

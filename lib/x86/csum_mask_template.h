@@ -128,13 +128,13 @@ static inline __attribute__((always_inline)) vec take_masked(vmask m, const uint
 
 /* The 64-bit total, bias added back, put into the seed's pairing; `vectors` is how many were
  * loaded, each VEC_BYTES/2 words of bias 2^15. */
-static inline __attribute__((always_inline)) uint32_t finish(int64_t total, uint64_t vectors, int swapped,
+static inline __attribute__((always_inline)) uint32_t finish(int64_t total, uint64_t vectors, size_t head,
                                                              uint32_t sum)
 {
     /* The true word sum is a nonnegative integer below 2^63: wrapping arithmetic is exact. */
-    uint32_t r = ics_reduce64((uint64_t)total + (vectors << (LOG2_VEC - 1 + 15)));
-    if (swapped)
-        r = (r >> 8) | (r << 24);
+    uint32_t r = ics_reduce64_x86((uint64_t)total + (vectors << (LOG2_VEC - 1 + 15)));
+    const unsigned rot = (unsigned)(head & 1) << 3; /* 0, or 8 to undo the swapped pairing */
+    r = (r >> rot) | (r << ((32 - rot) & 31));
     return ics_add32(r, sum);
 }
 
@@ -155,7 +155,7 @@ static inline __attribute__((always_inline)) uint32_t sum_masked(uint8_t *dst, c
 
     const struct consts k = consts_make();
     if (vectors == 1)
-        return finish(hsum(widen(&k, V_ZERO(), take_masked(first & last, s, d, copy))), 1, head & 1, sum);
+        return finish(hsum(widen(&k, V_ZERO(), take_masked(first & last, s, d, copy))), 1, head, sum);
 
     vec a0 = widen(&k, V_ZERO(), take_masked(first, s, d, copy));
     vec a1 = V_ZERO(), a2 = V_ZERO(), a3 = V_ZERO();
@@ -216,7 +216,7 @@ static inline __attribute__((always_inline)) uint32_t sum_masked(uint8_t *dst, c
     }
     a1 = widen(&k, a1, take_masked(last, s, d, copy));
     total += hsum(V_ADD32(V_ADD32(a0, a1), V_ADD32(a2, a3)));
-    return finish(total, vectors, head & 1, sum);
+    return finish(total, vectors, head, sum);
 }
 
 uint32_t KERNEL(partial)(const void *buf, size_t len, uint32_t sum)

@@ -1,0 +1,111 @@
+/* Internal: the kernel shapes, the CPU feature bits, the kernel registry and the per-size choice of
+ * kernel.  Internal symbols carry the prefix ics_ and are hidden from the shared library. */
+#ifndef ICS_REGISTRY_H
+#define ICS_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The two kernel shapes (DESIGN.md section 1).  Every kernel returns a partial sum that folds to
+ * the ones'-complement sum of the data plus `sum`, and is exact: the result is 0 only for zero data
+ * with a zero seed. */
+typedef uint32_t (*ics_partial_fn)(const void *buf, size_t len, uint32_t sum);
+typedef uint32_t (*ics_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
+
+/* CPU features a kernel may require.  Bits, so that a test can walk every subset. */
+enum {
+    ICS_CPU_AVX2 = 1u << 0,       /* AVX2, OS saves YMM state */
+    ICS_CPU_AVX512BW = 1u << 1,   /* AVX-512 F+BW+VL, OS saves ZMM/opmask state */
+    ICS_CPU_AVX512VNNI = 1u << 2, /* AVX-512 VNNI */
+    ICS_CPU_NEON = 1u << 3,       /* aarch64 Advanced SIMD */
+    ICS_CPU_SSE42 = 1u << 4,      /* SSE4.2: the crc32 instruction (CRC32c) */
+    ICS_CPU_ARM_CRC32 = 1u << 5,  /* ARMv8 CRC32 extension: crc32c* instructions */
+    ICS_CPU_PCLMUL = 1u << 6,     /* PCLMULQDQ: carry-less multiply (CRC32c stream joins) */
+};
+
+struct ics_kernel {
+    const char *name;
+    uint32_t required; /* ICS_CPU_* bits that must all be present */
+    ics_partial_fn partial;
+    ics_copy_fn copy;
+};
+
+/* The registry, best first (lib/dispatch.c). */
+extern const struct ics_kernel ics_kernels[];
+extern const size_t ics_kernel_count;
+
+/* What this CPU and OS support (lib/<arch>/cpu_features.c). */
+uint32_t ics_cpu_features(void);
+/* The same, asked of the CPU once per process and cached (lib/dispatch.c). */
+uint32_t ics_features(void);
+/* The best registry entry whose requirements are a subset of `features` (never NULL: "generic"
+ * requires nothing). */
+const struct ics_kernel *ics_select(uint32_t features);
+
+/* Kernels: <op>_<isa>, a sum and a copy+sum per instruction set or template instance. */
+#define ICS_DECLARE_KERNEL(isa)                                                                    \
+    uint32_t ics_partial_##isa(const void *buf, size_t len, uint32_t sum);                         \
+    uint32_t ics_copy_##isa(void *dst, const void *src, size_t len, uint32_t sum)
+ICS_DECLARE_KERNEL(generic);
+#if defined(__x86_64__)
+ICS_DECLARE_KERNEL(x86_64);
+#endif
+#if defined(ICS_HAVE_AVX2)
+ICS_DECLARE_KERNEL(avx2);
+#endif
+#if defined(ICS_HAVE_AVX512)
+ICS_DECLARE_KERNEL(avx512);
+ICS_DECLARE_KERNEL(avx512vnni);
+ICS_DECLARE_KERNEL(avx512_ymm);
+ICS_DECLARE_KERNEL(avx512vnni_ymm);
+#endif
+#if defined(ICS_HAVE_NEON)
+ICS_DECLARE_KERNEL(neon);
+#endif
+
+/* ---- Choosing a kernel per size (lib/dispatch.c, lib/tuning.c) ------------------------------------ */
+
+/* Which CPU this is, for the tuning rows: the CPUID vendor string, displayed family and model. */
+struct ics_cpu_id {
+    char vendor[13];
+    unsigned family, model;
+};
+/* Fills *id and returns 1, or returns 0 where there is nothing to identify (lib/<arch>/cpu_features.c). */
+int ics_cpu_identify(struct ics_cpu_id *id);
+
+/* A tuning row: on the CPUs it names, the kernel to use from each size up, chosen from runs of
+ * `inetcsum bench sizes` (its "preferred kernel per size" table prints this machine's row).
+ * Sizes are powers of two, ascending, the first 0; a kernel this CPU cannot run (or this build
+ * lacks) falls back to the best-first kernel that it can. */
+#define ICS_TUNING_STEPS 6
+struct ics_tuning {
+    const char *cpu; /* what was measured, for people */
+    const char *vendor;
+    unsigned family, model_min, model_max;
+    struct {
+        size_t from; /* bytes */
+        const char *kernel;
+    } steps[ICS_TUNING_STEPS]; /* ends at the first NULL kernel */
+};
+extern const struct ics_tuning ics_tunings[];
+extern const size_t ics_tuning_count;
+
+/* The row for this CPU, or NULL (lib/tuning.c). */
+const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id);
+
+/* Size classes: a length's class is its floor(log2), so the public entry finds its kernel with one
+ * lzcnt and one load.  Lengths under ICS_SMALL_MAX never reach a kernel (inline scalar code). */
+#define ICS_CLASSES 64
+static inline unsigned ics_size_class(size_t len)
+{
+    return len ? 63u - (unsigned)__builtin_clzll((unsigned long long)len) : 0u;
+}
+
+/* The kernel for each size class: from `row` (NULL: none) where it names a kernel usable with
+ * `features`, else the best-first one.  Writes out[ICS_CLASSES]. */
+void ics_plan(const struct ics_tuning *row, uint32_t features, const struct ics_kernel *out[ICS_CLASSES]);
+
+/* The tuning row in use ("AMD Zen 4"), or NULL when none names this CPU (lib/dispatch.c). */
+const char *ics_tuning_row_name(void);
+
+#endif /* ICS_REGISTRY_H */

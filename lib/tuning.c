@@ -1,0 +1,30 @@
+/* The tuning rows: which kernel each known CPU runs fastest from each size up, from runs of
+ * `inetcsum bench sizes` on that CPU (its "preferred kernel per size" table prints a machine's
+ * row).  A CPU without a row uses the registry's best-first kernel at every size.
+ *
+ * To contribute a row: run `inetcsum bench sizes` (not --quick) twice on an idle machine, keep the
+ * steps both runs agree on, and add the row with the CPU named as the run prints it. */
+#include <string.h>
+
+#include "registry.h"
+
+const struct ics_tuning ics_tunings[] = {
+    /* AMD Zen 4, EPYC 9004 "Genoa" (measured on family 25 model 17 under KVM, 2 vCPUs, gcc 12.2,
+     * 2026-11-23; two full runs agreed).  The scalar kernel's carry chains win below 256 B, the
+     * 256-bit VNNI kernel (single-pumped on Zen 4) at 256-511 B, and the 512-bit one from 512 B, where
+     * its eight chains outrun the double-pumped ops' cost.  Other Zen 4 parts (Phoenix, Bergamo)
+     * share the core but were not measured: they take the best-first list until someone does. */
+    {"AMD Zen 4 (EPYC 9004)", "AuthenticAMD", 25, 0x10, 0x1F, {{0, "x86_64"}, {256, "avx512vnni_ymm"}, {512, "avx512vnni"}}},
+};
+const size_t ics_tuning_count = sizeof ics_tunings / sizeof ics_tunings[0];
+
+const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id)
+{
+    for (size_t i = 0; i < ics_tuning_count; i++) {
+        const struct ics_tuning *t = &ics_tunings[i];
+        if (strcmp(t->vendor, id->vendor) == 0 && t->family == id->family && id->model >= t->model_min &&
+            id->model <= t->model_max)
+            return t;
+    }
+    return NULL;
+}
