@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 CLI = None
-SIZES = [0, 8, 20, 40, 64, 256, 576, 1500, 4096, 9000, 65536]
+SIZES = [0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
 COPY_SIZES = [32, 1024, 1500, 9000]
 WAYS = ["inetcsum copy", "memcpy+inetcsum", "memcpy"]
 EXPERIMENTS = ["sizes", "copy", "jitter", "cold", "prefetch", "offload"]
@@ -47,8 +47,29 @@ class SmokeRun(unittest.TestCase):
         for e in EXPERIMENTS:
             self.assertIn(f"\n## {e}:", self.res.stdout)
         for size in SIZES:
-            self.assertEqual(self.res.stdout.count(f"\n| {size} |"), 4 + (size in COPY_SIZES) * 6,
+            # four sizes tables, the preferred-kernel table from 64 B, six copy tables
+            self.assertEqual(self.res.stdout.count(f"\n| {size} |"), 4 + (size >= 64) + (size in COPY_SIZES) * 6,
                              f"rows for {size} bytes")
+
+    def test_preferred_kernels_and_tuning_row(self):
+        usable = usable_kernels()
+        section = self.res.stdout.split("### Preferred kernel per size", 1)[1].split("This machine's tuning row", 1)[0]
+        rows = re.findall(r"^\| (\d+) \| (\S+) \| [\d.]+ \| (\S+) \| [\d.]+ \| (\S+) \|", section, re.M)
+        self.assertEqual([int(r[0]) for r in rows], [n for n in SIZES if n >= 64])
+        for size, fastest, _, in_use in rows:
+            self.assertIn(fastest, usable)
+            self.assertIn(in_use, usable + ["inline"])
+        line = re.search(r"^This machine's tuning row steps \(lib/tuning.c\): (.*)$", self.res.stdout, re.M)
+        self.assertIsNotNone(line)
+        steps = re.findall(r'\{(\d+), "([^"]+)"\}', line.group(1))
+        self.assertTrue(steps)
+        self.assertEqual(int(steps[0][0]), 0)
+        froms = [int(f) for f, _ in steps]
+        self.assertEqual(froms, sorted(set(froms)))
+        for f, kernel in steps:
+            self.assertEqual(int(f) & (int(f) - 1), 0, f)  # powers of two (or 0)
+            self.assertIn(kernel, usable)
+        self.assertEqual(steps[0][1], rows[0][1])  # the first step is the smallest size's fastest kernel
 
     def test_machine_and_settings(self):
         j = self.run_json

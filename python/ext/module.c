@@ -211,6 +211,19 @@ static PyObject *py_impl_name(PyObject *self, PyObject *unused)
     return PyUnicode_FromString(inetcsum_impl_name());
 }
 
+PyDoc_STRVAR(impl_name_at_doc, "impl_name_at($module, length, /)\n--\n\n"
+                                "The sum kernel that sums `length` bytes now, or 'inline' for the short inputs\n"
+                                "summed without a kernel (a tuning row for this CPU model may use several kernels).");
+
+static PyObject *py_impl_name_at(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    size_t len = PyLong_AsSize_t(arg);
+    if (len == (size_t)-1 && PyErr_Occurred())
+        return NULL;
+    return PyUnicode_FromString(inetcsum_impl_name_at(len));
+}
+
 static PyObject *name_list(size_t (*list)(const char **, size_t))
 {
     const char *names[32];
@@ -303,6 +316,7 @@ static PyObject *py_version(PyObject *self, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"impl_name", py_impl_name, METH_NOARGS, impl_name_doc},
+    {"impl_name_at", py_impl_name_at, METH_O, impl_name_at_doc},
     {"impls", py_impls, METH_NOARGS, impls_doc},
     {"impls_built", py_impls_built, METH_NOARGS, impls_built_doc},
     {"set_impl", (PyCFunction)(void (*)(void))py_set_impl, METH_FASTCALL, set_impl_doc},

@@ -36,6 +36,7 @@ from ._inetcsum import (
     fill,
     fold,
     impl_name,
+    impl_name_at,
     impls,
     impls_built,
     ipv4_header,
@@ -85,6 +86,7 @@ __all__ = [
     "complete_partial",
     # kernels
     "impl_name",
+    "impl_name_at",
     "impls",
     "impls_built",
     "set_impl",

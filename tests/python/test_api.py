@@ -43,6 +43,15 @@ def test_kernel_selection():
     finally:
         inetcsum.set_impl()
     assert inetcsum.impl_name() == usable[0]
+    assert inetcsum.impl_name_at(0) == "inline"
+    assert all(inetcsum.impl_name_at(n) in usable for n in (1 << 10, 1 << 16, 1 << 40))
+    with pytest.raises((ValueError, OverflowError)):
+        inetcsum.impl_name_at(-1)
+    try:
+        inetcsum.set_impl("generic")
+        assert inetcsum.impl_name_at(1500) == "generic"  # a kernel chosen by name sums every size
+    finally:
+        inetcsum.set_impl()
     assert inetcsum.crc32c_impl_name() in ("sse42", "sse42-clmul", "armv8", "table")
 
 
