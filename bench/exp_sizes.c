@@ -107,8 +107,8 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
 
 /* Which kernel this machine sums each size fastest with (throughput, the mean of the even and odd
  * start addresses' medians), beside what the library uses now, and the tuning row (lib/tuning.c)
- * those choices make: the steps where the fastest kernel changes (by over 5%), at the power of two
- * at or below the size. */
+ * those choices make for the sizes a kernel sums (not the inline code's): the steps where the
+ * fastest kernel changes (by over 5%), at the power of two at or below the size. */
 static void preferred(struct bench_run *r, const struct contenders *cs)
 {
     fprintf(r->out, "\n### Preferred kernel per size (throughput, mean of even and odd; in use: %s)\n\n",
@@ -147,6 +147,8 @@ static void preferred(struct bench_run *r, const struct contenders *cs)
             fprintf(r->out, "%.2f |\n", tu / tb);
         else
             fprintf(r->out, "- |\n");
+        if (strcmp(in_use, "inline") == 0)
+            continue; /* no kernel runs at this size: nothing for the row to choose */
         /* A step only where the kernel of the step before is over 5% slower here: closer than
          * that is within a quiet machine's run-to-run spread. */
         int keep = -1;
