@@ -3,7 +3,8 @@
  * turns call by call: the fused inetcsum_partial_copy, memcpy then inetcsum_partial, and memcpy
  * alone.  The seed's question is the tail: min/avg hide a fused copy's rare 30-microsecond calls,
  * so min, max, average and p50/p99/p99.9 are reported, idle and (jitter) while a second process
- * streams 128 MiB copies through the caches on the other core. */
+ * streams 128 MiB copies through the caches on the other core.  `copy` then times every copy
+ * kernel in ticks per call (copy_kernels.c). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "copy_kernels.h"
 #include "experiments.h"
 #include "inetcsum.h"
 #include "timing.h"
@@ -223,7 +225,7 @@ int exp_copy(struct bench_run *r)
         fflush(r->out);
     }
     buffers_free(&b);
-    return 0;
+    return copy_kernels(r);
 }
 
 /* The cache thrasher: a child process on `cpu` copying 128 MiB from one buffer to another, again

@@ -10,19 +10,11 @@
 #include "experiments.h"
 #include "inetcsum.h"
 #include "kernels.h"
+#include "tuning_steps.h"
 
 static const size_t sizes[] = {0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAX_TRIALS 64
-
-/* Bytes (plus a per-call allowance) each timed loop covers: long enough that the rdtsc pair is
- * noise, short enough that a trial of every contender sees the same machine. */
-static unsigned reps_for(const struct bench_run *r, size_t len)
-{
-    double budget = r->scale == BENCH_FULL ? 2e6 : r->scale == BENCH_QUICK ? 5e5 : 2e4;
-    unsigned reps = (unsigned)(budget / (double)(len + 64));
-    return reps < 8 ? 8 : reps;
-}
 
 /* Agreement before timing: every contender but the read limit must fold to the reference. */
 static int check(const struct contenders *cs, const uint8_t *buf)
@@ -65,7 +57,7 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
     static double t[MAX_CONTENDERS][MAX_TRIALS], ratio[2][MAX_TRIALS];
     for (size_t s = 0; s < NSIZES; s++) {
         size_t len = sizes[s];
-        unsigned reps = reps_for(r, len);
+        unsigned reps = bench_reps(r, len);
         for (int j = 0; j < cs->n; j++) { /* warm caches, predictors, the dispatcher */
             const struct contender *c = &cs->c[j];
             contender_time(c, latency, src + odd, dst, len, reps);
@@ -107,8 +99,7 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
 
 /* Which kernel this machine sums each size fastest with (throughput, the mean of the even and odd
  * start addresses' medians), beside what the library uses now, and the tuning row (lib/tuning.c)
- * those choices make for the sizes a kernel sums (not the inline code's): the steps where the
- * fastest kernel changes (by over 5%), at the power of two at or below the size. */
+ * those choices make for the sizes a kernel sums (not the inline code's; tuning_steps.h). */
 static void preferred(struct bench_run *r, const struct contenders *cs)
 {
     fprintf(r->out, "\n### Preferred kernel per size (throughput, mean of even and odd; in use: %s)\n\n",
@@ -116,56 +107,41 @@ static void preferred(struct bench_run *r, const struct contenders *cs)
     const char *cols[] = {"size (B)", "fastest", "ticks", "runner-up", "runner-up / fastest", "in use",
                           "in use / fastest"};
     bench_table_head(r->out, cols, 7);
-    char row[512];
-    int n = snprintf(row, sizeof row, "{");
-    const char *last = NULL;
+    struct tuning_steps steps;
+    tuning_steps_init(&steps);
     for (size_t s = 0; s < NSIZES; s++) {
         if (sizes[s] < 64)
             continue;
+        const char *names[MAX_CONTENDERS];
+        double t[MAX_CONTENDERS];
         int best = -1, second = -1, used = -1;
-        double tb = 0, t2 = 0;
         const char *in_use = inetcsum_impl_name_at(sizes[s]);
         for (int j = 0; j < cs->n; j++) {
-            if (cs->c[j].role != ROLE_KERNEL)
+            names[j] = cs->c[j].role == ROLE_KERNEL ? cs->c[j].name : NULL;
+            t[j] = (medians[0][j][s] + medians[1][j][s]) / 2;
+            if (!names[j])
                 continue;
-            double t = (medians[0][j][s] + medians[1][j][s]) / 2;
-            if (strcmp(cs->c[j].name, in_use) == 0)
+            if (strcmp(names[j], in_use) == 0)
                 used = j;
-            if (best < 0 || t < tb) {
-                second = best, t2 = tb;
-                best = j, tb = t;
-            } else if (second < 0 || t < t2) {
-                second = j, t2 = t;
+            if (best < 0 || t[j] < t[best]) {
+                second = best;
+                best = j;
+            } else if (second < 0 || t[j] < t[second]) {
+                second = j;
             }
         }
         if (best < 0)
             return;
-        double tu = used >= 0 ? (medians[0][used][s] + medians[1][used][s]) / 2 : 0;
-        fprintf(r->out, "| %zu | %s | %.1f | %s | %.2f | %s | ", sizes[s], cs->c[best].name, tb,
-                second >= 0 ? cs->c[second].name : "-", second >= 0 && tb > 0 ? t2 / tb : 0, in_use);
-        if (used >= 0 && tb > 0)
-            fprintf(r->out, "%.2f |\n", tu / tb);
+        fprintf(r->out, "| %zu | %s | %.1f | %s | %.2f | %s | ", sizes[s], names[best], t[best],
+                second >= 0 ? names[second] : "-", second >= 0 && t[best] > 0 ? t[second] / t[best] : 0, in_use);
+        if (used >= 0 && t[best] > 0)
+            fprintf(r->out, "%.2f |\n", t[used] / t[best]);
         else
             fprintf(r->out, "- |\n");
-        if (strcmp(in_use, "inline") == 0)
-            continue; /* no kernel runs at this size: nothing for the row to choose */
-        /* A step only where the kernel of the step before is over 5% slower here: closer than
-         * that is within a quiet machine's run-to-run spread. */
-        int keep = -1;
-        for (int j = 0; last && j < cs->n; j++)
-            if (cs->c[j].role == ROLE_KERNEL && strcmp(cs->c[j].name, last) == 0)
-                keep = j;
-        if (last == NULL || (keep >= 0 && (medians[0][keep][s] + medians[1][keep][s]) / 2 > 1.05 * tb)) {
-            size_t from = last == NULL ? 0 : (size_t)1 << ics_size_class(sizes[s]);
-            if (n > 0 && (size_t)n < sizeof row)
-                n += snprintf(row + n, sizeof row - (size_t)n, "%s{%zu, \"%s\"}", last ? ", " : "", from,
-                              cs->c[best].name);
-            last = cs->c[best].name;
-        }
+        if (strcmp(in_use, "inline") != 0) /* where no kernel runs, the row has nothing to choose */
+            tuning_steps_add(&steps, sizes[s], names, t, cs->n, best);
     }
-    if (n > 0 && (size_t)n < sizeof row)
-        snprintf(row + n, sizeof row - (size_t)n, "}");
-    fprintf(r->out, "\nThis machine's tuning row steps (lib/tuning.c): %s\n", row);
+    fprintf(r->out, "\nThis machine's tuning row steps (lib/tuning.c): %s\n", tuning_steps_text(&steps));
 }
 
 int exp_sizes(struct bench_run *r)

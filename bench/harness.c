@@ -153,3 +153,10 @@ void bench_table_head(FILE *out, const char *const *columns, int n)
         fputs("---|", out);
     fputc('\n', out);
 }
+
+unsigned bench_reps(const struct bench_run *r, size_t len)
+{
+    double budget = r->scale == BENCH_FULL ? 2e6 : r->scale == BENCH_QUICK ? 5e5 : 2e4;
+    unsigned reps = (unsigned)(budget / (double)(len + 64));
+    return reps < 8 ? 8 : reps;
+}

@@ -49,6 +49,10 @@ json_t *bench_record(struct bench_run *r, const struct figure_key *key, const ch
  * least 3 samples to have quartiles). */
 int bench_noisy(const struct stats_summary *s);
 
+/* How many calls one timed loop makes at `len` bytes: enough bytes (plus a per-call allowance)
+ * that the rdtsc pair is noise, few enough that a trial of every contender sees the same machine. */
+unsigned bench_reps(const struct bench_run *r, size_t len);
+
 /* Adds a note for the reader (stdout now, and the JSON). */
 void bench_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -81,14 +81,14 @@ static const struct ics_kernel *find_usable(const char *name)
     return find_usable_with(name, ics_features());
 }
 
-void ics_plan(const struct ics_tuning *row, uint32_t features, const struct ics_kernel *out[ICS_CLASSES])
+void ics_plan(const struct ics_step *steps, uint32_t features, const struct ics_kernel *out[ICS_CLASSES])
 {
     const struct ics_kernel *best = ics_select(features);
     for (unsigned c = 0; c < ICS_CLASSES; c++) {
         const char *want = NULL; /* the last step that starts at or below this class's sizes */
-        for (int i = 0; row && i < ICS_TUNING_STEPS && row->steps[i].kernel; i++)
-            if (row->steps[i].from <= ((size_t)1 << c))
-                want = row->steps[i].kernel;
+        for (int i = 0; steps && i < ICS_TUNING_STEPS && steps[i].kernel; i++)
+            if (steps[i].from <= ((size_t)1 << c))
+                want = steps[i].kernel;
         const struct ics_kernel *k = want ? find_usable_with(want, features) : NULL;
         out[c] = k ? k : best;
     }
@@ -98,7 +98,7 @@ struct plan {
     const char *name; /* the kernel's, or the tuned plan's best-first kernel's */
     ics_partial_fn partial[ICS_CLASSES];
     ics_copy_fn copy[ICS_CLASSES];
-    const struct ics_kernel *kernel[ICS_CLASSES];
+    const struct ics_kernel *kernel[ICS_CLASSES], *copy_kernel[ICS_CLASSES];
 };
 
 #define MAX_KERNELS 16
@@ -106,13 +106,15 @@ static struct plan plans[MAX_KERNELS];
 static struct plan tuned;
 static const struct ics_tuning *tuned_row;
 
-static void fill(struct plan *p, const char *name, const struct ics_kernel *const by_class[ICS_CLASSES])
+static void fill(struct plan *p, const char *name, const struct ics_kernel *const by_class[ICS_CLASSES],
+                 const struct ics_kernel *const copy_by_class[ICS_CLASSES])
 {
     p->name = name;
     for (unsigned c = 0; c < ICS_CLASSES; c++) {
         p->kernel[c] = by_class[c];
         p->partial[c] = by_class[c]->partial;
-        p->copy[c] = by_class[c]->copy;
+        p->copy_kernel[c] = copy_by_class[c];
+        p->copy[c] = copy_by_class[c]->copy;
     }
 }
 
@@ -122,12 +124,14 @@ static void build_plans(void)
     for (size_t k = 0; k < ics_kernel_count && k < MAX_KERNELS; k++) {
         for (unsigned c = 0; c < ICS_CLASSES; c++)
             by_class[c] = &ics_kernels[k];
-        fill(&plans[k], ics_kernels[k].name, by_class);
+        fill(&plans[k], ics_kernels[k].name, by_class, by_class);
     }
     struct ics_cpu_id id;
     tuned_row = ics_cpu_identify(&id) ? ics_tuning_for(&id) : NULL;
-    ics_plan(tuned_row, ics_features(), by_class);
-    fill(&tuned, ics_select(ics_features())->name, by_class);
+    const struct ics_kernel *copy_by_class[ICS_CLASSES];
+    ics_plan(tuned_row ? tuned_row->steps : NULL, ics_features(), by_class);
+    ics_plan(tuned_row ? tuned_row->copy_steps : NULL, ics_features(), copy_by_class);
+    fill(&tuned, ics_select(ics_features())->name, by_class, copy_by_class);
 }
 
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
@@ -167,6 +171,7 @@ static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t su
 static const struct plan resolver = {"(unresolved)",
                                      {[0 ... ICS_CLASSES - 1] = resolve_partial},
                                      {[0 ... ICS_CLASSES - 1] = resolve_copy},
+                                     {NULL},
                                      {NULL}};
 static _Atomic(const struct plan *) active = &resolver;
 
@@ -228,6 +233,12 @@ const char *inetcsum_impl_name_at(size_t len)
 {
     const struct plan *p = current();
     return len < ICS_SMALL_MAX ? "inline" : p->kernel[ics_size_class(len)]->name;
+}
+
+const char *ics_copy_name_at(size_t len)
+{
+    const struct plan *p = current();
+    return len < ICS_SMALL_MAX ? "inline" : p->copy_kernel[ics_size_class(len)]->name;
 }
 
 const char *ics_tuning_row_name(void)

@@ -82,10 +82,11 @@ struct ics_tuning {
     const char *cpu; /* what was measured, for people */
     const char *vendor;
     unsigned family, model_min, model_max;
-    struct {
+    struct ics_step {
         size_t from; /* bytes */
         const char *kernel;
-    } steps[ICS_TUNING_STEPS]; /* ends at the first NULL kernel */
+    } steps[ICS_TUNING_STEPS], /* the sum; ends at the first NULL kernel */
+        copy_steps[ICS_TUNING_STEPS]; /* copy+sum (stores bind it, so other kernels may win) */
 };
 extern const struct ics_tuning ics_tunings[];
 extern const size_t ics_tuning_count;
@@ -101,9 +102,12 @@ static inline unsigned ics_size_class(size_t len)
     return len ? 63u - (unsigned)__builtin_clzll((unsigned long long)len) : 0u;
 }
 
-/* The kernel for each size class: from `row` (NULL: none) where it names a kernel usable with
- * `features`, else the best-first one.  Writes out[ICS_CLASSES]. */
-void ics_plan(const struct ics_tuning *row, uint32_t features, const struct ics_kernel *out[ICS_CLASSES]);
+/* The kernel for each size class: from `steps` (a row's steps or copy_steps; NULL: none) where
+ * they name a kernel usable with `features`, else the best-first one.  Writes out[ICS_CLASSES]. */
+void ics_plan(const struct ics_step *steps, uint32_t features, const struct ics_kernel *out[ICS_CLASSES]);
+
+/* The kernel inetcsum_partial_copy uses for `len` bytes now, or "inline" (lib/dispatch.c). */
+const char *ics_copy_name_at(size_t len);
 
 /* The tuning row in use ("AMD Zen 4"), or NULL when none names this CPU (lib/dispatch.c). */
 const char *ics_tuning_row_name(void);

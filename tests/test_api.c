@@ -184,33 +184,39 @@ static void tuning(void)
     for (size_t r = 0; r < ics_tuning_count; r++) {
         const struct ics_tuning *t = &ics_tunings[r];
         int x86_row = strcmp(t->vendor, "AuthenticAMD") == 0 || strcmp(t->vendor, "GenuineIntel") == 0;
-        CHECK(t->steps[0].kernel != NULL && t->steps[0].from == 0, "row %s starts at 0", t->cpu);
-        for (int i = 0; i < ICS_TUNING_STEPS && t->steps[i].kernel; i++) {
-            size_t from = t->steps[i].from;
-            CHECK((from & (from - 1)) == 0 && (i == 0 || from > t->steps[i - 1].from), "row %s step %d: %zu", t->cpu,
-                  i, from);
-            int built = 0;
-            for (size_t k = 0; k < ics_kernel_count; k++)
-                built |= strcmp(ics_kernels[k].name, t->steps[i].kernel) == 0;
+        for (int copy = 0; copy < 2; copy++) {
+            const struct ics_step *st = copy ? t->copy_steps : t->steps;
+            CHECK(copy || (st[0].kernel != NULL && st[0].from == 0), "row %s starts at 0", t->cpu);
+            CHECK(st[0].kernel == NULL || st[0].from == 0, "row %s: copy steps start at 0", t->cpu);
+            for (int i = 0; i < ICS_TUNING_STEPS && st[i].kernel; i++) {
+                size_t from = st[i].from;
+                CHECK((from & (from - 1)) == 0 && (i == 0 || from > st[i - 1].from), "row %s step %d: %zu", t->cpu, i,
+                      from);
+                int built = 0;
+                for (size_t k = 0; k < ics_kernel_count; k++)
+                    built |= strcmp(ics_kernels[k].name, st[i].kernel) == 0;
 #if defined(__x86_64__) && defined(ICS_HAVE_AVX2)
-            CHECK(built || !x86_row, "row %s names %s, not a kernel of this build", t->cpu, t->steps[i].kernel);
+                CHECK(built || !x86_row, "row %s names %s, not a kernel of this build", t->cpu, st[i].kernel);
 #else
-            (void)built;
-            (void)x86_row;
+                (void)built;
+                (void)x86_row;
 #endif
+            }
         }
     }
     uint32_t f = ics_cpu_features();
     unsigned plans = 0;
     for (uint32_t s = f;; s = (s - 1) & f) {
-        for (size_t r = 0; r <= ics_tuning_count; r++) {
-            const struct ics_kernel *by_class[ICS_CLASSES];
-            ics_plan(r < ics_tuning_count ? &ics_tunings[r] : NULL, s, by_class);
-            for (unsigned c = 0; c < ICS_CLASSES; c++)
-                CHECK(by_class[c] != NULL && (by_class[c]->required & ~s) == 0, "subset 0x%x row %zu class %u", s, r,
-                      c);
-            plans++;
-        }
+        for (size_t r = 0; r <= ics_tuning_count; r++)
+            for (int copy = 0; copy < 2; copy++) {
+                const struct ics_kernel *by_class[ICS_CLASSES];
+                const struct ics_tuning *t = r < ics_tuning_count ? &ics_tunings[r] : NULL;
+                ics_plan(t ? (copy ? t->copy_steps : t->steps) : NULL, s, by_class);
+                for (unsigned c = 0; c < ICS_CLASSES; c++)
+                    CHECK(by_class[c] != NULL && (by_class[c]->required & ~s) == 0, "subset 0x%x row %zu %s class %u", s,
+                          r, copy ? "copy" : "sum", c);
+                plans++;
+            }
         if (s == 0)
             break;
     }
@@ -228,6 +234,10 @@ static void tuning(void)
         CHECK(known, "impl_name_at(%zu) = %s", len, at);
         CHECK(inetcsum_fold(inetcsum_partial(p + 1, len, 7)) == ref_sum(p + 1, len, 7), "tuned plan, len %zu (%s)", len,
               at);
+        static uint8_t d[sizeof p];
+        CHECK(inetcsum_fold(inetcsum_partial_copy(d, p + 1, len, 7)) == ref_sum(p + 1, len, 7) &&
+                  memcmp(d, p + 1, len) == 0,
+              "tuned plan, copy len %zu (%s)", len, ics_copy_name_at(len));
     }
     const char *names[16];
     size_t n = inetcsum_impl_list(names, 16);

@@ -15,6 +15,7 @@ import unittest
 CLI = None
 SIZES = [0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
 COPY_SIZES = [32, 1024, 1500, 9000]
+COPY_KERNEL_SIZES = [256, 576, 1500, 4096, 9000, 65536]
 WAYS = ["inetcsum copy", "memcpy+inetcsum", "memcpy"]
 EXPERIMENTS = ["sizes", "copy", "jitter", "cold", "prefetch", "offload"]
 
@@ -47,9 +48,28 @@ class SmokeRun(unittest.TestCase):
         for e in EXPERIMENTS:
             self.assertIn(f"\n## {e}:", self.res.stdout)
         for size in SIZES:
-            # four sizes tables, the preferred-kernel table from 64 B, six copy tables
-            self.assertEqual(self.res.stdout.count(f"\n| {size} |"), 4 + (size >= 64) + (size in COPY_SIZES) * 6,
+            # four sizes tables, the preferred-kernel table from 64 B, six copy distribution tables,
+            # two copy-kernel tables and the preferred copy kernel
+            self.assertEqual(self.res.stdout.count(f"\n| {size} |"),
+                             4 + (size >= 64) + (size in COPY_SIZES) * 6 + (size in COPY_KERNEL_SIZES) * 3,
                              f"rows for {size} bytes")
+
+    def test_copy_kernels_and_copy_steps(self):
+        usable = usable_kernels()
+        for variant in ["aligned", "src+1"]:
+            for size in COPY_KERNEL_SIZES:
+                for way in ["memcpy", "memcpy+inetcsum", "inetcsum copy"] + usable:
+                    self.assertIn(f"copy/ticks/{way}/{variant}/{size}", self.figures)
+                self.assertIn(f"copy/ticks ratio to memcpy/inetcsum copy/{variant}/{size}", self.figures)
+        section = self.res.stdout.split("### Preferred copy kernel per size", 1)[1].split("This machine's", 1)[0]
+        rows = re.findall(r"^\| (\d+) \| (\S+) \| [\d.]+ \| (\S+) \|", section, re.M)
+        self.assertEqual([int(r[0]) for r in rows], COPY_KERNEL_SIZES)
+        for _, fastest, in_use in rows:
+            self.assertIn(fastest, usable)
+            self.assertIn(in_use, usable)
+        line = re.search(r"^This machine's tuning row copy steps \(lib/tuning.c\): (.*)$", self.res.stdout, re.M)
+        steps = re.findall(r'\{(\d+), "([^"]+)"\}', line.group(1))
+        self.assertEqual((int(steps[0][0]), steps[0][1]), (0, rows[0][1]))
 
     def test_preferred_kernels_and_tuning_row(self):
         usable = usable_kernels()
