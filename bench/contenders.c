@@ -31,7 +31,7 @@ static uint32_t public_partial(const void *buf, size_t len, uint32_t seed)
 
 /* Whether this CPU has what the anchors were compiled for.  Asked of the CPU here, not of the
  * library, whose detection is absent from a build without SIMD kernels. */
-static int anchors_runnable(void)
+int contenders_anchors_runnable(void)
 {
     uint32_t need = anchor_compiled_features();
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -52,7 +52,7 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
     cs->read_limit = cs->dpdk = -1;
     *why = NULL;
     uint32_t feat = ics_cpu_features();
-    if (anchors_runnable()) {
+    if (contenders_anchors_runnable()) {
         cs->read_limit = cs->n;
         cs->c[cs->n++] = (struct contender){"read limit", ROLE_ANCHOR, loop_read_limit, loop_read_limit_latency,
                                             anchor_read_limit_partial};

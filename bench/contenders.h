@@ -30,6 +30,9 @@ struct contenders {
  * are left out (with *why saying so). */
 void contenders_init(struct contenders *cs, const char *impl, const char **why);
 
+/* Whether this CPU has what the anchors (anchors.c, -march=native) were compiled for. */
+int contenders_anchors_runnable(void);
+
 /* Ticks for `reps` calls of c at (src, len): independent calls, or dependent ones when latency. */
 uint64_t contender_time(const struct contender *c, int latency, const uint8_t *src, uint8_t *dst, size_t len,
                         unsigned reps);

@@ -12,6 +12,9 @@ int exp_jitter(struct bench_run *r);   /* seed 000: the same, idle and with a ca
 int exp_cold(struct bench_run *r);     /* seed 004: random 1500-byte slices of cold buffers */
 int exp_prefetch(struct bench_run *r); /* seeds 002, 004: software prefetch on cold data */
 int exp_offload(struct bench_run *r);  /* seed 003: IPv4 header checksum in software vs device */
+int exp_crc32c(struct bench_run *r);   /* SCTP's CRC32c, every kernel against DPDK's rte_hash_crc */
+int exp_packet(struct bench_run *r);   /* the packet layer per packet against DPDK's helpers */
+int exp_dram(struct bench_run *r);     /* 64 MiB far beyond the caches, GB/s */
 
 struct experiment {
     const char *name, *what;

@@ -8,5 +8,8 @@ const struct experiment bench_experiments[] = {
     {"cold", "random 1500-byte slices of 16 x 2 MiB after an eviction sweep, GB/s", exp_cold},
     {"prefetch", "cold slices with and without software prefetch at several distances", exp_prefetch},
     {"offload", "pps with the IPv4 header checksum in software vs left to the device", exp_offload},
+    {"crc32c", "ticks per call of CRC32c (SCTP), every kernel beside DPDK's rte_hash_crc", exp_crc32c},
+    {"packet", "ns per packet: verify, fill, offload against DPDK's known-layout helpers", exp_packet},
+    {"dram", "GB/s over 64 MiB: the sum, the copies, the read limit and DPDK", exp_dram},
 };
 const size_t bench_experiment_count = sizeof bench_experiments / sizeof bench_experiments[0];

@@ -1,22 +1,18 @@
-/* inetcsum impls: the checksum kernels this build has, which this CPU runs, which one is in use. */
+/* inetcsum impls: the checksum and CRC32c kernels this build has, which this CPU runs, which are
+ * in use, and which kernel sums each size. */
 #include <string.h>
 
 #include "cli.h"
 #include "inetcsum.h"
 #include "inetcsum_proto.h"
 
-int cmd_impls(int argc, char **argv)
+/* One family's kernels, best first, each marked as runnable here and in use. */
+static void list(const char *title, size_t (*built_list)(const char **, size_t),
+                 size_t (*usable_list)(const char **, size_t), const char *active)
 {
-    static const char help[] = "usage: inetcsum impls\n\nLists the checksum kernels built, best first, whether this "
-                               "CPU runs them, and the\none in use (INETCSUM_IMPL=name selects another); which kernel sums each size "
-                               "(a tuning\nrow for this CPU model may pick other kernels for some sizes); then the "
-                               "CRC32c kernel in use.\n";
-    if (argc > 1)
-        return cli_usage(help, strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
     const char *built[16], *usable[16];
-    size_t nb = inetcsum_impl_list_built(built, 16), nu = inetcsum_impl_list(usable, 16);
-    const char *active = inetcsum_impl_name();
-    printf("checksum kernels, best first:\n");
+    size_t nb = built_list(built, 16), nu = usable_list(usable, 16);
+    printf("%s, best first:\n", title);
     for (size_t i = 0; i < nb && i < 16; i++) {
         int runs = 0;
         for (size_t j = 0; j < nu && j < 16; j++)
@@ -24,6 +20,18 @@ int cmd_impls(int argc, char **argv)
         printf("  %-15s %s%s\n", built[i], runs ? "runs on this CPU" : "built, not supported by this CPU",
                strcmp(built[i], active) == 0 ? ", in use" : "");
     }
+}
+
+int cmd_impls(int argc, char **argv)
+{
+    static const char help[] =
+        "usage: inetcsum impls\n\nLists the checksum kernels built, best first, whether this CPU runs them, and the\n"
+        "one in use (INETCSUM_IMPL=name selects another); which kernel sums each size (a tuning\n"
+        "row for this CPU model may pick other kernels for some sizes); then the CRC32c kernels\n"
+        "(INETCSUM_CRC32C_IMPL=name selects one).\n";
+    if (argc > 1)
+        return cli_usage(help, strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    list("checksum kernels", inetcsum_impl_list_built, inetcsum_impl_list, inetcsum_impl_name());
     /* What sums each size now: the tuning row's choices, or the one kernel at every size. */
     printf("kernel by size: inline scalar code");
     const char *prev = "inline";
@@ -34,6 +42,6 @@ int cmd_impls(int argc, char **argv)
         prev = k;
     }
     printf(" from there\n");
-    printf("crc32c kernel in use: %s\n", inetcsum_crc32c_impl_name());
+    list("crc32c kernels", inetcsum_crc32c_impl_list_built, inetcsum_crc32c_impl_list, inetcsum_crc32c_impl_name());
     return EXIT_ALL_GOOD;
 }

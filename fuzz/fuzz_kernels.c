@@ -1,11 +1,13 @@
 /* Differential fuzz target: every kernel this CPU runs (and the SIMDe-emulated AVX-512 builds, and
  * the public entry points) must fold to the byte-pair reference on the same input, for partial and
- * copy, at the input's chosen alignment, seed and split point.  The first 8 input bytes are the
- * parameters; the rest is the data. */
+ * copy, at the input's chosen alignment, seed and split point; and every CRC32c kernel this CPU
+ * runs must agree with the bit-at-a-time reference, whole and chained at the split point.  The
+ * first 8 input bytes are the parameters; the rest is the data. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/crc32c.h"
 #include "testutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
@@ -38,6 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
             abort();
         uint32_t head = ks[i].partial(p, split, seed), tail = ks[i].partial(p + split, len - split, 0);
         if (inetcsum_fold(inetcsum_block_add(head, tail, split)) != want)
+            abort();
+    }
+    uint32_t crc_want = tu_ref_crc32c(p, len, seed), features = ics_cpu_features();
+    ics_crc32c_init();
+    for (size_t i = 0; i < ics_crc32c_kernel_count; i++) {
+        const struct ics_crc32c_kernel *k = &ics_crc32c_kernels[i];
+        if (k->required & ~features)
+            continue;
+        if (~k->fn(~seed, p, len) != crc_want)
+            abort();
+        if (~k->fn(k->fn(~seed, p, split), p + split, len - split) != crc_want)
             abort();
     }
     free(src);

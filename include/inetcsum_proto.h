@@ -125,8 +125,23 @@ INETCSUM_API struct inetcsum_verdict inetcsum_l4_fill(enum inetcsum_layer layer,
  * field zeroed).  Uses the CPU's CRC32 instruction where it has one (x86 SSE4.2, ARMv8 CRC). */
 INETCSUM_API uint32_t inetcsum_crc32c(const void *buf, size_t len, uint32_t crc);
 
-/* The CRC32c kernel in use ("sse42", "armv8", "table"). */
+/* CRC32c kernels are chosen as the sum's are (inetcsum.h): the best for this CPU, or the one the
+ * environment variable INETCSUM_CRC32C_IMPL names at start-up, or inetcsum_crc32c_set_impl's.
+ * Names: "vpclmul" (VPCLMULQDQ folding, 512-bit), "sse42-clmul" (three crc32 streams joined by
+ * PCLMULQDQ), "sse42", "armv8", "table" (slicing-by-8). */
+
+/* The CRC32c kernel in use, e.g. "sse42-clmul".  Never NULL. */
 INETCSUM_API const char *inetcsum_crc32c_impl_name(void);
+
+/* Selects a CRC32c kernel by name; NULL selects the best one for this CPU.  Returns 0, or -1 (and
+ * changes nothing) if the name is unknown or this CPU cannot run it. */
+INETCSUM_API int inetcsum_crc32c_set_impl(const char *name);
+
+/* The CRC32c kernels this CPU can run, best first, into names[0..max); returns how many there are. */
+INETCSUM_API size_t inetcsum_crc32c_impl_list(const char **names, size_t max);
+
+/* The same for every CRC32c kernel compiled into this build. */
+INETCSUM_API size_t inetcsum_crc32c_impl_list_built(const char **names, size_t max);
 
 #ifdef __cplusplus
 }

@@ -41,17 +41,73 @@ const struct ics_kernel ics_kernels[] = {
 };
 const size_t ics_kernel_count = sizeof ics_kernels / sizeof ics_kernels[0];
 
-static int usable(const struct ics_kernel *k, uint32_t features)
+static const struct ics_family sums = ICS_FAMILY("INETCSUM_IMPL", ics_kernels, sizeof ics_kernels / sizeof ics_kernels[0],
+                                                 struct ics_kernel);
+
+/* ---- Families (registry.h) ---- */
+
+const char *ics_family_name(const struct ics_family *f, size_t i)
 {
-    return (k->required & ~features) == 0;
+    const char *e = (const char *)f->entries + i * f->stride;
+    return *(const char *const *)(const void *)(e + f->name_offset);
 }
+
+static int family_usable(const struct ics_family *f, size_t i, uint32_t features)
+{
+    const char *e = (const char *)f->entries + i * f->stride;
+    return (*(const uint32_t *)(const void *)(e + f->required_offset) & ~features) == 0;
+}
+
+size_t ics_family_best(const struct ics_family *f, uint32_t features)
+{
+    for (size_t i = 0; i < f->count; i++)
+        if (family_usable(f, i, features))
+            return i;
+    return f->count - 1; /* not reached: the last entry requires nothing */
+}
+
+long ics_family_find(const struct ics_family *f, const char *name, uint32_t features)
+{
+    for (size_t i = 0; i < f->count; i++)
+        if (strcmp(ics_family_name(f, i), name) == 0)
+            return family_usable(f, i, features) ? (long)i : -1;
+    return -1;
+}
+
+size_t ics_family_startup(const struct ics_family *f, atomic_flag *warned)
+{
+    size_t best = ics_family_best(f, ics_features());
+    const char *env = getenv(f->env);
+    if (env == NULL || *env == '\0')
+        return best;
+    long k = ics_family_find(f, env, ics_features());
+    if (k >= 0)
+        return (size_t)k;
+    if (!atomic_flag_test_and_set(warned))
+        fprintf(stderr, "inetcsum: %s=%s is not a kernel this CPU can run; using %s\n", f->env, env,
+                ics_family_name(f, best));
+    return best;
+}
+
+size_t ics_family_list(const struct ics_family *f, const char **names, size_t max, int only_usable)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->count; i++) {
+        if (only_usable && !family_usable(f, i, ics_features()))
+            continue;
+        if (n < max)
+            names[n++] = ics_family_name(f, i);
+        else
+            n++;
+    }
+    return n;
+}
+
+/* ---- The sums ---- */
 
 const struct ics_kernel *ics_select(uint32_t features)
 {
-    for (size_t i = 0; i < ics_kernel_count; i++)
-        if (usable(&ics_kernels[i], features))
-            return &ics_kernels[i];
-    return &ics_kernels[ics_kernel_count - 1]; /* not reached: "generic" requires nothing */
+    return &ics_kernels[ics_family_best(&sums, features)];
 }
 
 /* CPUID is slow, and traps to the hypervisor in a VM: ask once.  Bit 31 marks "known". */
@@ -70,10 +126,8 @@ uint32_t ics_features(void)
 
 static const struct ics_kernel *find_usable_with(const char *name, uint32_t features)
 {
-    for (size_t i = 0; i < ics_kernel_count; i++)
-        if (strcmp(ics_kernels[i].name, name) == 0)
-            return usable(&ics_kernels[i], features) ? &ics_kernels[i] : NULL;
-    return NULL;
+    long k = ics_family_find(&sums, name, features);
+    return k >= 0 ? &ics_kernels[k] : NULL;
 }
 
 static const struct ics_kernel *find_usable(const char *name)
@@ -150,19 +204,14 @@ static const struct plan *tuned_plan(void)
 
 static atomic_flag env_warned = ATOMIC_FLAG_INIT;
 
-/* The plan a fresh process starts with: INETCSUM_IMPL if it names a kernel this CPU can run,
- * otherwise the tuned one (saying so once on stderr if INETCSUM_IMPL was set but unusable). */
+/* The plan a fresh process starts with: INETCSUM_IMPL's kernel at every size if it names one this
+ * CPU can run, otherwise the tuned one. */
 static const struct plan *startup_plan(void)
 {
-    const char *env = getenv("INETCSUM_IMPL");
-    if (env == NULL || *env == '\0')
-        return tuned_plan();
-    const struct ics_kernel *k = find_usable(env);
-    if (k != NULL)
-        return plan_of(k);
-    if (!atomic_flag_test_and_set(&env_warned))
-        fprintf(stderr, "inetcsum: INETCSUM_IMPL=%s is not a kernel this CPU can run; using %s\n", env,
-                ics_select(ics_features())->name);
+    const char *env = getenv(sums.env);
+    size_t k = ics_family_startup(&sums, &env_warned);
+    if (env != NULL && *env != '\0' && strcmp(env, ics_kernels[k].name) == 0)
+        return plan_of(&ics_kernels[k]);
     return tuned_plan();
 }
 
@@ -261,25 +310,12 @@ int inetcsum_set_impl(const char *name)
     atomic_store_explicit(&active, p, memory_order_release);
     return 0;
 }
-static size_t list(const char **names, size_t max, int only_usable)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < ics_kernel_count; i++) {
-        if (only_usable && !usable(&ics_kernels[i], ics_features()))
-            continue;
-        if (n < max)
-            names[n] = ics_kernels[i].name;
-        n++;
-    }
-    return n;
-}
-
 size_t inetcsum_impl_list(const char **names, size_t max)
 {
-    return list(names, max, 1);
+    return ics_family_list(&sums, names, max, 1);
 }
 
 size_t inetcsum_impl_list_built(const char **names, size_t max)
 {
-    return list(names, max, 0);
+    return ics_family_list(&sums, names, max, 0);
 }

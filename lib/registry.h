@@ -3,6 +3,7 @@
 #ifndef ICS_REGISTRY_H
 #define ICS_REGISTRY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ enum {
     ICS_CPU_SSE42 = 1u << 4,      /* SSE4.2: the crc32 instruction (CRC32c) */
     ICS_CPU_ARM_CRC32 = 1u << 5,  /* ARMv8 CRC32 extension: crc32c* instructions */
     ICS_CPU_PCLMUL = 1u << 6,     /* PCLMULQDQ: carry-less multiply (CRC32c stream joins) */
+    ICS_CPU_VPCLMUL = 1u << 7,    /* VPCLMULQDQ: carry-less multiply on 256/512-bit vectors */
 };
 
 struct ics_kernel {
@@ -62,6 +64,30 @@ ICS_DECLARE_KERNEL(avx512vnni_ymm);
 #if defined(ICS_HAVE_NEON)
 ICS_DECLARE_KERNEL(neon);
 #endif
+
+/* ---- Families of kernels: the sums and CRC32c share one way of choosing (lib/dispatch.c) -------- */
+
+/* A registry: an array of entries of any struct whose fields `const char *name` and
+ * `uint32_t required` (ICS_CPU_* bits) sit at the given offsets, best first, the last usable
+ * everywhere; and the environment variable that picks one by name at start-up. */
+struct ics_family {
+    const char *env; /* "INETCSUM_IMPL", "INETCSUM_CRC32C_IMPL" */
+    const void *entries;
+    size_t count, stride, name_offset, required_offset;
+};
+#define ICS_FAMILY(env, array, count, type)                                                        \
+    {env, array, count, sizeof(type), offsetof(type, name), offsetof(type, required)}
+
+const char *ics_family_name(const struct ics_family *f, size_t i);
+/* Index of the best entry usable with `features`. */
+size_t ics_family_best(const struct ics_family *f, uint32_t features);
+/* Index of the entry called `name` if usable with `features`, else -1. */
+long ics_family_find(const struct ics_family *f, const char *name, uint32_t features);
+/* The start-up choice: the entry the family's environment variable names if this CPU runs it,
+ * else the best one (saying so on stderr, once per family: `warned`). */
+size_t ics_family_startup(const struct ics_family *f, atomic_flag *warned);
+/* Names into names[0..max), best first; every entry, or only those this CPU runs.  The count. */
+size_t ics_family_list(const struct ics_family *f, const char **names, size_t max, int only_usable);
 
 /* ---- Choosing a kernel per size (lib/dispatch.c, lib/tuning.c) ------------------------------------ */
 

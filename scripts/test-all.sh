@@ -21,7 +21,7 @@ step() { printf '\n==== %s\n' "$*"; }
 build_and_test() {
   local name=$1; shift
   step "$name"
-  if cmake -S "$root" -B "$out/$name" -G Ninja -DINETCSUM_BENCH=OFF "$@" >"$out/$name.configure.log" 2>&1 &&
+  if cmake -S "$root" -B "$out/$name" -G Ninja "$@" >"$out/$name.configure.log" 2>&1 &&
      cmake --build "$out/$name" -j "$jobs" >"$out/$name.build.log" 2>&1; then
     (cd "$out/$name" && ctest --output-on-failure -j "$jobs") || failed+=("$name")
   else
@@ -41,7 +41,7 @@ INETCSUM_TEST_QUICK=1 build_and_test aarch64-qemu -DCMAKE_BUILD_TYPE=Release \
 
 step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly)"
 if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-     -DINETCSUM_FUZZ=ON -DINETCSUM_BENCH=OFF -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
+     -DINETCSUM_FUZZ=ON -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
    cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet fuzz_capture fuzz_defrag >>"$out/fuzz.log" 2>&1; then
   for target in kernels packet capture defrag; do
     work=$(mktemp -d)

@@ -46,6 +46,37 @@ static void kernels_against_reference(void)
     printf("  crc32c active kernel: %s\n", inetcsum_crc32c_impl_name());
 }
 
+/* Selection by name: every kernel this CPU runs through the public entry (across the three-stream
+ * and folding boundaries), the lists agreeing with the registry, refusals changing nothing. */
+static void selection(void)
+{
+    static uint8_t buf[20000];
+    tu_fill_random(buf, sizeof buf);
+    const char *usable[16], *built[16];
+    size_t nu = inetcsum_crc32c_impl_list(usable, 16), nb = inetcsum_crc32c_impl_list_built(built, 16);
+    CHECK(nb == ics_crc32c_kernel_count && nu >= 1 && nu <= nb, "crc32c lists: %zu usable of %zu built", nu, nb);
+    CHECK(strcmp(usable[nu - 1], "table") == 0, "the portable kernel is last: %s", usable[nu - 1]);
+    for (size_t i = 0; i < nb && i < 16; i++) {
+        int runs = 0;
+        for (size_t j = 0; j < nu; j++)
+            runs |= strcmp(usable[j], built[i]) == 0;
+        int r = inetcsum_crc32c_set_impl(built[i]);
+        CHECK(runs ? r == 0 && strcmp(inetcsum_crc32c_impl_name(), built[i]) == 0 : r == -1, "crc32c set_impl(%s) = %d",
+              built[i], r);
+        if (!runs)
+            continue;
+        for (size_t len = 0; len <= sizeof buf - 64; len = len < 600 ? len + 1 : len * 5 / 4 + 3)
+            for (size_t a = 0; a < 3; a++) {
+                uint32_t seed = (uint32_t)tu_rand();
+                CHECK(inetcsum_crc32c(buf + a, len, seed) == tu_ref_crc32c(buf + a, len, seed),
+                      "crc32c via %s len %zu align %zu", built[i], len, a);
+            }
+    }
+    CHECK(inetcsum_crc32c_set_impl("no-such-kernel") == -1, "unknown crc32c kernel refused");
+    CHECK(inetcsum_crc32c_set_impl(NULL) == 0 && strcmp(inetcsum_crc32c_impl_name(), usable[0]) == 0,
+          "crc32c set_impl(NULL) = best");
+}
+
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -96,6 +127,7 @@ int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_crc32c");
     kernels_against_reference();
+    selection();
     vectors(INETCSUM_VECTORS_DIR);
     return tu_finish();
 }

@@ -63,6 +63,11 @@ static void build_tables(void)
     for (size_t i = 1; i <= ICS_CRC32C_SHORT / 8; i++)
         ics_crc32c_tab.clmul_k[i] = x_pow(64 * i - 33);
     ics_crc32c_tab.clmul_long = x_pow(8 * (size_t)ICS_CRC32C_LONG - 33);
+    for (int i = 0; i < 5; i++) {
+        size_t bits = (size_t)128 << i;
+        ics_crc32c_tab.fold[i][0] = (uint64_t)x_pow(bits + 63) << 32;
+        ics_crc32c_tab.fold[i][1] = (uint64_t)x_pow(bits - 1) << 32;
+    }
 }
 
 /* 0 = not built, 1 = being built, 2 = ready.  The builder publishes with release; a reader that
@@ -102,6 +107,9 @@ uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len)
 }
 
 const struct ics_crc32c_kernel ics_crc32c_kernels[] = {
+#if defined(ICS_HAVE_AVX512)
+    {"vpclmul", ICS_CPU_AVX512BW | ICS_CPU_VPCLMUL | ICS_CPU_SSE42 | ICS_CPU_PCLMUL, ics_crc32c_vpclmul},
+#endif
 #if defined(ICS_HAVE_SSE42)
     {"sse42-clmul", ICS_CPU_SSE42 | ICS_CPU_PCLMUL, ics_crc32c_clmul},
     {"sse42", ICS_CPU_SSE42, ics_crc32c_sse42},
@@ -113,32 +121,68 @@ const struct ics_crc32c_kernel ics_crc32c_kernels[] = {
 };
 const size_t ics_crc32c_kernel_count = sizeof ics_crc32c_kernels / sizeof ics_crc32c_kernels[0];
 
-static _Atomic(const struct ics_crc32c_kernel *) active_crc;
+static const struct ics_family crcs = ICS_FAMILY("INETCSUM_CRC32C_IMPL", ics_crc32c_kernels,
+                                                 sizeof ics_crc32c_kernels / sizeof ics_crc32c_kernels[0],
+                                                 struct ics_crc32c_kernel);
+
+/* As for the sums (lib/dispatch.c): one atomic pointer, starting at a resolver entry that picks
+ * the kernel (INETCSUM_CRC32C_IMPL, else the best), builds the tables first, publishes it and
+ * forwards the call; a compare-exchange lets an inetcsum_crc32c_set_impl() made meanwhile win. */
+static uint32_t resolve_crc(uint32_t reg, const uint8_t *p, size_t len);
+static const struct ics_crc32c_kernel crc_resolver = {"(unresolved)", 0, resolve_crc};
+static _Atomic(const struct ics_crc32c_kernel *) active_crc = &crc_resolver;
+static atomic_flag crc_env_warned = ATOMIC_FLAG_INIT;
 
 static const struct ics_crc32c_kernel *crc_kernel(void)
 {
     const struct ics_crc32c_kernel *k = atomic_load_explicit(&active_crc, memory_order_acquire);
-    if (k == NULL) {
+    if (k == &crc_resolver) {
         ics_crc32c_init();
-        uint32_t f = ics_features();
-        for (size_t i = 0; i < ics_crc32c_kernel_count; i++)
-            if ((ics_crc32c_kernels[i].required & ~f) == 0) {
-                k = &ics_crc32c_kernels[i];
-                break;
-            }
-        atomic_store_explicit(&active_crc, k, memory_order_release); /* all threads pick the same */
+        const struct ics_crc32c_kernel *expected = &crc_resolver;
+        const struct ics_crc32c_kernel *chosen = &ics_crc32c_kernels[ics_family_startup(&crcs, &crc_env_warned)];
+        if (atomic_compare_exchange_strong_explicit(&active_crc, &expected, chosen, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            k = chosen;
+        else
+            k = expected;
     }
     return k;
+}
+
+static uint32_t resolve_crc(uint32_t reg, const uint8_t *p, size_t len)
+{
+    return crc_kernel()->fn(reg, p, len);
 }
 
 uint32_t inetcsum_crc32c(const void *buf, size_t len, uint32_t crc)
 {
     if (len == 0)
         return crc;
-    return ~crc_kernel()->fn(~crc, (const uint8_t *)buf, len);
+    const struct ics_crc32c_kernel *k = atomic_load_explicit(&active_crc, memory_order_acquire);
+    return ~k->fn(~crc, (const uint8_t *)buf, len);
 }
 
 const char *inetcsum_crc32c_impl_name(void)
 {
     return crc_kernel()->name;
+}
+
+int inetcsum_crc32c_set_impl(const char *name)
+{
+    long k = name ? ics_family_find(&crcs, name, ics_features()) : (long)ics_family_best(&crcs, ics_features());
+    if (k < 0)
+        return -1;
+    ics_crc32c_init(); /* the tables before any kernel that reads them is published */
+    atomic_store_explicit(&active_crc, &ics_crc32c_kernels[k], memory_order_release);
+    return 0;
+}
+
+size_t inetcsum_crc32c_impl_list(const char **names, size_t max)
+{
+    return ics_family_list(&crcs, names, max, 1);
+}
+
+size_t inetcsum_crc32c_impl_list_built(const char **names, size_t max)
+{
+    return ics_family_list(&crcs, names, max, 0);
 }

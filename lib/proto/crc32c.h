@@ -37,6 +37,12 @@ struct ics_crc32c_tables {
      * clmul_k[i] for n = 8 i (i = 1..16, n up to ICS_CRC32C_SHORT), clmul_long for LONG. */
     uint32_t clmul_k[ICS_CRC32C_SHORT / 8 + 1];
     uint32_t clmul_long;
+    /* For folding kernels (lib/x86/crc32c_vpclmul.c): moving a 128-bit block forward by d bytes
+     * is two carry-less products, its first 8 bytes by x^(8d+63) mod P and its last 8 by
+     * x^(8d-1) mod P (the -1: reflected products gain one factor of x), each as a 64-bit operand
+     * (the reflected 32-bit value in the high half).  fold[i] = {first, last} for d = 16 << i:
+     * 16, 32, 64, 128, 256 bytes. */
+    uint64_t fold[5][2];
 };
 
 /* Fills the tables on first call (thread-safe, idempotent) and returns them.  Every kernel reads
@@ -53,6 +59,7 @@ uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len);
 #if defined(__x86_64__)
 uint32_t ics_crc32c_sse42(uint32_t reg, const uint8_t *p, size_t len);
 uint32_t ics_crc32c_clmul(uint32_t reg, const uint8_t *p, size_t len);
+uint32_t ics_crc32c_vpclmul(uint32_t reg, const uint8_t *p, size_t len);
 #endif
 #if defined(__aarch64__)
 uint32_t ics_crc32c_armv8(uint32_t reg, const uint8_t *p, size_t len);

@@ -38,6 +38,8 @@ uint32_t ics_cpu_features(void)
         f |= ICS_CPU_AVX512BW;
         if ((ecx >> 11) & 1)
             f |= ICS_CPU_AVX512VNNI;
+        if ((ecx >> 10) & 1)
+            f |= ICS_CPU_VPCLMUL;
     }
     return f;
 }

@@ -266,27 +266,28 @@ PyDoc_STRVAR(set_impl_doc, "set_impl($module, name=None, /)\n--\n\n"
                            "for this CPU with None.  ValueError, and no change, for a name that is unknown or\n"
                            "that this CPU cannot run.  Every kernel gives the same results.");
 
-static PyObject *py_set_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* set_impl and crc32c_set_impl: one family's selection by name (None: the best). */
+static PyObject *select_impl(const char *fname, PyObject *const *args, Py_ssize_t nargs, int (*set)(const char *),
+                             size_t (*usable_list)(const char **, size_t))
 {
-    (void)self;
     if (nargs > 1) {
-        PyErr_Format(PyExc_TypeError, "set_impl() takes at most 1 argument (%zd given)", nargs);
+        PyErr_Format(PyExc_TypeError, "%s() takes at most 1 argument (%zd given)", fname, nargs);
         return NULL;
     }
     const char *name = NULL;
     if (nargs == 1 && args[0] != Py_None) {
         if (!PyUnicode_Check(args[0])) {
-            PyErr_Format(PyExc_TypeError, "set_impl() argument must be str or None, not '%.200s'",
+            PyErr_Format(PyExc_TypeError, "%s() argument must be str or None, not '%.200s'", fname,
                          Py_TYPE(args[0])->tp_name);
             return NULL;
         }
         if (!(name = PyUnicode_AsUTF8(args[0])))
             return NULL;
     }
-    if (inetcsum_set_impl(name) < 0) {
-        PyObject *usable = name_list(inetcsum_impl_list);
+    if (set(name) < 0) {
+        PyObject *usable = name_list(usable_list);
         if (usable) {
-            PyErr_Format(PyExc_ValueError, "set_impl(): '%s' is unknown or not supported by this CPU; usable: %R",
+            PyErr_Format(PyExc_ValueError, "%s(): '%s' is unknown or not supported by this CPU; usable: %R", fname,
                          name, usable);
             Py_DECREF(usable);
         }
@@ -295,8 +296,34 @@ static PyObject *py_set_impl(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return select_impl("set_impl", args, nargs, inetcsum_set_impl, inetcsum_impl_list);
+}
+
+PyDoc_STRVAR(crc32c_set_impl_doc, "crc32c_set_impl($module, name=None, /)\n--\n\n"
+                                  "Selects the CRC32c kernel by name for the whole process, or the best one for this\n"
+                                  "CPU with None.  ValueError, and no change, for a name that is unknown or that this\n"
+                                  "CPU cannot run.  Every kernel gives the same results.");
+
+static PyObject *py_crc32c_set_impl(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return select_impl("crc32c_set_impl", args, nargs, inetcsum_crc32c_set_impl, inetcsum_crc32c_impl_list);
+}
+
+PyDoc_STRVAR(crc32c_impls_doc, "crc32c_impls($module, /)\n--\n\nThe CRC32c kernels this CPU can run, best first.");
+
+static PyObject *py_crc32c_impls(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return name_list(inetcsum_crc32c_impl_list);
+}
+
 PyDoc_STRVAR(crc32c_impl_name_doc, "crc32c_impl_name($module, /)\n--\n\n"
-                                   "The CRC32c kernel in use ('sse42', 'armv8' or 'table').");
+                                   "The CRC32c kernel in use, e.g. 'sse42-clmul' (INETCSUM_CRC32C_IMPL selects one).");
 
 static PyObject *py_crc32c_impl_name(PyObject *self, PyObject *unused)
 {
@@ -321,6 +348,8 @@ static PyMethodDef module_methods[] = {
     {"impls_built", py_impls_built, METH_NOARGS, impls_built_doc},
     {"set_impl", (PyCFunction)(void (*)(void))py_set_impl, METH_FASTCALL, set_impl_doc},
     {"crc32c_impl_name", py_crc32c_impl_name, METH_NOARGS, crc32c_impl_name_doc},
+    {"crc32c_impls", py_crc32c_impls, METH_NOARGS, crc32c_impls_doc},
+    {"crc32c_set_impl", (PyCFunction)(void (*)(void))py_crc32c_set_impl, METH_FASTCALL, crc32c_set_impl_doc},
     {"version", py_version, METH_NOARGS, version_doc},
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_FASTCALL, register_doc},
     {NULL, NULL, 0, NULL},

@@ -33,6 +33,8 @@ from ._inetcsum import (
     copy_partial,
     crc32c,
     crc32c_impl_name,
+    crc32c_impls,
+    crc32c_set_impl,
     fill,
     fold,
     impl_name,
@@ -91,6 +93,8 @@ __all__ = [
     "impls_built",
     "set_impl",
     "crc32c_impl_name",
+    "crc32c_impls",
+    "crc32c_set_impl",
     "version",
     # types and constants
     "Check",
