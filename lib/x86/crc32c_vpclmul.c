@@ -15,7 +15,20 @@
  * and the other by x^(8d), both reduced mod P to 32 bits; one factor of x less, because the
  * carry-less product of two reflected operands gains one.  Inputs under 256 bytes go to the
  * three-stream kernel, which is faster there. */
+#ifdef ICS_EMULATE_AVX512
+/* The tests' build through SIMDe, for CPUs without these instructions: same source, another name,
+ * and the portable kernel for the mid sizes (the CPU may lack PCLMULQDQ too). */
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+#include <simde/x86/clmul.h>
+#include <simde/x86/sse4.2.h>
+#define KERNEL_NAME ics_crc32c_vpclmul_emu
+#define MID_SIZES ics_crc32c_table
+#else
 #include <immintrin.h>
+#define KERNEL_NAME ics_crc32c_vpclmul
+#define MID_SIZES ics_crc32c_clmul
+#endif
 
 #include "../proto/crc32c.h"
 #include "../proto/crc32c_interleave.h"
@@ -47,7 +60,8 @@ static inline __m512i constant512(const uint64_t k[2])
  * first call) costs more than it saves. */
 #define SERIAL_MAX 64
 
-uint32_t ics_crc32c_vpclmul(uint32_t reg, const uint8_t *p, size_t len)
+uint32_t KERNEL_NAME(uint32_t reg, const uint8_t *p, size_t len);
+uint32_t KERNEL_NAME(uint32_t reg, const uint8_t *p, size_t len)
 {
     if (len < SERIAL_MAX) {
         for (; len >= 8; p += 8, len -= 8)
@@ -56,9 +70,12 @@ uint32_t ics_crc32c_vpclmul(uint32_t reg, const uint8_t *p, size_t len)
         return reg;
     }
     if (len < FOLD_MIN)
-        return ics_crc32c_clmul(reg, p, len);
+        return MID_SIZES(reg, p, len);
     const struct ics_crc32c_tables *t = ics_crc32c_init();
-    __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512((const void *)p), _mm512_castsi128_si512(_mm_cvtsi32_si128((int)reg)));
+    /* The register into the first 4 bytes, every other lane zero (a cast from 128 bits would leave
+     * the upper lanes undefined: SIMDe fills them, and the test through it failed). */
+    const __m512i first = _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, (long long)reg);
+    __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512((const void *)p), first);
     __m512i a1 = _mm512_loadu_si512((const void *)(p + 64));
     __m512i a2 = _mm512_loadu_si512((const void *)(p + 128));
     __m512i a3 = _mm512_loadu_si512((const void *)(p + 192));
