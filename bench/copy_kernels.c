@@ -11,7 +11,7 @@
 #include "timing.h"
 #include "tuning_steps.h"
 
-static const size_t sizes[] = {256, 576, 1500, 4096, 9000, 65536};
+static const size_t sizes[] = {32, 64, 128, 256, 576, 1500, 4096, 9000, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAX_TRIALS 64
 #define MAX_WAYS 16
@@ -121,9 +121,13 @@ static void preferred(struct bench_run *r, const struct way *w, int n)
         }
         if (best < 0)
             return;
-        fprintf(r->out, "| %zu | %s | %.1f | %s | %.2f |\n", sizes[s], names[best], t[best], in_use,
-                used >= 0 && t[best] > 0 ? t[used] / t[best] : 0);
-        tuning_steps_add(&steps, sizes[s], names, t, n, best);
+        fprintf(r->out, "| %zu | %s | %.1f | %s | ", sizes[s], names[best], t[best], in_use);
+        if (used >= 0 && t[best] > 0)
+            fprintf(r->out, "%.2f |\n", t[used] / t[best]);
+        else
+            fprintf(r->out, "- |\n");
+        if (strcmp(in_use, "inline") != 0) /* where no kernel runs, the row has nothing to choose */
+            tuning_steps_add(&steps, sizes[s], names, t, n, best);
     }
     fprintf(r->out, "\nThis machine's tuning row copy steps (lib/tuning.c): %s\n", tuning_steps_text(&steps));
 }

@@ -267,7 +267,7 @@ uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keep
 
 uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t sum)
 {
-    if (len < ICS_SMALL_MAX)
+    if (len < ICS_COPY_SMALL_MAX)
         return ics_copy_small(dst, src, len, sum);
     const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
     return p->copy[ics_size_class(len)](dst, src, len, sum);
@@ -287,7 +287,7 @@ const char *inetcsum_impl_name_at(size_t len)
 const char *ics_copy_name_at(size_t len)
 {
     const struct plan *p = current();
-    return len < ICS_SMALL_MAX ? "inline" : p->copy_kernel[ics_size_class(len)]->name;
+    return len < ICS_COPY_SMALL_MAX ? "inline" : p->copy_kernel[ics_size_class(len)]->name;
 }
 
 const char *ics_tuning_row_name(void)
