@@ -154,8 +154,8 @@ INETCSUM_API uint16_t inetcsum_update_bytes(uint16_t check, const void *old_byte
 
 /* ---- Kernels ----------------------------------------------------------------------------------- */
 /* Kernel names: "avx512vnni", "avx512vnni_ymm", "avx512", "avx512_ymm" (AVX-512 on 512-bit or
- * 256-bit vectors), "avx2", "x86_64" (scalar, independent carry chains), "neon", "generic"
- * (portable C).  Which exist depends on the build's architecture. */
+ * 256-bit vectors), "avx2", "avxvnni" (AVX-VNNI on 256-bit vectors), "x86_64" (scalar, independent
+ * carry chains), "neon", "generic" (portable C).  Which exist depends on the build's architecture. */
 
 /* The kernel in use, e.g. "avx2": the one INETCSUM_IMPL or inetcsum_set_impl chose, or else the
  * best one for this CPU.  Never NULL.  Unless a kernel was chosen by name, the library may sum some

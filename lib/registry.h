@@ -23,6 +23,7 @@ enum {
     ICS_CPU_ARM_CRC32 = 1u << 5,  /* ARMv8 CRC32 extension: crc32c* instructions */
     ICS_CPU_PCLMUL = 1u << 6,     /* PCLMULQDQ: carry-less multiply (CRC32c stream joins) */
     ICS_CPU_VPCLMUL = 1u << 7,    /* VPCLMULQDQ: carry-less multiply on 256/512-bit vectors */
+    ICS_CPU_AVXVNNI = 1u << 8,    /* AVX-VNNI: VEX vpdpwssd on ymm (Alder Lake, Sierra Forest, Zen 5) */
 };
 
 struct ics_kernel {
@@ -60,6 +61,7 @@ ICS_DECLARE_KERNEL(avx512);
 ICS_DECLARE_KERNEL(avx512vnni);
 ICS_DECLARE_KERNEL(avx512_ymm);
 ICS_DECLARE_KERNEL(avx512vnni_ymm);
+ICS_DECLARE_KERNEL(avxvnni);
 #endif
 #if defined(ICS_HAVE_NEON)
 ICS_DECLARE_KERNEL(neon);

@@ -123,6 +123,7 @@ ICS_DECLARE_KERNEL(avx512_emu);
 ICS_DECLARE_KERNEL(avx512vnni_emu);
 ICS_DECLARE_KERNEL(avx512_ymm_emu);
 ICS_DECLARE_KERNEL(avx512vnni_ymm_emu);
+ICS_DECLARE_KERNEL(avxvnni_emu);
 #endif
 
 /* inetcsum_partial as a caller writes it: through the header's macro, so inputs under 16 bytes take
@@ -152,6 +153,7 @@ size_t tu_kernels(const struct tu_kernel **list)
         k[n++] = (struct tu_kernel){"avx512_ymm(simde)", ics_partial_avx512_ymm_emu, ics_copy_avx512_ymm_emu};
         k[n++] = (struct tu_kernel){"avx512vnni_ymm(simde)", ics_partial_avx512vnni_ymm_emu,
                                     ics_copy_avx512vnni_ymm_emu};
+        k[n++] = (struct tu_kernel){"avxvnni(simde)", ics_partial_avxvnni_emu, ics_copy_avxvnni_emu};
 #endif
         k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy};
         k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy};

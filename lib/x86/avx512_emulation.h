@@ -1,4 +1,4 @@
-/* Makes the AVX-512 kernel sources compile to portable code through SIMDe (Debian libsimde-dev), so
+/* Makes the AVX-512 (and AVX-VNNI) kernel sources compile to portable code through SIMDe (Debian libsimde-dev), so
  * their logic is tested on CPUs without AVX-512 (tests only; never part of the library).  The
  * byte-masked moves this SIMDe release lacks are written out here with the instructions' meaning:
  * masked-out bytes are neither read nor written. */
@@ -52,6 +52,8 @@ static inline void ics_emu_mask_storeu_epi8_256(void *p, uint32_t k, simde__m256
 #define _mm512_mask_storeu_epi8(p, k, v) ics_emu_mask_storeu_epi8(p, k, v)
 #define _mm256_maskz_loadu_epi8(k, p) ics_emu_maskz_loadu_epi8_256(k, p)
 #define _mm256_mask_storeu_epi8(p, k, v) ics_emu_mask_storeu_epi8_256(p, k, v)
+/* AVX-VNNI's VEX form computes what AVX-512 VNNI's does on ymm; this SIMDe release has only the latter. */
+#define _mm256_dpwssd_avx_epi32(acc, a, b) simde_mm256_dpwssd_epi32(acc, a, b)
 /* This SIMDe release aliases _mm512_madd_epi16 with the masked form's four arguments. */
 #undef _mm512_madd_epi16
 #define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16(a, b)

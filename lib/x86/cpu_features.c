@@ -33,6 +33,13 @@ uint32_t ics_cpu_features(void)
     __cpuid_count(7, 0, eax, ebx, ecx, edx);
     if (ymm_state && ((ebx >> 5) & 1))
         f |= ICS_CPU_AVX2;
+    const unsigned max_sub = eax; /* leaf 7's highest subleaf */
+    if (ymm_state && ((ebx >> 5) & 1) && max_sub >= 1) {
+        unsigned a1, b1, c1, d1;
+        __cpuid_count(7, 1, a1, b1, c1, d1);
+        if ((a1 >> 4) & 1)
+            f |= ICS_CPU_AVXVNNI;
+    }
     const int avx512f = (ebx >> 16) & 1, avx512bw = (ebx >> 30) & 1, avx512vl = (ebx >> 31) & 1;
     if (zmm_state && avx512f && avx512bw && avx512vl) {
         f |= ICS_CPU_AVX512BW;

@@ -1,5 +1,5 @@
 /* AVX-512 BW kernel on 512-bit vectors (vpmaddwd then vpaddd: CPUs without VNNI):
- * one instance of csum_mask_template.h.  Built with the matching -m flags for the library; built with
+ * one instance of csum_template.h.  Built with the matching -m flags for the library; built with
  * ICS_EMULATE_AVX512 through SIMDe for the tests on other CPUs. */
 #ifdef ICS_EMULATE_AVX512
 #include "avx512_emulation.h"
@@ -11,4 +11,5 @@
 
 #define VEC_BYTES 64
 #define WIDEN_VNNI 0
-#include "csum_mask_template.h"
+#define MASKED 1
+#include "csum_template.h"

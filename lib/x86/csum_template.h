@@ -1,0 +1,386 @@
+/* The x86 vector sum kernels' template: eight independent accumulators, one horizontal reduction,
+ * the sum and the fused copy from the same code.  Each instance (csum_avx512*.c, csum_avx2.c,
+ * csum_avxvnni.c, and the SIMDe builds the tests use on CPUs without the instructions) sets,
+ * before including it:
+ *   VEC_BYTES   64 (zmm) or 32 (ymm);
+ *   MASKED      1: AVX-512BW byte masks (on ymm through AVX-512VL): loads aligned, ends masked;
+ *               0: no masks (AVX2, AVX-VNNI): unaligned loads, the tail by one overlapping load;
+ *   WIDEN_VNNI  1: one vpdpwssd per vector (VNNI_VEX 1 for the VEX-encoded AVX-VNNI form);
+ *               0: vpmaddwd then vpaddd;
+ *   KERNEL(op)  the instance's function names (op is partial or copy).
+ *
+ * How it sums.  Each 16-bit word w is biased into signed range (w ^ 0x8000 reads as w - 32768 in
+ * int16), and adjacent biased words are added into a signed 32-bit lane (vpdpwssd against ones, or
+ * vpmaddwd against ones then vpaddd).  Every vector loaded counts VEC_BYTES/2 words of bias, added
+ * back once at the end in scalar code, masked-out or cleared bytes included (a zero word biases
+ * like any other).  The XOR takes its operand from memory, so a vector costs a load+xor and a dot
+ * product (and an add without VNNI).
+ *
+ * Why aligned loads (MASKED).  Loads are aligned down to the vector width (of the destination when
+ * copying: its stores are the bound there), so no load splits a cache line, whatever the start
+ * address.  The first and last vectors are byte-masked: masked-out bytes are neither read (no
+ * fault, no access) nor written, so exactly [src, src+len) is read and [dst, dst+len) written.
+ * When the aligned start is an odd distance before the data, every byte pairs with the other
+ * neighbour: the sum is then the byte-swapped one, put right by rotating the 32-bit result by 8
+ * bits (RFC 1071 2(B); 2^24 = 2^8 mod 0xFFFF).  Without masks an aligned start would read bytes
+ * before the buffer, so those instances load from the start as it is and end with one load that
+ * finishes at the last even byte, the bytes already summed cleared by AND with a mask (an even
+ * distance from the start, so the pairing holds), a lone last byte added in scalar code; inputs
+ * under one vector go to the scalar code.
+ *
+ * Why eight accumulators.  vpdpwssd has 4-5 cycles of latency and issues once or twice a cycle:
+ * fewer chains leave the loop latency-bound (the previous AVX-512 kernel's two ran at about half
+ * speed; four ran 10% slower at 9000 B on Zen 4).
+ *
+ * Exactness.  Lanes wrap mod 2^32, and the chains are added together mod 2^32; that is exact as
+ * long as the true total of what is being added lies in int32.  A vector moves the total by at most
+ * VEC_BYTES/2 * 32768 = VEC_BYTES * 2^14 either way, so CHUNK_VECTORS of them (plus the at most
+ * ten the ends and remainders add) stay under 2^30.  Each chunk's total goes into a 64-bit scalar
+ * before the next chunk starts. */
+#include "../kernels.h"
+
+#if VEC_BYTES == 64
+typedef __m512i vec;
+typedef __mmask64 vmask;
+#define V_AND(a, b) _mm512_and_si512(a, b)
+#define V_ZERO() _mm512_setzero_si512()
+#define V_LOAD(p) _mm512_load_si512((const void *)(p))
+#define V_LOADU(p) _mm512_loadu_si512((const void *)(p))
+#define V_STORE(p, v) _mm512_store_si512((void *)(p), v)
+#define V_STORE_UNALIGNED(p, v) _mm512_storeu_si512((void *)(p), v)
+#define V_MASKZ_LOADU(m, p) _mm512_maskz_loadu_epi8(m, (const void *)(p))
+#define V_MASK_STOREU(p, m, v) _mm512_mask_storeu_epi8((void *)(p), m, v)
+#define V_XOR(a, b) _mm512_xor_si512(a, b)
+#define V_ADD32(a, b) _mm512_add_epi32(a, b)
+#define V_SET16(x) _mm512_set1_epi16((short)(x))
+#define V_DPWSSD(acc, a, b) _mm512_dpwssd_epi32(acc, a, b)
+#define V_MADD(a, b) _mm512_madd_epi16(a, b)
+#define LOG2_VEC 6
+#else
+typedef __m256i vec;
+typedef __mmask32 vmask;
+#define V_AND(a, b) _mm256_and_si256(a, b)
+#define V_ZERO() _mm256_setzero_si256()
+#define V_LOAD(p) _mm256_load_si256((const __m256i *)(p))
+#define V_LOADU(p) _mm256_loadu_si256((const __m256i *)(p))
+#define V_STORE(p, v) _mm256_store_si256((__m256i *)(p), v)
+#define V_STORE_UNALIGNED(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+#define V_MASKZ_LOADU(m, p) _mm256_maskz_loadu_epi8(m, (const void *)(p))
+#define V_MASK_STOREU(p, m, v) _mm256_mask_storeu_epi8((void *)(p), m, v)
+#define V_XOR(a, b) _mm256_xor_si256(a, b)
+#define V_ADD32(a, b) _mm256_add_epi32(a, b)
+#define V_SET16(x) _mm256_set1_epi16((short)(x))
+#if VNNI_VEX
+#define V_DPWSSD(acc, a, b) _mm256_dpwssd_avx_epi32(acc, a, b)
+#else
+#define V_DPWSSD(acc, a, b) _mm256_dpwssd_epi32(acc, a, b)
+#endif
+#define V_MADD(a, b) _mm256_madd_epi16(a, b)
+#define LOG2_VEC 5
+#endif
+
+/* 2^30 / (VEC_BYTES * 2^14): 1024 zmm (64 KiB) or 2048 ymm vectors per chunk. */
+#define CHUNK_VECTORS ((size_t)1 << (16 - LOG2_VEC))
+/* Independent chains in the main loop: eight for AVX-512 (32 registers; vpdpwssd's latency), four
+ * where only 16 vector registers exist and the chain is one vpaddd (AVX2: with eight, GCC 12 spills
+ * accumulators to the stack inside the loop). */
+#ifndef ACCS
+#define ACCS 8
+#endif
+#ifndef VNNI_VEX
+#define VNNI_VEX 0
+#endif
+
+/* The two constants, made once per call and kept in registers: left visible, GCC 12 rebuilds them
+ * (mov, vpbroadcastd) before every use in the tail code, which doubled the cost of a 256-byte sum
+ * on Zen 4, where each zmm broadcast takes two of the four vector pipes' slots. */
+struct consts {
+    vec bias, ones;
+};
+static inline __attribute__((always_inline)) struct consts consts_make(void)
+{
+    struct consts k = {V_SET16(0x8000), V_SET16(1)};
+#if !defined(ICS_EMULATE_AVX512)
+    __asm__("" : "+v"(k.bias), "+v"(k.ones));
+#endif
+    return k;
+}
+
+/* acc + the biased pair sums of v. */
+static inline __attribute__((always_inline)) vec widen(const struct consts *k, vec acc, vec v)
+{
+    const vec biased = V_XOR(v, k->bias);
+#if WIDEN_VNNI
+    return V_DPWSSD(acc, biased, k->ones);
+#else
+    return V_ADD32(acc, V_MADD(biased, k->ones));
+#endif
+}
+
+/* The sum of the 32-bit lanes, mod 2^32 (exact when the true total lies in int32). */
+static inline __attribute__((always_inline)) int32_t hsum(vec v)
+{
+#if VEC_BYTES == 64
+    __m256i y = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+#else
+    __m256i y = v;
+#endif
+    __m128i x = _mm_add_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));
+    return _mm_cvtsi128_si32(x);
+}
+
+/* One full vector.  MASKED: from the aligned source, or (copying) from anywhere in the source
+ * into an aligned destination; otherwise from and to anywhere. */
+static inline __attribute__((always_inline)) vec take(const uint8_t *s, uint8_t *d, const int copy)
+{
+#if MASKED
+    if (!copy)
+        return V_LOAD(s);
+    vec v = V_LOADU(s);
+    V_STORE(d, v);
+#else
+    vec v = V_LOADU(s);
+    if (copy)
+        V_STORE_UNALIGNED(d, v);
+#endif
+    return v;
+}
+
+#if MASKED
+static inline __attribute__((always_inline)) vec take_masked(vmask m, const uint8_t *s, uint8_t *d,
+                                                            const int copy)
+{
+    vec v = V_MASKZ_LOADU(m, s);
+    if (copy)
+        V_MASK_STOREU(d, m, v);
+    return v;
+}
+#endif
+
+/* The 64-bit total, bias added back, put into the seed's pairing; `vectors` is how many were
+ * loaded, each VEC_BYTES/2 words of bias 2^15. */
+static inline __attribute__((always_inline)) uint32_t finish(int64_t total, uint64_t vectors, size_t head,
+                                                             uint32_t sum)
+{
+    /* The true word sum is a nonnegative integer below 2^63: wrapping arithmetic is exact. */
+    uint32_t r = ics_reduce64_x86((uint64_t)total + (vectors << (LOG2_VEC - 1 + 15)));
+    const unsigned rot = (unsigned)(head & 1) << 3; /* 0, or 8 to undo the swapped pairing */
+    r = (r >> rot) | (r << ((32 - rot) & 31));
+    return ics_add32(r, sum);
+}
+
+/* The AVX2 main-loop step written out: four vectors into four accumulators.  With intrinsics GCC 12
+ * computes each new accumulator in another register and copies it back every step (an empty asm
+ * barrier does not stop it); the loop is bound by macro-op dispatch, so the copies cost 10% at
+ * 4-9 KiB on Zen 4 (a quarter on Zen 3).  In/out operands keep the accumulators in place.  The
+ * summing step folds each load into its XOR: three macro-ops per vector.  The copying step loads,
+ * stores, then biases in the register. */
+#if !MASKED && !WIDEN_VNNI && ACCS == 4 && VEC_BYTES == 32 && !defined(ICS_EMULATE_AVX512)
+#define STEP_ASM 1
+#define MADD_ACCUMULATE4                                                                           \
+    "vpmaddwd %[ones], %[t0], %[t0]\n\t"                                                            \
+    "vpmaddwd %[ones], %[t1], %[t1]\n\t"                                                            \
+    "vpmaddwd %[ones], %[t2], %[t2]\n\t"                                                            \
+    "vpmaddwd %[ones], %[t3], %[t3]\n\t"                                                            \
+    "vpaddd %[t0], %[a0], %[a0]\n\t"                                                                \
+    "vpaddd %[t1], %[a1], %[a1]\n\t"                                                                \
+    "vpaddd %[t2], %[a2], %[a2]\n\t"                                                                \
+    "vpaddd %[t3], %[a3], %[a3]"
+#define STEP_OUTPUTS                                                                               \
+    [a0] "+x"(*a0), [a1] "+x"(*a1), [a2] "+x"(*a2), [a3] "+x"(*a3), [t0] "=&x"(t0), [t1] "=&x"(t1),         \
+        [t2] "=&x"(t2), [t3] "=&x"(t3)
+
+static inline __attribute__((always_inline)) void step_sum_asm(const uint8_t *s, const struct consts *k, vec *a0,
+                                                               vec *a1, vec *a2, vec *a3)
+{
+    vec t0, t1, t2, t3; /* scratch; separate variables, or GCC keeps them in memory */
+    __asm__("vpxor 0(%[s]), %[bias], %[t0]\n\t"
+            "vpxor 32(%[s]), %[bias], %[t1]\n\t"
+            "vpxor 64(%[s]), %[bias], %[t2]\n\t"
+            "vpxor 96(%[s]), %[bias], %[t3]\n\t" MADD_ACCUMULATE4
+            : STEP_OUTPUTS
+            : [s] "r"(s), [bias] "x"(k->bias), [ones] "x"(k->ones), "m"(*(const uint8_t(*)[128])s));
+}
+
+static inline __attribute__((always_inline)) void step_copy_asm(const uint8_t *s, uint8_t *d, const struct consts *k,
+                                                                vec *a0, vec *a1, vec *a2, vec *a3)
+{
+    vec t0, t1, t2, t3;
+    __asm__("vmovdqu 0(%[s]), %[t0]\n\t"
+            "vmovdqu 32(%[s]), %[t1]\n\t"
+            "vmovdqu 64(%[s]), %[t2]\n\t"
+            "vmovdqu 96(%[s]), %[t3]\n\t"
+            "vmovdqu %[t0], 0(%[d])\n\t"
+            "vmovdqu %[t1], 32(%[d])\n\t"
+            "vmovdqu %[t2], 64(%[d])\n\t"
+            "vmovdqu %[t3], 96(%[d])\n\t"
+            "vpxor %[t0], %[bias], %[t0]\n\t"
+            "vpxor %[t1], %[bias], %[t1]\n\t"
+            "vpxor %[t2], %[bias], %[t2]\n\t"
+            "vpxor %[t3], %[bias], %[t3]\n\t" MADD_ACCUMULATE4
+            : STEP_OUTPUTS, "=m"(*(uint8_t(*)[128])d)
+            : [s] "r"(s), [d] "r"(d), [bias] "x"(k->bias), [ones] "x"(k->ones), "m"(*(const uint8_t(*)[128])s));
+}
+#else
+#define STEP_ASM 0
+#endif
+
+/* `full` whole vectors from *s (and to *d): ACCS chains in chunks of CHUNK_VECTORS, then the last
+ * (4,) 2 and 1 into four of them.  Adds into acc[0..3] (acc[0] may hold one vector already),
+ * advances *s and *d, and returns what it banked in 64 bits. */
+static inline __attribute__((always_inline)) int64_t body(const struct consts *k, const uint8_t **sp, uint8_t **dp,
+                                                          size_t full, vec acc[4], const int copy)
+{
+    const uint8_t *s = *sp;
+    uint8_t *d = *dp;
+    vec a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int64_t total = 0;
+    if (full >= ACCS) {
+#if ACCS == 8
+        vec a4 = V_ZERO(), a5 = V_ZERO(), a6 = V_ZERO(), a7 = V_ZERO();
+#endif
+        for (;;) {
+            size_t steps = full / ACCS;
+            if (steps > CHUNK_VECTORS / ACCS)
+                steps = CHUNK_VECTORS / ACCS;
+            full -= steps * ACCS;
+            do {
+#if STEP_ASM
+                if (copy)
+                    step_copy_asm(s, d, k, &a0, &a1, &a2, &a3);
+                else
+                    step_sum_asm(s, k, &a0, &a1, &a2, &a3);
+#else
+                a0 = widen(k, a0, take(s, d, copy));
+                a1 = widen(k, a1, take(s + VEC_BYTES, d + VEC_BYTES, copy));
+                a2 = widen(k, a2, take(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
+                a3 = widen(k, a3, take(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+#endif
+#if ACCS == 8
+                a4 = widen(k, a4, take(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
+                a5 = widen(k, a5, take(s + 5 * VEC_BYTES, d + 5 * VEC_BYTES, copy));
+                a6 = widen(k, a6, take(s + 6 * VEC_BYTES, d + 6 * VEC_BYTES, copy));
+                a7 = widen(k, a7, take(s + 7 * VEC_BYTES, d + 7 * VEC_BYTES, copy));
+#endif
+                s += ACCS * VEC_BYTES;
+                d += ACCS * VEC_BYTES;
+            } while (--steps);
+#if ACCS == 8
+            a0 = V_ADD32(a0, a4);
+            a1 = V_ADD32(a1, a5);
+            a2 = V_ADD32(a2, a6);
+            a3 = V_ADD32(a3, a7);
+#endif
+            if (full < ACCS)
+                break;
+            /* Another whole chunk follows: bank this one before the lanes could leave int32. */
+            total += hsum(V_ADD32(V_ADD32(a0, a1), V_ADD32(a2, a3)));
+            a0 = a1 = a2 = a3 = V_ZERO();
+#if ACCS == 8
+            a4 = a5 = a6 = a7 = V_ZERO();
+#endif
+        }
+    }
+#if ACCS == 8
+    if (full & 4) {
+        a0 = widen(k, a0, take(s, d, copy));
+        a1 = widen(k, a1, take(s + VEC_BYTES, d + VEC_BYTES, copy));
+        a2 = widen(k, a2, take(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
+        a3 = widen(k, a3, take(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+        s += 4 * VEC_BYTES;
+        d += 4 * VEC_BYTES;
+    }
+#endif
+    if (full & 2) {
+        a2 = widen(k, a2, take(s, d, copy));
+        a3 = widen(k, a3, take(s + VEC_BYTES, d + VEC_BYTES, copy));
+        s += 2 * VEC_BYTES;
+        d += 2 * VEC_BYTES;
+    }
+    if (full & 1) {
+        a1 = widen(k, a1, take(s, d, copy));
+        s += VEC_BYTES;
+        d += VEC_BYTES;
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+    *sp = s;
+    *dp = d;
+    return total;
+}
+
+#if MASKED
+static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, const uint8_t *src, size_t len,
+                                                              uint32_t sum, const int copy)
+{
+    if (len == 0)
+        return sum;
+    /* Offset of the data within its first aligned vector (the destination's, when copying). */
+    const size_t head = (uintptr_t)(copy ? (const void *)dst : (const void *)src) & (VEC_BYTES - 1);
+    const uint8_t *s = (const uint8_t *)((uintptr_t)src - head);
+    uint8_t *d = (uint8_t *)((uintptr_t)dst - head);
+    const size_t span = head + len; /* bytes from the aligned start to the end */
+    const uint64_t vectors = (span + VEC_BYTES - 1) >> LOG2_VEC;
+    const vmask first = (vmask)~(vmask)0 << head;
+    const size_t rest = span & (VEC_BYTES - 1);
+    const vmask last = rest ? (vmask)(((vmask)1 << rest) - 1) : (vmask)~(vmask)0;
+
+    const struct consts k = consts_make();
+    if (vectors == 1)
+        return finish(hsum(widen(&k, V_ZERO(), take_masked(first & last, s, d, copy))), 1, head, sum);
+
+    vec acc[4] = {widen(&k, V_ZERO(), take_masked(first, s, d, copy)), V_ZERO(), V_ZERO(), V_ZERO()};
+    s += VEC_BYTES;
+    d += VEC_BYTES;
+    /* The aligned vectors between the masked ends, then the masked last one. */
+    int64_t total = body(&k, &s, &d, (size_t)vectors - 2, acc, copy);
+    acc[1] = widen(&k, acc[1], take_masked(last, s, d, copy));
+    total += hsum(V_ADD32(V_ADD32(acc[0], acc[1]), V_ADD32(acc[2], acc[3])));
+    return finish(total, vectors, head, sum);
+}
+#else
+/* VEC_BYTES zero bytes then VEC_BYTES 0xFF bytes: loading a vector at offset k keeps its last k
+ * bytes. */
+static const uint8_t tail_mask[2 * VEC_BYTES] __attribute__((aligned(VEC_BYTES))) = {
+    [VEC_BYTES ... 2 * VEC_BYTES - 1] = 0xFF,
+};
+
+static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, const uint8_t *src, size_t len,
+                                                              uint32_t sum, const int copy)
+{
+    if (len < VEC_BYTES)
+        return copy ? ics_copy_small(dst, src, len, sum) : ics_partial_small(src, len, sum);
+    const uint8_t *const end = src + len;
+    const size_t rest = len & (VEC_BYTES - 1), even = rest & ~(size_t)1;
+    /* Vectors loaded, each VEC_BYTES/2 words of bias: the whole ones plus the cleared tail if any. */
+    const uint64_t vectors = len / VEC_BYTES + (even != 0);
+    const struct consts k = consts_make();
+    vec acc[4] = {V_ZERO(), V_ZERO(), V_ZERO(), V_ZERO()};
+    const uint8_t *s = src;
+    uint8_t *d = dst;
+    int64_t total = body(&k, &s, &d, len / VEC_BYTES, acc, copy);
+    if (even) {
+        /* The vector ending at the last even byte starts an even distance from src, so the pairing
+         * of bytes into words is unchanged; the bytes already summed are cleared. */
+        vec v = V_AND(V_LOADU(s + even - VEC_BYTES), V_LOADU(tail_mask + even));
+        acc[1] = widen(&k, acc[1], v);
+    }
+    if (copy && rest)
+        V_STORE_UNALIGNED(dst + len - VEC_BYTES, V_LOADU(end - VEC_BYTES));
+    total += hsum(V_ADD32(V_ADD32(acc[0], acc[1]), V_ADD32(acc[2], acc[3])));
+    uint32_t r = finish(total, vectors, 0, sum);
+    return (rest & 1) ? ics_add32(r, ics_odd_byte(end[-1])) : r;
+}
+#endif
+
+uint32_t KERNEL(partial)(const void *buf, size_t len, uint32_t sum)
+{
+    /* dst is never written when copy == 0; passing buf keeps the pointer arithmetic defined. */
+    return sum_vec((uint8_t *)(uintptr_t)buf, (const uint8_t *)buf, len, sum, 0);
+}
+
+uint32_t KERNEL(copy)(void *dst, const void *src, size_t len, uint32_t sum)
+{
+    return sum_vec((uint8_t *)dst, (const uint8_t *)src, len, sum, 1);
+}
