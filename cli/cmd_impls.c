@@ -35,7 +35,7 @@ int cmd_impls(int argc, char **argv)
     /* What sums each size now: the tuning row's choices, or the one kernel at every size. */
     printf("kernel by size: inline scalar code");
     const char *prev = "inline";
-    for (size_t len = 16; len <= ((size_t)1 << 20); len *= 2) {
+    for (size_t len = 16; len <= ((size_t)1 << 30); len *= 2) {
         const char *k = inetcsum_impl_name_at(len);
         if (strcmp(prev, k) != 0)
             printf(" below %zu B, %s", len, k);

@@ -13,12 +13,14 @@ const struct ics_tuning ics_tunings[] = {
      * 2026-11-23; two full runs agreed).  Below 256 B no kernel runs (inline code, lib/small.h;
      * the scalar kernel's carry chains were fastest there too).  The 256-bit VNNI kernel
      * (single-pumped on Zen 4) wins at 256-511 B, the 512-bit one from 512 B, where its eight chains
-     * outrun the double-pumped ops' cost.  Copying, the 512-bit kernel is fastest to 4 KiB (at
+     * outrun the double-pumped ops' cost, up to what the caches hold: from DRAM 512-bit loads
+     * stream at 18-21 GB/s against 21-26 for 256-bit ones (`inetcsum bench dram`), and in L3 (2-3
+     * MiB) the two are even, so the 256-bit kernel takes over from 2 MiB.  Copying, the 512-bit kernel is fastest to 4 KiB (at
      * 576 B 0.73x the 256-bit one's time) and the AVX2 one from there, by 4-6% (`inetcsum bench copy`,
      * three runs, two agreeing).  Other Zen 4 parts (Phoenix, Bergamo) share the core but
      * were not measured: they take the best-first list until someone does. */
     {"AMD Zen 4 (EPYC 9004)", "AuthenticAMD", 25, 0x10, 0x1F, 
-     {{0, "avx512vnni_ymm"}, {512, "avx512vnni"}},
+     {{0, "avx512vnni_ymm"}, {512, "avx512vnni"}, {(size_t)2 << 20, "avx512vnni_ymm"}},
      {{0, "avx512vnni"}, {4096, "avx2"}}},
 };
 const size_t ics_tuning_count = sizeof ics_tunings / sizeof ics_tunings[0];
