@@ -38,7 +38,8 @@ int cmd_impls(int argc, char **argv)
     for (size_t len = 16; len <= ((size_t)1 << 30); len *= 2) {
         const char *k = inetcsum_impl_name_at(len);
         if (strcmp(prev, k) != 0)
-            printf(" below %zu B, %s", len, k);
+            printf(" below %zu %s, %s", len >= 1u << 20 ? len >> 20 : len >= 1024 ? len >> 10 : len,
+                   len >= 1u << 20 ? "MiB" : len >= 1024 ? "KiB" : "B", k);
         prev = k;
     }
     printf(" from there\n");
