@@ -12,9 +12,6 @@
  * inetcsum_set_impl() made meanwhile win. */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "inetcsum.h"
 #include "kernels.h"
@@ -47,67 +44,6 @@ const size_t ics_kernel_count = sizeof ics_kernels / sizeof ics_kernels[0];
 
 static const struct ics_family sums = ICS_FAMILY("INETCSUM_IMPL", ics_kernels, sizeof ics_kernels / sizeof ics_kernels[0],
                                                  struct ics_kernel);
-
-/* ---- Families (registry.h) ---- */
-
-const char *ics_family_name(const struct ics_family *f, size_t i)
-{
-    const char *e = (const char *)f->entries + i * f->stride;
-    return *(const char *const *)(const void *)(e + f->name_offset);
-}
-
-static int family_usable(const struct ics_family *f, size_t i, uint32_t features)
-{
-    const char *e = (const char *)f->entries + i * f->stride;
-    return (*(const uint32_t *)(const void *)(e + f->required_offset) & ~features) == 0;
-}
-
-size_t ics_family_best(const struct ics_family *f, uint32_t features)
-{
-    for (size_t i = 0; i < f->count; i++)
-        if (family_usable(f, i, features))
-            return i;
-    return f->count - 1; /* not reached: the last entry requires nothing */
-}
-
-long ics_family_find(const struct ics_family *f, const char *name, uint32_t features)
-{
-    for (size_t i = 0; i < f->count; i++)
-        if (strcmp(ics_family_name(f, i), name) == 0)
-            return family_usable(f, i, features) ? (long)i : -1;
-    return -1;
-}
-
-size_t ics_family_startup(const struct ics_family *f, atomic_flag *warned)
-{
-    size_t best = ics_family_best(f, ics_features());
-    const char *env = getenv(f->env);
-    if (env == NULL || *env == '\0')
-        return best;
-    long k = ics_family_find(f, env, ics_features());
-    if (k >= 0)
-        return (size_t)k;
-    if (!atomic_flag_test_and_set(warned))
-        fprintf(stderr, "inetcsum: %s=%s is not a kernel this CPU can run; using %s\n", f->env, env,
-                ics_family_name(f, best));
-    return best;
-}
-
-size_t ics_family_list(const struct ics_family *f, const char **names, size_t max, int only_usable)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < f->count; i++) {
-        if (only_usable && !family_usable(f, i, ics_features()))
-            continue;
-        if (n < max)
-            names[n++] = ics_family_name(f, i);
-        else
-            n++;
-    }
-    return n;
-}
-
-/* ---- The sums ---- */
 
 const struct ics_kernel *ics_select(uint32_t features)
 {
@@ -160,6 +96,7 @@ struct plan {
 };
 
 #define MAX_KERNELS 16
+_Static_assert(sizeof ics_kernels / sizeof ics_kernels[0] <= MAX_KERNELS, "a plan for every kernel");
 static struct plan plans[MAX_KERNELS];
 static struct plan tuned;
 static const struct ics_tuning *tuned_row;
@@ -179,7 +116,7 @@ static void fill(struct plan *p, const char *name, const struct ics_kernel *cons
 static void build_plans(void)
 {
     const struct ics_kernel *by_class[ICS_CLASSES];
-    for (size_t k = 0; k < ics_kernel_count && k < MAX_KERNELS; k++) {
+    for (size_t k = 0; k < ics_kernel_count; k++) {
         for (unsigned c = 0; c < ICS_CLASSES; c++)
             by_class[c] = &ics_kernels[k];
         fill(&plans[k], ics_kernels[k].name, by_class, by_class);
@@ -212,11 +149,8 @@ static atomic_flag env_warned = ATOMIC_FLAG_INIT;
  * CPU can run, otherwise the tuned one. */
 static const struct plan *startup_plan(void)
 {
-    const char *env = getenv(sums.env);
-    size_t k = ics_family_startup(&sums, &env_warned);
-    if (env != NULL && *env != '\0' && strcmp(env, ics_kernels[k].name) == 0)
-        return plan_of(&ics_kernels[k]);
-    return tuned_plan();
+    long k = ics_family_chosen(&sums, &env_warned);
+    return k >= 0 ? plan_of(&ics_kernels[k]) : tuned_plan();
 }
 
 static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum);

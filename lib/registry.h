@@ -85,9 +85,9 @@ const char *ics_family_name(const struct ics_family *f, size_t i);
 size_t ics_family_best(const struct ics_family *f, uint32_t features);
 /* Index of the entry called `name` if usable with `features`, else -1. */
 long ics_family_find(const struct ics_family *f, const char *name, uint32_t features);
-/* The start-up choice: the entry the family's environment variable names if this CPU runs it,
- * else the best one (saying so on stderr, once per family: `warned`). */
-size_t ics_family_startup(const struct ics_family *f, atomic_flag *warned);
+/* The entry the family's environment variable names if this CPU runs it, else -1: unset, or (saying
+ * so on stderr, once per family: `warned`) unknown or unusable here. */
+long ics_family_chosen(const struct ics_family *f, atomic_flag *warned);
 /* Names into names[0..max), best first; every entry, or only those this CPU runs.  The count. */
 size_t ics_family_list(const struct ics_family *f, const char **names, size_t max, int only_usable);
 

@@ -139,7 +139,9 @@ static const struct ics_crc32c_kernel *crc_kernel(void)
     if (k == &crc_resolver) {
         ics_crc32c_init();
         const struct ics_crc32c_kernel *expected = &crc_resolver;
-        const struct ics_crc32c_kernel *chosen = &ics_crc32c_kernels[ics_family_startup(&crcs, &crc_env_warned)];
+        long named = ics_family_chosen(&crcs, &crc_env_warned);
+        const struct ics_crc32c_kernel *chosen =
+            &ics_crc32c_kernels[named >= 0 ? (size_t)named : ics_family_best(&crcs, ics_features())];
         if (atomic_compare_exchange_strong_explicit(&active_crc, &expected, chosen, memory_order_acq_rel,
                                                     memory_order_acquire))
             k = chosen;

@@ -1,0 +1,61 @@
+/* Kernel families (registry.h): what the sums and CRC32c share in choosing a kernel: best-first
+ * lookup under a feature set, lookup by name, the environment variable, the lists. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+const char *ics_family_name(const struct ics_family *f, size_t i)
+{
+    const char *e = (const char *)f->entries + i * f->stride;
+    return *(const char *const *)(const void *)(e + f->name_offset);
+}
+
+static int family_usable(const struct ics_family *f, size_t i, uint32_t features)
+{
+    const char *e = (const char *)f->entries + i * f->stride;
+    return (*(const uint32_t *)(const void *)(e + f->required_offset) & ~features) == 0;
+}
+
+size_t ics_family_best(const struct ics_family *f, uint32_t features)
+{
+    for (size_t i = 0; i < f->count; i++)
+        if (family_usable(f, i, features))
+            return i;
+    return f->count - 1; /* not reached: the last entry requires nothing */
+}
+
+long ics_family_find(const struct ics_family *f, const char *name, uint32_t features)
+{
+    for (size_t i = 0; i < f->count; i++)
+        if (strcmp(ics_family_name(f, i), name) == 0)
+            return family_usable(f, i, features) ? (long)i : -1;
+    return -1;
+}
+
+long ics_family_chosen(const struct ics_family *f, atomic_flag *warned)
+{
+    const char *env = getenv(f->env);
+    if (env == NULL || *env == '\0')
+        return -1;
+    long k = ics_family_find(f, env, ics_features());
+    if (k < 0 && !atomic_flag_test_and_set(warned))
+        fprintf(stderr, "inetcsum: %s=%s is not a kernel this CPU can run; using %s\n", f->env, env,
+                ics_family_name(f, ics_family_best(f, ics_features())));
+    return k;
+}
+
+size_t ics_family_list(const struct ics_family *f, const char **names, size_t max, int only_usable)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->count; i++) {
+        if (only_usable && !family_usable(f, i, ics_features()))
+            continue;
+        if (n < max)
+            names[n++] = ics_family_name(f, i);
+        else
+            n++;
+    }
+    return n;
+}
