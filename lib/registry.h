@@ -123,7 +123,8 @@ extern const size_t ics_tuning_count;
 const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id);
 
 /* Size classes: a length's class is its floor(log2), so the public entry finds its kernel with one
- * lzcnt and one load.  Lengths under ICS_SMALL_MAX never reach a kernel (inline scalar code). */
+ * lzcnt and one load.  Lengths under ICS_SMALL_MAX (the sum) and ICS_COPY_SMALL_MAX (copy+sum)
+ * never reach a kernel (inline scalar code, small.h). */
 #define ICS_CLASSES 64
 static inline unsigned ics_size_class(size_t len)
 {
