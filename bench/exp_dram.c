@@ -10,14 +10,11 @@
 #include "contenders.h"
 #include "experiments.h"
 #include "inetcsum.h"
-#include "kernels.h"
 #include "timing.h"
 
 DEFINE_TIMED_LOOP(static, loop_sum, inetcsum_partial(src, len, 0))
 DEFINE_TIMED_LOOP(static, loop_copy, inetcsum_partial_copy(dst, src, len, 0))
 DEFINE_TIMED_LOOP(static, loop_memcpy_sum, (memcpy(dst, src, len), inetcsum_partial(dst, len, 0)))
-static uint32_t (*timed_kernel)(const void *buf, size_t len, uint32_t seed);
-DEFINE_TIMED_LOOP(static, loop_kernel, timed_kernel(src, len, 0))
 
 #define MAX_TRIALS 64
 
@@ -70,32 +67,30 @@ int exp_dram(struct bench_run *r)
     }
     fputc('\n', r->out);
 
-    /* Every sum kernel this CPU runs, and which streams fastest: the step a tuning row takes for
-     * sizes past the caches. */
-    enum { MAX_K = 16 };
-    const struct ics_kernel *k[MAX_K];
-    int nk = 0;
-    uint32_t feat = ics_cpu_features();
-    for (size_t i = 0; i < ics_kernel_count && nk < MAX_K; i++)
-        if ((ics_kernels[i].required & ~feat) == 0 && (!r->impl || strcmp(r->impl, ics_kernels[i].name) == 0))
-            k[nk++] = &ics_kernels[i];
-    static double gk[MAX_K][MAX_TRIALS];
-    for (int t = 0; t < r->trials; t++)
-        for (int j = 0; j < nk; j++) {
-            timed_kernel = k[j]->partial;
-            gk[j][t] = (double)len / ((double)loop_kernel(src, d, len, 1) / r->hz) / 1e9;
+    /* Every sum kernel this CPU runs (the contenders `sizes` times), and which streams fastest:
+     * the step a tuning row takes for sizes past the caches. */
+    struct contenders cs;
+    const char *why;
+    contenders_init(&cs, r->impl, &why);
+    static double gk[MAX_CONTENDERS][MAX_TRIALS];
+    const char *kcols[MAX_CONTENDERS];
+    int kidx[MAX_CONTENDERS], nk = 0;
+    for (int j = 0; j < cs.n; j++)
+        if (cs.c[j].role == ROLE_KERNEL) {
+            kidx[nk] = j;
+            kcols[nk++] = cs.c[j].name;
         }
+    for (int t = 0; t < r->trials; t++)
+        for (int j = 0; j < nk; j++)
+            gk[j][t] = (double)len / ((double)contender_time(&cs.c[kidx[j]], 0, src, d, len, 1) / r->hz) / 1e9;
     fprintf(r->out, "\n### Each sum kernel from DRAM (GB/s, best of %d trials)\n\n", r->trials);
-    const char *kcols[MAX_K];
-    for (int j = 0; j < nk; j++)
-        kcols[j] = k[j]->name;
     bench_table_head(r->out, kcols, nk);
     fputc('|', r->out);
     int best = -1;
     double best_gbs = 0;
     for (int j = 0; j < nk; j++) {
         struct stats_summary sum;
-        struct figure_key key = {"dram", "throughput", k[j]->name, "kernel", (long)len};
+        struct figure_key key = {"dram", "throughput", kcols[j], "kernel", (long)len};
         bench_record(r, &key, "GB/s", gk[j], (size_t)r->trials, &sum);
         fprintf(r->out, " %.1f |", sum.max);
         if (sum.max > best_gbs)
@@ -103,7 +98,7 @@ int exp_dram(struct bench_run *r)
     }
     fputc('\n', r->out);
     if (best >= 0 && !r->impl)
-        fprintf(r->out, "\nFastest from DRAM: %s (in use for %zu MiB: %s)\n", k[best]->name, len >> 20,
+        fprintf(r->out, "\nFastest from DRAM: %s (in use for %zu MiB: %s)\n", kcols[best], len >> 20,
                 inetcsum_impl_name_at(len));
     free(src);
     free(dst);

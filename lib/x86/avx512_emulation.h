@@ -8,12 +8,24 @@
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
 
+/* The first n (64 or 32) bytes at p under byte mask k into b, masked-out ones 0; and back. */
+static inline void ics_emu_masked_read(uint8_t *b, uint64_t k, const void *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = (k >> i & 1) ? ((const uint8_t *)p)[i] : 0;
+}
+
+static inline void ics_emu_masked_write(void *p, uint64_t k, const uint8_t *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (k >> i & 1)
+            ((uint8_t *)p)[i] = b[i];
+}
+
 static inline simde__m512i ics_emu_maskz_loadu_epi8(uint64_t k, const void *p)
 {
-    uint8_t b[64] = {0};
-    for (int i = 0; i < 64; i++)
-        if (k >> i & 1)
-            b[i] = ((const uint8_t *)p)[i];
+    uint8_t b[64];
+    ics_emu_masked_read(b, k, p, 64);
     return simde_mm512_loadu_si512(b);
 }
 
@@ -21,17 +33,13 @@ static inline void ics_emu_mask_storeu_epi8(void *p, uint64_t k, simde__m512i v)
 {
     uint8_t b[64];
     simde_mm512_storeu_si512(b, v);
-    for (int i = 0; i < 64; i++)
-        if (k >> i & 1)
-            ((uint8_t *)p)[i] = b[i];
+    ics_emu_masked_write(p, k, b, 64);
 }
 
 static inline simde__m256i ics_emu_maskz_loadu_epi8_256(uint32_t k, const void *p)
 {
-    uint8_t b[32] = {0};
-    for (int i = 0; i < 32; i++)
-        if (k >> i & 1)
-            b[i] = ((const uint8_t *)p)[i];
+    uint8_t b[32];
+    ics_emu_masked_read(b, k, p, 32);
     return simde_mm256_loadu_si256(b);
 }
 
@@ -39,9 +47,7 @@ static inline void ics_emu_mask_storeu_epi8_256(void *p, uint32_t k, simde__m256
 {
     uint8_t b[32];
     simde_mm256_storeu_si256(b, v);
-    for (int i = 0; i < 32; i++)
-        if (k >> i & 1)
-            ((uint8_t *)p)[i] = b[i];
+    ics_emu_masked_write(p, k, b, 32);
 }
 
 #undef _mm512_maskz_loadu_epi8
