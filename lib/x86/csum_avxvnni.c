@@ -3,9 +3,9 @@
  * eight chains.  Built with -mavx2 -mavxvnni for the library; built with ICS_EMULATE_AVX512 through
  * SIMDe for the tests on other CPUs.  Not measured yet (no machine of ours had AVX-VNNI), so it
  * comes after avx2 in the best-first list and runs only when chosen by name or by a tuning row:
- * `inetcsum bench sizes` on such a CPU says whether it should.  With 16 vector registers GCC 12
- * keeps three of the eight chains on the stack inside the loop; four chains would leave vpdpwssd's
- * latency (4-5 cycles) exposed. */
+ * `inetcsum bench sizes` on such a CPU says whether it should.  Its eight chains, two constants and
+ * a scratch register fit the 16 vector registers because the step is written out in asm (with
+ * intrinsics GCC 12 kept three chains on the stack inside the loop). */
 #ifdef ICS_EMULATE_AVX512
 #include "avx512_emulation.h"
 #define KERNEL(op) ics_##op##_avxvnni_emu

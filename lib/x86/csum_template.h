@@ -171,61 +171,61 @@ static inline __attribute__((always_inline)) uint32_t finish(int64_t total, uint
     return ics_add32(r, sum);
 }
 
-/* The AVX2 main-loop step written out: four vectors into four accumulators.  With intrinsics GCC 12
- * computes each new accumulator in another register and copies it back every step (an empty asm
- * barrier does not stop it); the loop is bound by macro-op dispatch, so the copies cost 10% at
- * 4-9 KiB on Zen 4 (a quarter on Zen 3).  In/out operands keep the accumulators in place.  The
- * summing step folds each load into its XOR: three macro-ops per vector.  The copying step loads,
- * stores, then biases in the register. */
-#if !MASKED && !WIDEN_VNNI && ACCS == 4 && VEC_BYTES == 32 && !defined(ICS_EMULATE_AVX512)
+/* One vector from s (to d when copying) into accumulator a, written out in asm.  With intrinsics
+ * GCC 12 computes each new accumulator (vpdpwssd and vpaddd overwrite an input) in another
+ * register and copies it back every step: the AVX-512 VNNI loops held 16 zmm copies per eight
+ * vectors, each taking vector-pipe slots the loop is bound by, and the AVX2 loop lost 10% at
+ * 4-9 KiB on Zen 4 (a quarter on Zen 3); an empty asm barrier does not stop it.  An in/out operand
+ * keeps the accumulator where it is.  Summing, the load folds into the XOR; copying, the vector is
+ * loaded, stored (aligned with masks: the destination is aligned then), then biased in the
+ * register.  The SIMDe builds keep the intrinsics. */
+#if !defined(ICS_EMULATE_AVX512)
 #define STEP_ASM 1
-#define MADD_ACCUMULATE4                                                                           \
-    "vpmaddwd %[ones], %[t0], %[t0]\n\t"                                                            \
-    "vpmaddwd %[ones], %[t1], %[t1]\n\t"                                                            \
-    "vpmaddwd %[ones], %[t2], %[t2]\n\t"                                                            \
-    "vpmaddwd %[ones], %[t3], %[t3]\n\t"                                                            \
-    "vpaddd %[t0], %[a0], %[a0]\n\t"                                                                \
-    "vpaddd %[t1], %[a1], %[a1]\n\t"                                                                \
-    "vpaddd %[t2], %[a2], %[a2]\n\t"                                                                \
-    "vpaddd %[t3], %[a3], %[a3]"
-#define STEP_OUTPUTS                                                                               \
-    [a0] "+x"(*a0), [a1] "+x"(*a1), [a2] "+x"(*a2), [a3] "+x"(*a3), [t0] "=&x"(t0), [t1] "=&x"(t1),         \
-        [t2] "=&x"(t2), [t3] "=&x"(t3)
-
-static inline __attribute__((always_inline)) void step_sum_asm(const uint8_t *s, const struct consts *k, vec *a0,
-                                                               vec *a1, vec *a2, vec *a3)
-{
-    vec t0, t1, t2, t3; /* scratch; separate variables, or GCC keeps them in memory */
-    __asm__("vpxor 0(%[s]), %[bias], %[t0]\n\t"
-            "vpxor 32(%[s]), %[bias], %[t1]\n\t"
-            "vpxor 64(%[s]), %[bias], %[t2]\n\t"
-            "vpxor 96(%[s]), %[bias], %[t3]\n\t" MADD_ACCUMULATE4
-            : STEP_OUTPUTS
-            : [s] "r"(s), [bias] "x"(k->bias), [ones] "x"(k->ones), "m"(*(const uint8_t(*)[128])s));
-}
-
-static inline __attribute__((always_inline)) void step_copy_asm(const uint8_t *s, uint8_t *d, const struct consts *k,
-                                                                vec *a0, vec *a1, vec *a2, vec *a3)
-{
-    vec t0, t1, t2, t3;
-    __asm__("vmovdqu 0(%[s]), %[t0]\n\t"
-            "vmovdqu 32(%[s]), %[t1]\n\t"
-            "vmovdqu 64(%[s]), %[t2]\n\t"
-            "vmovdqu 96(%[s]), %[t3]\n\t"
-            "vmovdqu %[t0], 0(%[d])\n\t"
-            "vmovdqu %[t1], 32(%[d])\n\t"
-            "vmovdqu %[t2], 64(%[d])\n\t"
-            "vmovdqu %[t3], 96(%[d])\n\t"
-            "vpxor %[t0], %[bias], %[t0]\n\t"
-            "vpxor %[t1], %[bias], %[t1]\n\t"
-            "vpxor %[t2], %[bias], %[t2]\n\t"
-            "vpxor %[t3], %[bias], %[t3]\n\t" MADD_ACCUMULATE4
-            : STEP_OUTPUTS, "=m"(*(uint8_t(*)[128])d)
-            : [s] "r"(s), [d] "r"(d), [bias] "x"(k->bias), [ones] "x"(k->ones), "m"(*(const uint8_t(*)[128])s));
-}
+#if VEC_BYTES == 64
+typedef __m512i_u vec_unaligned;
+#else
+typedef __m256i_u vec_unaligned;
+#endif
+#if MASKED /* EVEX forms: any of the 32 vector registers */
+#define ASM_VREG "v"
+#define ASM_XOR "vpxord"
+#define ASM_LOAD "vmovdqu64"
+#define ASM_STORE "vmovdqa64"
+#else
+#define ASM_VREG "x"
+#define ASM_XOR "vpxor"
+#define ASM_LOAD "vmovdqu"
+#define ASM_STORE "vmovdqu"
+#endif
+#if WIDEN_VNNI && VNNI_VEX
+#define ASM_WIDEN "%{vex%} vpdpwssd %[ones], %[t], %[a]"
+#elif WIDEN_VNNI
+#define ASM_WIDEN "vpdpwssd %[ones], %[t], %[a]"
+#else
+#define ASM_WIDEN "vpmaddwd %[ones], %[t], %[t]\n\tvpaddd %[t], %[a], %[a]"
+#endif
 #else
 #define STEP_ASM 0
 #endif
+
+static inline __attribute__((always_inline)) vec step(const struct consts *k, vec a, const uint8_t *s, uint8_t *d,
+                                                      const int copy)
+{
+#if STEP_ASM
+    vec t;
+    if (copy)
+        __asm__(ASM_LOAD " %[m], %[t]\n\t" ASM_STORE " %[t], %[o]\n\t" ASM_XOR " %[t], %[bias], %[t]\n\t" ASM_WIDEN
+                : [a] "+" ASM_VREG(a), [t] "=&" ASM_VREG(t), [o] "=m"(*(vec_unaligned *)d)
+                : [m] "m"(*(const vec_unaligned *)s), [bias] ASM_VREG(k->bias), [ones] ASM_VREG(k->ones));
+    else
+        __asm__(ASM_XOR " %[m], %[bias], %[t]\n\t" ASM_WIDEN
+                : [a] "+" ASM_VREG(a), [t] "=&" ASM_VREG(t)
+                : [m] "m"(*(const vec_unaligned *)s), [bias] ASM_VREG(k->bias), [ones] ASM_VREG(k->ones));
+    return a;
+#else
+    return widen(k, a, take(s, d, copy));
+#endif
+}
 
 /* `full` whole vectors from *s (and to *d): ACCS chains in chunks of CHUNK_VECTORS, then the last
  * (4,) 2 and 1 into four of them.  Adds into acc[0..3] (acc[0] may hold one vector already),
@@ -247,22 +247,15 @@ static inline __attribute__((always_inline)) int64_t body(const struct consts *k
                 steps = CHUNK_VECTORS / ACCS;
             full -= steps * ACCS;
             do {
-#if STEP_ASM
-                if (copy)
-                    step_copy_asm(s, d, k, &a0, &a1, &a2, &a3);
-                else
-                    step_sum_asm(s, k, &a0, &a1, &a2, &a3);
-#else
-                a0 = widen(k, a0, take(s, d, copy));
-                a1 = widen(k, a1, take(s + VEC_BYTES, d + VEC_BYTES, copy));
-                a2 = widen(k, a2, take(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
-                a3 = widen(k, a3, take(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
-#endif
+                a0 = step(k, a0, s, d, copy);
+                a1 = step(k, a1, s + VEC_BYTES, d + VEC_BYTES, copy);
+                a2 = step(k, a2, s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy);
+                a3 = step(k, a3, s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy);
 #if ACCS == 8
-                a4 = widen(k, a4, take(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
-                a5 = widen(k, a5, take(s + 5 * VEC_BYTES, d + 5 * VEC_BYTES, copy));
-                a6 = widen(k, a6, take(s + 6 * VEC_BYTES, d + 6 * VEC_BYTES, copy));
-                a7 = widen(k, a7, take(s + 7 * VEC_BYTES, d + 7 * VEC_BYTES, copy));
+                a4 = step(k, a4, s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy);
+                a5 = step(k, a5, s + 5 * VEC_BYTES, d + 5 * VEC_BYTES, copy);
+                a6 = step(k, a6, s + 6 * VEC_BYTES, d + 6 * VEC_BYTES, copy);
+                a7 = step(k, a7, s + 7 * VEC_BYTES, d + 7 * VEC_BYTES, copy);
 #endif
                 s += ACCS * VEC_BYTES;
                 d += ACCS * VEC_BYTES;
@@ -285,22 +278,22 @@ static inline __attribute__((always_inline)) int64_t body(const struct consts *k
     }
 #if ACCS == 8
     if (full & 4) {
-        a0 = widen(k, a0, take(s, d, copy));
-        a1 = widen(k, a1, take(s + VEC_BYTES, d + VEC_BYTES, copy));
-        a2 = widen(k, a2, take(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
-        a3 = widen(k, a3, take(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+        a0 = step(k, a0, s, d, copy);
+        a1 = step(k, a1, s + VEC_BYTES, d + VEC_BYTES, copy);
+        a2 = step(k, a2, s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy);
+        a3 = step(k, a3, s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy);
         s += 4 * VEC_BYTES;
         d += 4 * VEC_BYTES;
     }
 #endif
     if (full & 2) {
-        a2 = widen(k, a2, take(s, d, copy));
-        a3 = widen(k, a3, take(s + VEC_BYTES, d + VEC_BYTES, copy));
+        a2 = step(k, a2, s, d, copy);
+        a3 = step(k, a3, s + VEC_BYTES, d + VEC_BYTES, copy);
         s += 2 * VEC_BYTES;
         d += 2 * VEC_BYTES;
     }
     if (full & 1) {
-        a1 = widen(k, a1, take(s, d, copy));
+        a1 = step(k, a1, s, d, copy);
         s += VEC_BYTES;
         d += VEC_BYTES;
     }
