@@ -15,13 +15,15 @@ const struct ics_tuning ics_tunings[] = {
      * (single-pumped on Zen 4) wins at 256-511 B, the 512-bit one from 512 B, where its eight chains
      * outrun the double-pumped ops' cost, up to what the caches hold: from DRAM 512-bit loads
      * stream at 18-21 GB/s against 21-26 for 256-bit ones (`inetcsum bench dram`), and in L3 (2-3
-     * MiB) the two are even, so the 256-bit kernel takes over from 2 MiB.  Copying, the 512-bit kernel is fastest to 4 KiB (at
-     * 576 B 0.73x the 256-bit one's time) and the AVX2 one from there, by 4-6% (`inetcsum bench copy`,
-     * three runs, two agreeing).  Other Zen 4 parts (Phoenix, Bergamo) share the core but
+     * MiB) the two are even, so the 256-bit kernel takes over from 2 MiB.  Copying
+     * (`inetcsum bench copy --trials 31`, two runs agreeing, after the template's step went to asm):
+     * the multiply-add kernel is 6-7% ahead at 64-128 B (its chain is a 1-cycle add, not vpdpwssd's
+     * 4-5), the 512-bit VNNI one at 512-1023 B, and the 256-bit VNNI one from 1 KiB (3-13% ahead of
+     * the AVX2 kernel that led there before). Other Zen 4 parts (Phoenix, Bergamo) share the core but
      * were not measured: they take the best-first list until someone does. */
-    {"AMD Zen 4 (EPYC 9004)", "AuthenticAMD", 25, 0x10, 0x1F, 
+    {"AMD Zen 4 (EPYC 9004)", "AuthenticAMD", 25, 0x10, 0x1F,
      {{0, "avx512vnni_ymm"}, {512, "avx512vnni"}, {(size_t)2 << 20, "avx512vnni_ymm"}},
-     {{0, "avx512vnni"}, {4096, "avx2"}}},
+     {{0, "avx512"}, {512, "avx512vnni"}, {1024, "avx512vnni_ymm"}}},
 };
 const size_t ics_tuning_count = sizeof ics_tunings / sizeof ics_tunings[0];
 
