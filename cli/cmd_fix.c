@@ -17,6 +17,7 @@
 static const char help[] =
     "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--no-reassemble] [--quiet]\n"
     "                    IN OUT\n"
+    "       inetcsum fix [OPTIONS] -i IN -o OUT    (tcprewrite's spelling)\n"
     "       inetcsum fix --in-place [OPTIONS] CAPTURE...\n"
     "\n"
     "Writes OUT, a pcap or pcapng capture in IN's format, with every bad, partial (left for TX\n"
@@ -27,7 +28,9 @@ static const char help[] =
     "into place: it appears whole or not at all.  IN '-' is standard input, OUT '-' standard output\n"
     "(not rewound: checksums in fragmented datagrams are then left as they are).\n"
     "\n"
-    "  --in-place         rewrite each CAPTURE (atomically, keeping its permissions)\n"
+    "  -i, --input IN     the capture to read (as tcprewrite's -i; or the first argument)\n"
+    "  -o, --output OUT   the capture to write (as tcprewrite's -o; or the second argument)\n"
+    "  --in-place         rewrite each CAPTURE (atomically, keeping its permissions; no short form)\n"
     "  --all              recompute good checksums too (a good 0x0000 becomes 0xFFFF where equal)\n"
     "  --udp-zero=keep    leave IPv4 UDP checksums of 0 (\"none\") alone (the default)\n"
     "  --udp-zero=fill    compute them\n"
@@ -55,7 +58,7 @@ static void solved(struct tally *t, const struct inetcsum_check *c, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
         if (c[i].flags & INETCSUM_CHECK_WRITTEN)
-            t->problems -= (unsigned long long)report_problem(c[i].status);
+            t->problems -= (unsigned long long)report_counts_as_problem(&c[i]);
 }
 
 /* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
@@ -134,11 +137,14 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
             inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
             uint64_t out_pos = w.written + w.len + (uint64_t)(rec.data - rec.raw);
             int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
-            tally_frame(t, &r, rec.caplen, rec.wirelen);
+            tally_frame(t, &r, rec.caplen, rec.wirelen, rec.link);
             solved(t, r.checks, r.count);
             if (whole) {
                 tally_checks(t, df.whole, df.nwhole);
                 solved(t, df.whole, df.nwhole);
+                if (!seekable)
+                    for (unsigned i = 0; i < df.nwhole; i++)
+                        t->unfixable_stream += (unsigned long long)report_counts_as_problem(&df.whole[i]);
                 patch_err = patch_fragments(&df, &rec, out, &w, o->flags, t);
             }
         }
@@ -193,8 +199,13 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
     if (!o->quiet) {
         report_summary(stderr, in_path, &t);
         fprintf(stderr, "%s: %llu checksums written", out_path, t.written);
-        if (t.problems)
-            fprintf(stderr, ", %llu problems left that cannot be fixed in place", t.problems);
+        if (t.problems > t.unfixable_stream)
+            fprintf(stderr, ", %llu problems left that cannot be fixed in place", t.problems - t.unfixable_stream);
+        if (t.unfixable_stream)
+            fprintf(stderr,
+                    ", %llu left in fragmented datagrams (their first fragment is written before the last "
+                    "arrives: fixing them needs OUT to be a file, not a pipe)",
+                    t.unfixable_stream);
         if (t.truncated)
             fprintf(stderr, ", %llu truncated frames left as they are", t.truncated);
         fputc('\n', stderr);
@@ -205,7 +216,9 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
 int cmd_fix(int argc, char **argv)
 {
     static const struct option longopts[] = {{"all", no_argument, NULL, 'a'},
-                                             {"in-place", no_argument, NULL, 'i'},
+                                             {"in-place", no_argument, NULL, 'P'},
+                                             {"input", required_argument, NULL, 'i'},
+                                             {"output", required_argument, NULL, 'o'},
                                              {"udp-zero", required_argument, NULL, 'u'},
                                              {"udp6-zero-ok", no_argument, NULL, 'z'},
                                              {"no-reassemble", no_argument, NULL, 'n'},
@@ -214,13 +227,20 @@ int cmd_fix(int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     struct fix_opts o = {0, 0, 1};
     int in_place = 0, c;
-    while ((c = getopt_long(argc, argv, "iqh", longopts, NULL)) != -1) {
+    const char *in_opt = NULL, *out_opt = NULL;
+    while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
             o.flags |= INETCSUM_FILL_ALL;
             break;
-        case 'i':
+        case 'P':
             in_place = 1;
+            break;
+        case 'i':
+            in_opt = optarg;
+            break;
+        case 'o':
+            out_opt = optarg;
             break;
         case 'u':
             if (strcmp(optarg, "fill") == 0) {
@@ -246,13 +266,29 @@ int cmd_fix(int argc, char **argv)
         }
     }
     int nargs = argc - optind;
-    if (in_place ? nargs < 1 : nargs != 2) {
-        cli_error(in_place ? "fix: no capture given" : "fix: needs IN and OUT (or --in-place CAPTURE...)");
+    if (in_place && (in_opt || out_opt)) {
+        cli_error("fix: --in-place rewrites its arguments: -i/-o do not go with it");
+        return EXIT_USAGE;
+    }
+    if (!in_place) {
+        /* IN and OUT from -i/-o, the rest from the arguments in order. */
+        const char *io[2] = {in_opt, out_opt};
+        int next = optind;
+        for (int k = 0; k < 2; k++)
+            if (!io[k] && next < argc)
+                io[k] = argv[next++];
+        if (!io[0] || !io[1] || next != argc) {
+            cli_error("fix: needs IN and OUT (or --in-place CAPTURE...)");
+            fputs(help, stderr);
+            return EXIT_USAGE;
+        }
+        return fix_file(io[0], io[1], &o);
+    }
+    if (nargs < 1) {
+        cli_error("fix: no capture given");
         fputs(help, stderr);
         return EXIT_USAGE;
     }
-    if (!in_place)
-        return fix_file(argv[optind], argv[optind + 1], &o);
     int status = EXIT_ALL_GOOD;
     for (int i = optind; i < argc; i++) {
         if (strcmp(argv[i], "-") == 0) {

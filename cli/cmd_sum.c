@@ -8,11 +8,14 @@
 #include "inetcsum.h"
 
 static const char help[] =
-    "usage: inetcsum sum [--seed N] [--offset N] [--length N] [--partial] FILE...\n"
+    "usage: inetcsum sum [--seed N] [--offset N] [--length N] [--partial] [FILE...]\n"
+    "       inetcsum sum -c|--check [--quiet|--status] [--strict] [--seed N] [--offset N] [--length N]\n"
+    "                    [LIST...]\n"
     "\n"
-    "Prints the Internet checksum (RFC 1071) of each FILE ('-': standard input) as a checksum field\n"
-    "holding it would read in network order, then the file name: what a header's checksum field\n"
-    "must hold for data whose field was zero.\n"
+    "Prints the Internet checksum (RFC 1071) of each FILE (none or '-': standard input) as a checksum\n"
+    "field holding it would read in network order, then the file name: what a header's checksum\n"
+    "field must hold for data whose field was zero.  The layout is sha256sum's: a name holding a\n"
+    "backslash or a line break is escaped (\\\\, \\n, \\r) and its line starts with a backslash.\n"
     "\n"
     "  --seed N     start from the sum N (hex with 0x, or decimal; e.g. a pseudo-header's sum, or\n"
     "               a --partial value of the data before)\n"
@@ -20,8 +23,14 @@ static const char help[] =
     "  --length N   sum at most N bytes\n"
     "  --partial    print the sum itself, not its checksum: the 32-bit ones'-complement sum of the\n"
     "               big-endian 16-bit words (a last odd byte padded with zero), not folded to 16 bits\n"
+    "  -c, --check  read LISTs of this command's output and check each file again (with the same\n"
+    "               --seed, --offset and --length; 8 digits mean a --partial sum): NAME: OK or FAILED\n"
+    "  --quiet      with --check, print only failures\n"
+    "  --status     with --check, print nothing: the exit status says it\n"
+    "  --strict     with --check, lines that are not checksum lines fail the check\n"
     "\n"
-    "Exit status: 0, or 2 if a file could not be read.\n";
+    "Exit status: 0; 1 a checked file's sum differs (or --strict and a bad line); 2 a file could not\n"
+    "be read, --offset lies past its end, or a list held no checksum line.\n";
 
 struct sum_opts {
     uint32_t seed;
@@ -75,7 +84,9 @@ static int parse_number(const char *s, unsigned long long max, unsigned long lon
     return 0;
 }
 
-static int sum_file(const char *path, const struct sum_opts *o)
+/* The checksum (or with --partial the sum) of path's bytes, as printed: 0, or EXIT_USAGE with the
+ * error printed (unreadable, or --offset past its end). */
+static int compute(const char *path, const struct sum_opts *o, uint32_t *value)
 {
     FILE *f = cli_open_input(path);
     if (!f)
@@ -98,6 +109,9 @@ static int sum_file(const char *path, const struct sum_opts *o)
             if (ferror(f)) {
                 cli_error("%s: %m", path);
                 status = EXIT_USAGE;
+            } else if (skip) {
+                cli_error("%s: --offset %llu is past its end (%llu bytes)", path, o->offset, o->offset - skip);
+                status = EXIT_USAGE;
             }
             break;
         }
@@ -117,13 +131,156 @@ static int sum_file(const char *path, const struct sum_opts *o)
     if (status != EXIT_ALL_GOOD)
         return status;
     if (o->partial) {
-        printf("%08x  %s\n", be_sum_value(be.acc), path);
+        *value = be_sum_value(be.acc);
     } else {
         uint16_t field = inetcsum_final(sum);
         const uint8_t *b = (const uint8_t *)&field; /* the field's wire bytes, read in network order */
-        printf("%04x  %s\n", (unsigned)b[0] << 8 | b[1], path);
+        *value = (uint32_t)b[0] << 8 | b[1];
     }
     return EXIT_ALL_GOOD;
+}
+
+/* A name as sha256sum writes it: with a backslash or a line break in it, the line starts with a
+ * backslash and they are escaped (\\, \n, \r), so that every line of the output stays one line. */
+static int needs_escape(const char *name)
+{
+    return strpbrk(name, "\\\n\r") != NULL;
+}
+
+static void put_name(const char *name)
+{
+    for (; *name; name++) {
+        if (*name == '\\')
+            fputs("\\\\", stdout);
+        else if (*name == '\n')
+            fputs("\\n", stdout);
+        else if (*name == '\r')
+            fputs("\\r", stdout);
+        else
+            putchar(*name);
+    }
+}
+
+static int sum_file(const char *path, const struct sum_opts *o)
+{
+    uint32_t v;
+    int status = compute(path, o, &v);
+    if (status != EXIT_ALL_GOOD)
+        return status;
+    if (needs_escape(path))
+        putchar('\\');
+    printf(o->partial ? "%08x  " : "%04x  ", v);
+    put_name(path);
+    putchar('\n');
+    return EXIT_ALL_GOOD;
+}
+
+/* Undoes put_name in place; -1 on an escape it never writes. */
+static int unescape(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if (*r != '\\') {
+            *w++ = *r;
+            continue;
+        }
+        r++;
+        if (*r == '\\')
+            *w++ = '\\';
+        else if (*r == 'n')
+            *w++ = '\n';
+        else if (*r == 'r')
+            *w++ = '\r';
+        else
+            return -1;
+    }
+    *w = '\0';
+    return 0;
+}
+
+struct check_opts {
+    int quiet, status_only, strict;
+};
+
+/* Reads one check line ("HHHH  NAME", or 8 digits: a --partial sum; a leading backslash when the
+ * name is escaped) into *expected, *digits and *name: 0, or -1 when it is not one. */
+static int parse_check_line(char *line, uint32_t *expected, int *digits, char **name)
+{
+    int escaped = line[0] == '\\';
+    char *p = line + escaped, *end;
+    size_t n = strspn(p, "0123456789abcdefABCDEF");
+    if ((n != 4 && n != 8) || p[n] != ' ' || (p[n + 1] != ' ' && p[n + 1] != '*') || !p[n + 2])
+        return -1;
+    *expected = (uint32_t)strtoul(p, &end, 16);
+    *digits = (int)n;
+    *name = p + n + 2;
+    return escaped ? unescape(*name) : 0;
+}
+
+/* sha256sum -c: each line's file summed again with the same options and compared. */
+static int check_list(const char *list, const struct sum_opts *o, const struct check_opts *c)
+{
+    FILE *f = cli_open_input(list);
+    if (!f)
+        return EXIT_USAGE;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    unsigned long long lineno = 0, good = 0, failed = 0, unread = 0, malformed = 0;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if (len && line[len - 1] == '\n')
+            line[--len] = '\0';
+        uint32_t expected, got;
+        int digits;
+        char *name;
+        if (parse_check_line(line, &expected, &digits, &name) != 0) {
+            malformed++;
+            if (!c->status_only)
+                cli_error("%s: line %llu is not a checksum line", list, lineno);
+            continue;
+        }
+        struct sum_opts lo = *o;
+        lo.partial = digits == 8;
+        int st = compute(name, &lo, &got);
+        const char *verdict = st != EXIT_ALL_GOOD ? "FAILED open or read" : got == expected ? "OK" : "FAILED";
+        if (st != EXIT_ALL_GOOD)
+            unread++;
+        else if (got == expected)
+            good++;
+        else
+            failed++;
+        if (!c->status_only && (!c->quiet || got != expected || st != EXIT_ALL_GOOD)) {
+            if (needs_escape(name))
+                putchar('\\');
+            put_name(name);
+            printf(": %s\n", verdict);
+        }
+    }
+    int read_err = ferror(f);
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    if (read_err) {
+        cli_error("%s: read error", list);
+        return EXIT_USAGE;
+    }
+    if (!c->status_only) {
+        if (failed)
+            cli_error("WARNING: %llu computed checksum%s did NOT match", failed, failed == 1 ? "" : "s");
+        if (unread)
+            cli_error("WARNING: %llu listed file%s could not be read", unread, unread == 1 ? "" : "s");
+        if (malformed)
+            cli_error("WARNING: %llu line%s improperly formatted", malformed, malformed == 1 ? " is" : "s are");
+    }
+    if (good + failed + unread == 0) {
+        if (!c->status_only)
+            cli_error("%s: no properly formatted checksum lines found", list);
+        return EXIT_USAGE;
+    }
+    if (unread)
+        return EXIT_USAGE;
+    return failed || (malformed && c->strict) ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
 int cmd_sum(int argc, char **argv)
@@ -132,12 +289,18 @@ int cmd_sum(int argc, char **argv)
                                              {"offset", required_argument, NULL, 'o'},
                                              {"length", required_argument, NULL, 'l'},
                                              {"partial", no_argument, NULL, 'p'},
+                                             {"check", no_argument, NULL, 'c'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"status", no_argument, NULL, 'S'},
+                                             {"strict", no_argument, NULL, 'T'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     struct sum_opts o = {0, 0, ~0ull, 0};
+    struct check_opts co = {0, 0, 0};
+    int check = 0;
     unsigned long long v;
     int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ch", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             if (parse_number(optarg, 0xFFFFFFFFu, &v, "seed"))
@@ -155,19 +318,35 @@ int cmd_sum(int argc, char **argv)
         case 'p':
             o.partial = 1;
             break;
+        case 'c':
+            check = 1;
+            break;
+        case 'q':
+            co.quiet = 1;
+            break;
+        case 'S':
+            co.status_only = 1;
+            break;
+        case 'T':
+            co.strict = 1;
+            break;
         case 'h':
             return cli_usage(help, 1);
         default:
             return cli_usage(help, 0);
         }
     }
-    if (optind >= argc) {
-        cli_error("sum: no file given ('-' for standard input)");
+    if ((co.quiet || co.status_only || co.strict) && !check) {
+        cli_error("sum: --quiet, --status and --strict go with --check");
         return EXIT_USAGE;
     }
+    static char *const stdin_only[] = {"-", NULL};
+    char *const *names = optind < argc ? argv + optind : stdin_only;
     int status = EXIT_ALL_GOOD;
-    for (int i = optind; i < argc; i++)
-        if (sum_file(argv[i], &o) != EXIT_ALL_GOOD)
-            status = EXIT_USAGE;
+    for (; *names; names++) {
+        int s = check ? check_list(*names, &o, &co) : sum_file(*names, &o);
+        if (s > status)
+            status = s;
+    }
     return status;
 }

@@ -93,8 +93,10 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
         struct inetcsum_report r;
         inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
         int whole = o->reassemble && defrag_take(&df, &rec, &r, UINT64_MAX);
-        tally_frame(t, &r, rec.caplen, rec.wirelen);
+        tally_frame(t, &r, rec.caplen, rec.wirelen, rec.link);
         show(&out, rec.frame, r.checks, r.count, NULL);
+        if (!o->json && !o->quiet)
+            report_undecoded_line(stdout, path, rec.frame, &r);
         if (whole) {
             tally_checks(t, df.whole, df.nwhole);
             show(&out, rec.frame, df.whole, df.nwhole, &df);

@@ -19,8 +19,8 @@ static const char usage[] =
     "  gen OUT             write a capture of synthetic frames, some checksums made wrong on request\n"
     "  bench EXPERIMENT... time the kernels, copies, cold data and offload on this machine\n"
     "\n"
-    "'inetcsum COMMAND --help' describes a command.  Exit status: 0 all good, 1 bad checksums found,\n"
-    "2 usage or input error.\n";
+    "'inetcsum COMMAND --help' describes a command; 'inetcsum --version' prints the version.\n"
+    "Exit status: 0 all good, 1 bad checksums found, 2 usage, input or output error.\n";
 
 void cli_error(const char *fmt, ...)
 {
@@ -84,7 +84,21 @@ void cli_progress_end(struct cli_progress *p)
         fprintf(stderr, "\r\033[K");
 }
 
-int main(int argc, char **argv)
+/* Whatever a command printed must have reached stdout: a full disk or a closed descriptor is an
+ * error, as for sha256sum (a command may have said so already; then its status stands). */
+static int stdout_status(int status)
+{
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+    if (fclose(stdout) != 0)
+        failed = 1;
+    if (failed && status != EXIT_USAGE) {
+        cli_error("write error on standard output: %m");
+        return EXIT_USAGE;
+    }
+    return failed ? EXIT_USAGE : status;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -95,7 +109,7 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return EXIT_ALL_GOOD;
     }
-    if (strcmp(cmd, "--version") == 0) {
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("inetcsum %s\n", inetcsum_version());
         return EXIT_ALL_GOOD;
     }
@@ -109,4 +123,9 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     cli_error("unknown command '%s' (try 'inetcsum --help')", cmd);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    return stdout_status(run(argc, argv));
 }

@@ -1,7 +1,18 @@
-/* Atomic output files: temporary + fsync + rename. */
+/* Atomic output files: an unnamed temporary file (O_TMPFILE) + fsync + a name + rename.
+ *
+ * Nothing may be left behind, whatever ends the process: a file opened with O_TMPFILE has no name
+ * until commit gives it one, so even SIGKILL leaves nothing (the kernel frees it with the last
+ * descriptor).  Commit links it under a temporary name with the catchable signals blocked and
+ * renames that over OUT at once.  Where the file system has no O_TMPFILE (NFS, old kernels), a
+ * named temporary file is made and a handler removes it on SIGINT, SIGTERM, SIGHUP and SIGPIPE
+ * (SIGKILL then leaves it, as it would leave any program's). */
+#define _GNU_SOURCE
 #include "outfile.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,11 +47,79 @@ static char *resolve(const char *path)
     return target;
 }
 
+/* The named temporary file a signal must remove (the fallback without O_TMPFILE). */
+static char *volatile guarded;
+
+static void remove_and_die(int sig)
+{
+    if (guarded)
+        unlink(guarded);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void guard_named(char *tmp)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    guarded = tmp;
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa = {.sa_handler = tmp ? remove_and_die : SIG_DFL};
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* Gives the unnamed file fd the name tmp: through /proc (any user), else AT_EMPTY_PATH (needs
+ * CAP_DAC_READ_SEARCH).  0 or -1 with errno set. */
+static int name_unnamed(int fd, const char *tmp)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    return linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH);
+}
+
+/* Puts the finished temporary file at o->path: 0 or -1 with errno set, nothing left either way. */
+static int put_in_place(struct outfile *o)
+{
+    if (!o->unnamed)
+        return rename(o->tmp, o->path);
+    /* A name exists from linkat to rename: no catchable signal may end us in between. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    int rc = -1;
+    for (int tries = 0; tries < 100 && rc != 0; tries++) {
+        if (tries) { /* the name was taken: another XXXXXX */
+            size_t n = strlen(o->tmp);
+            for (int k = 1; k <= 6; k++)
+                o->tmp[n - k] = "abcdefghijklmnopqrstuvwxyz0123456789"[(unsigned)rand() % 36];
+        } else {
+            size_t n = strlen(o->tmp);
+            snprintf(o->tmp + n - 6, 7, "%06x", (unsigned)getpid() & 0xFFFFFF);
+        }
+        rc = name_unnamed(o->fd, o->tmp);
+        if (rc != 0 && errno != EEXIST)
+            break;
+    }
+    int err = errno;
+    if (rc == 0 && rename(o->tmp, o->path) != 0) {
+        err = errno;
+        unlink(o->tmp);
+        rc = -1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = err;
+    return rc;
+}
+
 static void release(struct outfile *o)
 {
     free(o->tmp);
     free(o->path);
     *o = (struct outfile){.fd = -1};
+    guard_named(NULL);
 }
 
 int outfile_open(struct outfile *o, const char *path)
@@ -63,19 +142,29 @@ int outfile_open(struct outfile *o, const char *path)
         goto fail;
     }
     snprintf(o->tmp, n, "%s.tmp-XXXXXX", o->path);
-    o->fd = mkstemp(o->tmp);
-    if (o->fd < 0) {
-        cli_error("%s: cannot create a file in %s: %m", path, dirname(dir));
-        goto fail;
-    }
-    mode_t mask = umask(0); /* mkstemp made it 0600: give it what creat() would */
+    mode_t mask = umask(0); /* the mode creat() would give */
     umask(mask);
-    fchmod(o->fd, 0666 & ~mask);
+    /* Read and write: fix reads back what it wrote to patch earlier fragments. */
+    const char *where = dirname(dir);
+    o->fd = open(where, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666 & ~mask);
+    if (o->fd >= 0) {
+        o->unnamed = 1;
+    } else {
+        o->fd = mkstemp(o->tmp);
+        if (o->fd < 0) {
+            cli_error("%s: cannot create a file in %s: %m", path, where);
+            goto fail;
+        }
+        fchmod(o->fd, 0666 & ~mask); /* mkstemp made it 0600 */
+        guard_named(o->tmp);
+    }
     o->f = fdopen(o->fd, "wb");
     if (!o->f) {
         cli_error("%s: %m", path);
         close(o->fd);
-        unlink(o->tmp);
+        if (!o->unnamed)
+            unlink(o->tmp);
+        guard_named(NULL);
         goto fail;
     }
     setvbuf(o->f, buf, _IOFBF, sizeof buf);
@@ -103,13 +192,15 @@ int outfile_commit(struct outfile *o)
         return 0;
     }
     int ok = fflush(o->f) == 0 && fsync(o->fd) == 0;
-    ok = (fclose(o->f) == 0) && ok;
-    if (ok && rename(o->tmp, o->path) == 0) {
+    if (ok && put_in_place(o) == 0) {
+        fclose(o->f);
         release(o);
         return 0;
     }
     cli_error("%s: %m", o->path);
-    unlink(o->tmp);
+    fclose(o->f);
+    if (!o->unnamed)
+        unlink(o->tmp);
     release(o);
     return -1;
 }
@@ -119,6 +210,7 @@ void outfile_abort(struct outfile *o)
     if (!o->tmp)
         return;
     fclose(o->f);
-    unlink(o->tmp);
+    if (!o->unnamed)
+        unlink(o->tmp);
     release(o);
 }

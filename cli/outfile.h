@@ -1,6 +1,7 @@
-/* An output file that appears whole or not at all: written to a temporary file beside it, then
- * flushed, synced and renamed over it.  Used by fix and gen.  "-" is standard output, written
- * directly. */
+/* An output file that appears whole or not at all, and leaves nothing behind when it does not: written
+ * to an unnamed temporary file in OUT's directory (O_TMPFILE; a named one removed on signals where
+ * the file system has none), then flushed, synced, named and renamed over OUT.  Used by fix and
+ * gen.  "-" is standard output, written directly. */
 #ifndef ICS_CLI_OUTFILE_H
 #define ICS_CLI_OUTFILE_H
 
@@ -10,8 +11,9 @@
 struct outfile {
     FILE *f;
     char *path; /* where it goes: a symbolic link's target, as cp writes through one */
-    char *tmp;  /* the temporary file, NULL for standard output */
+    char *tmp;  /* the temporary file's name (given at commit when unnamed), NULL for stdout */
     int fd;
+    int unnamed; /* opened with O_TMPFILE: no name until commit */
 };
 
 /* 0 with o->f open for writing, or -1 with the error printed.  Refuses to replace anything but a

@@ -17,9 +17,29 @@ int report_problem(unsigned status)
     return status == INETCSUM_BAD || status == INETCSUM_PARTIAL || status == INETCSUM_ILLEGAL;
 }
 
-void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen)
+/* Malformed, as a problem: a fragment's inner headers run past its end by nature (what they
+ * carry is judged on the reassembled datagram), so only whole datagrams count. */
+static int report_malformed(const struct inetcsum_report *r)
+{
+    return (r->flags & INETCSUM_FRAME_MALFORMED) && !(r->flags & INETCSUM_FRAME_FRAGMENT);
+}
+
+int report_counts_as_problem(const struct inetcsum_check *c)
+{
+    return report_problem(c->status) && !(c->flags & INETCSUM_CHECK_QUOTED);
+}
+
+void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen, int link)
 {
     t->frames++;
+    if (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) {
+        if (!t->unknown_link++)
+            t->unknown_link_type = link;
+        t->problems++;
+    } else if (report_malformed(r)) {
+        t->malformed++;
+        t->problems++;
+    }
     if (caplen < wirelen || (r->flags & INETCSUM_FRAME_TRUNCATED))
         t->truncated++;
     tally_checks(t, r->checks, r->count);
@@ -31,7 +51,8 @@ void tally_checks(struct tally *t, const struct inetcsum_check *checks, unsigned
         const struct inetcsum_check *c = &checks[i];
         t->checks++;
         t->by[c->layer][c->status]++;
-        t->problems += (unsigned long long)report_problem(c->status);
+        t->problems += (unsigned long long)report_counts_as_problem(c);
+        t->quoted += (unsigned long long)(report_problem(c->status) && (c->flags & INETCSUM_CHECK_QUOTED));
         t->written += (c->flags & INETCSUM_CHECK_WRITTEN) != 0;
     }
 }
@@ -54,6 +75,15 @@ static const char *why(const struct inetcsum_check *c)
     default:
         return "";
     }
+}
+
+int report_undecoded_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r)
+{
+    if (!report_malformed(r) || (r->flags & INETCSUM_FRAME_UNKNOWN_LINK))
+        return 0;
+    fprintf(out, "%s: frame %llu malformed: a header contradicts itself or what carries it, so what follows it "
+            "was not checked\n", file, frame);
+    return 1;
 }
 
 void report_problem_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
@@ -166,7 +196,8 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
     for (int l = 0; l < INETCSUM_LAYER_COUNT; l++)
         for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
             by_status[s] += t->by[l][s];
-    fprintf(out, "%s: %llu frames, %llu checksums", file, t->frames, t->checks);
+    fprintf(out, "%s: %llu frame%s, %llu checksum%s", file, t->frames, t->frames == 1 ? "" : "s", t->checks,
+            t->checks == 1 ? "" : "s");
     for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
         if (by_status[s])
             fprintf(out, ", %llu %s", by_status[s], inetcsum_status_name((enum inetcsum_status)s));
@@ -174,6 +205,13 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
         fprintf(out, "; %llu frames truncated", t->truncated);
     if (t->reassembled || t->incomplete)
         fprintf(out, "; %llu fragmented datagrams reassembled, %llu incomplete", t->reassembled, t->incomplete);
+    if (t->unknown_link)
+        fprintf(out, "; %llu frame%s of link type %d not decoded (a type inetcsum does not know)", t->unknown_link,
+                t->unknown_link == 1 ? "" : "s", t->unknown_link_type);
+    if (t->malformed)
+        fprintf(out, "; %llu malformed frame%s not decoded whole", t->malformed, t->malformed == 1 ? "" : "s");
+    if (t->quoted)
+        fprintf(out, "; %llu of the wrong ones quoted in ICMP errors (not counted as problems)", t->quoted);
     fputc('\n', out);
     for (int l = 0; l < INETCSUM_LAYER_COUNT; l++) {
         unsigned long long n = 0;

@@ -40,11 +40,16 @@ enum inetcsum_link {
     INETCSUM_LINK_NULL = 0,        /* BSD loopback: 4-byte address family in the capturing host's order */
     INETCSUM_LINK_ETHERNET = 1,
     INETCSUM_LINK_PPP = 9,
+    INETCSUM_LINK_BSD_RAW = 12,    /* raw IP as some BSDs number it (DLT_RAW); 14 on OpenBSD */
+    INETCSUM_LINK_OPENBSD_RAW = 14,
+    INETCSUM_LINK_PPP_HDLC = 50,   /* PPP in HDLC-like framing (RFC 1662), or Cisco HDLC */
     INETCSUM_LINK_RAW = 101,       /* IPv4 or IPv6, by the version nibble */
+    INETCSUM_LINK_C_HDLC = 104,    /* Cisco HDLC: address, control, then an ethertype */
     INETCSUM_LINK_LOOP = 108,      /* OpenBSD loopback: address family in network order */
     INETCSUM_LINK_LINUX_SLL = 113,
     INETCSUM_LINK_IPV4 = 228,
     INETCSUM_LINK_IPV6 = 229,
+    INETCSUM_LINK_NFLOG = 239,     /* Linux NFLOG (tcpdump -i nflog:N): the packet in a TLV */
     INETCSUM_LINK_LINUX_SLL2 = 276
 };
 
@@ -78,6 +83,7 @@ struct inetcsum_check {
 #define INETCSUM_FRAME_MALFORMED 0x04 /* a header contradicts itself or its carrier: parsing stopped there */
 #define INETCSUM_FRAME_TOO_DEEP 0x08  /* over INETCSUM_MAX_DEPTH nested IP headers or MAX_CHECKS checks */
 #define INETCSUM_FRAME_FRAGMENT 0x10  /* an IPv4 or IPv6 fragment */
+#define INETCSUM_FRAME_UNKNOWN_LINK 0x20 /* a link type this library does not decode (also _NOT_IP) */
 
 /* Every checksum of one frame, outermost first. */
 struct inetcsum_report {

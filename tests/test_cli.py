@@ -153,6 +153,154 @@ class Verify(unittest.TestCase):
             self.assertEqual(run("verify", empty).returncode, 2)
 
 
+def ipv4_udp(payload=b"hello, link types", bad=True, src=b"\x0a\x00\x00\x01", dst=b"\x0a\x00\x00\x02"):
+    """An IPv4/UDP datagram, header checksum right, UDP checksum right or (bad) off by one."""
+    udp_len = 8 + len(payload)
+    hdr = bytearray(b"\x45\x00" + (20 + udp_len).to_bytes(2, "big") + b"\x12\x34\x00\x00\x40\x11\x00\x00" + src + dst)
+    hdr[10:12] = ((~ones_sum(bytes(hdr))) & 0xFFFF).to_bytes(2, "big")
+    udp = bytearray(b"\x30\x39\x00\x35" + udp_len.to_bytes(2, "big") + b"\x00\x00" + payload)
+    pseudo = src + dst + b"\x00\x11" + udp_len.to_bytes(2, "big")
+    csum = (~ones_sum(pseudo + bytes(udp))) & 0xFFFF or 0xFFFF
+    udp[6:8] = ((csum + 1) & 0xFFFF if bad else csum).to_bytes(2, "big")
+    return bytes(hdr + udp)
+
+
+def pcap(link, frames, caplen=None):
+    """A little-endian pcap of `frames` with link type `link`."""
+    out = (0xA1B2C3D4).to_bytes(4, "little") + (2).to_bytes(2, "little") + (4).to_bytes(2, "little") + bytes(8)
+    out += (65535).to_bytes(4, "little") + link.to_bytes(4, "little")
+    for i, f in enumerate(frames):
+        out += (i + 1).to_bytes(4, "little") + bytes(4) + len(f).to_bytes(4, "little") + len(f).to_bytes(4, "little")
+        out += f
+    return out
+
+
+def nflog(packet, little=True, family=2):
+    """An NFLOG frame: a prefix TLV, then the packet in an NFULA_PAYLOAD TLV, padded."""
+    order = "little" if little else "big"
+
+    def tlv(kind, value):
+        raw = (4 + len(value)).to_bytes(2, order) + kind.to_bytes(2, order) + value
+        return raw + bytes(-len(raw) % 4)
+    return bytes([family, 0, 0, 1]) + tlv(10, b"inetcsum\0") + tlv(9, packet)
+
+
+class LinkTypes(unittest.TestCase):
+    """Every link type a wrong UDP checksum may come in is decoded; an unknown one is said so."""
+    FRAMES = {
+        "nflog-le": (239, nflog(ipv4_udp())),
+        "nflog-be": (239, nflog(ipv4_udp(), little=False)),
+        "raw-12": (12, ipv4_udp()),
+        "raw-14": (14, ipv4_udp()),
+        "raw-ipv4": (228, ipv4_udp()),
+        "ppp-hdlc": (50, b"\xff\x03\x00\x21" + ipv4_udp()),
+        "ppp-hdlc-cisco": (50, b"\x0f\x00\x08\x00" + ipv4_udp()),
+        "cisco-hdlc": (104, b"\x0f\x00\x08\x00" + ipv4_udp()),
+    }
+
+    def test_each_link_type(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name, (link, frame) in self.FRAMES.items():
+                path = os.path.join(d, name + ".pcap")
+                write_bytes(path, pcap(link, [frame]))
+                res = run("verify", path)
+                self.assertEqual(res.returncode, 1, f"{name}: {res.stdout} {res.stderr}")
+                self.assertRegex(res.stdout, rb"frame 1 UDP 0x[0-9a-f]{4}, should be", name)
+                good = os.path.join(d, name + "-good.pcap")
+                self.assertIn(run("fix", "--quiet", path, good).returncode, (0,), name)
+                self.assertEqual(run("verify", good).returncode, 0, name)
+                # tshark reads NFLOG's TLVs in its own host's order only, and 14 only as OpenBSD's.
+                if shutil.which("tshark") and name not in ("raw-14", "nflog-be"):
+                    self.assertEqual(tshark_verdicts(path).get((1, "udp")), ["B"], f"{name}: tshark")
+
+    def test_unknown_link_type_is_not_clean(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "unknown.pcap")
+            write_bytes(path, pcap(147, [ipv4_udp()]))
+            res = run("verify", path)
+            self.assertEqual(res.returncode, 1, res.stdout)
+            self.assertIn(b"1 frame of link type 147 not decoded", res.stdout)
+            contradicting = os.path.join(d, "v6-in-v4.pcap")  # ethertype IPv4, version 6
+            write_bytes(contradicting, pcap(1, [bytes(12) + b"\x08\x00" + b"\x60" + ipv4_udp()[1:]]))
+            res = run("verify", contradicting)
+            self.assertEqual(res.returncode, 1, res.stdout)
+            self.assertIn(b"frame 1 malformed", res.stdout)
+
+
+def icmp_unreachable(quoted):
+    """An IPv4 ICMP port unreachable (right checksums) quoting `quoted`."""
+    icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
+    icmp[2:4] = ((~ones_sum(bytes(icmp))) & 0xFFFF).to_bytes(2, "big")
+    hdr = bytearray(b"\x45\x00" + (20 + len(icmp)).to_bytes(2, "big") + b"\x00\x01\x00\x00\x40\x01\x00\x00"
+                    + b"\x7f\x00\x00\x01\x7f\x00\x00\x01")
+    hdr[10:12] = ((~ones_sum(bytes(hdr))) & 0xFFFF).to_bytes(2, "big")
+    return bytes(hdr + icmp)
+
+
+class FixHabits(unittest.TestCase):
+    """What tcprewrite and sha256sum users type, interruptions, and full disks."""
+
+    def test_tcprewrite_spelling(self):
+        src = os.path.join(CAPTURES, "zeek/chksums__ip4-udp-bad-chksum.pcap")
+        with tempfile.TemporaryDirectory() as d:
+            mine = os.path.join(d, "in.pcap")
+            write_bytes(mine, read_bytes(src))
+            out = os.path.join(d, "out.pcap")
+            res = run("fix", "-i", mine, "-o", out)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(read_bytes(mine), read_bytes(src))  # IN untouched
+            self.assertEqual(run("verify", out).returncode, 0)
+            self.assertEqual(run("fix", "--quiet", "--input", mine, os.path.join(d, "o2.pcap")).returncode, 0)
+            self.assertEqual(run("fix", "-i", mine).returncode, 2)
+            self.assertEqual(run("fix", "--in-place", "-i", mine).returncode, 2)
+            self.assertEqual(sorted(os.listdir(d)), ["in.pcap", "o2.pcap", "out.pcap"])
+
+    def test_quoted_packets_are_evidence(self):
+        quoted = bytearray(ipv4_udp())
+        quoted[26:28] = b"\x12\x34"  # the UDP checksum as a sender leaves it for offload: wrong here
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "lo.pcap")
+            write_bytes(path, pcap(228, [icmp_unreachable(bytes(quoted))]))
+            res = run("verify", path)
+            self.assertEqual(res.returncode, 0, res.stdout)
+            self.assertIn(b"quoted inner UDP", res.stdout)
+            self.assertIn(b"quoted in ICMP errors (not counted as problems)", res.stdout)
+            res = run("fix", path, os.path.join(d, "out.pcap"))
+            self.assertEqual(res.returncode, 0, res.stderr)
+
+    def test_signals_leave_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            big = os.path.join(d, "big.pcap")
+            gen("--size", "64M", "--bad", "50%", "--quiet", big)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
+                for delay in (0.01, 0.1, 0.3):
+                    out = os.path.join(d, "out.pcap")
+                    p = subprocess.Popen([CLI, "fix", big, out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    try:
+                        p.wait(timeout=delay)
+                    except subprocess.TimeoutExpired:
+                        p.send_signal(sig)
+                        p.wait()
+                    names = sorted(os.listdir(d))
+                    if p.returncode == 0:  # it finished first: OUT complete
+                        self.assertEqual(names, ["big.pcap", "out.pcap"])
+                        self.assertEqual(os.path.getsize(out), os.path.getsize(big))
+                        os.unlink(out)
+                    else:
+                        self.assertEqual(names, ["big.pcap"], f"{sig.name} after {delay} s")
+
+    def test_full_stdout_is_an_error(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        data = os.path.join(CAPTURES, "zeek/chksums__ip4-udp-bad-chksum.pcap")
+        for args in (["sum", data], ["impls"], ["verify", data], ["verify", "--json", data], ["--help"],
+                     ["fix", "--help"], ["--version"], ["fix", data, "-"], ["gen", "--frames", "10", "-"]):
+            with open("/dev/full", "wb") as full:
+                res = subprocess.run([CLI, *args], stdout=full, stderr=subprocess.PIPE)
+            self.assertEqual(res.returncode, 2, args)
+            self.assertIn(b"No space left on device", res.stderr, args)
+
+
 class Fix(unittest.TestCase):
     def fix_and_compare(self, name):
         src_path = os.path.join(CAPTURES, name)
@@ -381,6 +529,38 @@ class Sum(unittest.TestCase):
                 partial = int(run("sum", "--partial", p).stdout.split()[0], 16)
                 self.assertEqual(ones_sum(partial.to_bytes(4, "big")) or 0, ones_sum(data))
 
+    def test_sha256sum_habits(self):
+        with tempfile.TemporaryDirectory() as d:
+            names = ["plain", "back\\slash", "new\nline", "sp ace"]
+            for i, n in enumerate(names):
+                write_bytes(os.path.join(d, n), bytes(range(i, i + 40)))
+            res = subprocess.run([CLI, "sum", *names], cwd=d, capture_output=True)
+            self.assertEqual(res.returncode, 0)
+            lines = res.stdout.decode().split("\n")[:-1]
+            self.assertEqual(len(lines), 4)  # one line per file, whatever its name holds
+            self.assertTrue(lines[1].startswith("\\") and lines[1].endswith("back\\\\slash"), lines[1])
+            self.assertTrue(lines[2].startswith("\\") and lines[2].endswith("new\\nline"), lines[2])
+            write_bytes(os.path.join(d, "SUMS"), res.stdout)
+            res = subprocess.run([CLI, "sum", "-c", "SUMS"], cwd=d, capture_output=True)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(res.stdout.count(b": OK\n"), 4)
+            write_bytes(os.path.join(d, "plain"), b"changed")
+            res = subprocess.run([CLI, "sum", "--check", "--quiet", "SUMS"], cwd=d, capture_output=True)
+            self.assertEqual((res.returncode, res.stdout), (1, b"plain: FAILED\n"))
+            self.assertIn(b"1 computed checksum did NOT match", res.stderr)
+            write_bytes(os.path.join(d, "BAD"), b"not a line\n")
+            res = subprocess.run([CLI, "sum", "-c", "BAD"], cwd=d, capture_output=True)
+            self.assertEqual(res.returncode, 2)
+            write_bytes(os.path.join(d, "MIX"), res.stdout + b"0000  missing\nzz\n")
+            res = subprocess.run([CLI, "sum", "-c", "--status", "MIX"], cwd=d, capture_output=True)
+            self.assertEqual((res.returncode, res.stdout), (2, b""))  # an unreadable file is still named, as
+            self.assertIn(b"missing", res.stderr)                     # sha256sum --status names it
+            # No file: standard input; --offset past the end is an error, not ffff.
+            self.assertEqual(run("sum", stdin=b"abc").stdout, run("sum", "-", stdin=b"abc").stdout)
+            res = run("sum", "--offset", "10", "-", stdin=b"abc")
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"past its end", res.stderr)
+
     def test_impls(self):
         out = run("impls")
         self.assertEqual(out.returncode, 0)
@@ -392,5 +572,5 @@ class Sum(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    CLI, CAPTURES = sys.argv[1], sys.argv[2]
+    CLI, CAPTURES = os.path.abspath(sys.argv[1]), sys.argv[2]
     unittest.main(argv=sys.argv[:1], verbosity=1)

@@ -216,6 +216,66 @@ static enum state mpls(struct walker *w, size_t *off, size_t end)
     }
 }
 
+/* Cisco HDLC (RFC 1547 describes it): address 0x0F (unicast) or 0x8F (broadcast), control 0, then
+ * an ethertype. */
+static enum state cisco_hdlc(struct walker *w, size_t *off, size_t end)
+{
+    const uint8_t *p = need(w, *off, 4, end);
+    if (!p)
+        return S_STOP;
+    w->type = (uint16_t)ics_be16(p + 2);
+    *off += 4;
+    return S_TYPE;
+}
+
+/* The value of an NFLOG TLV, with its length and type in the byte order `le` names. */
+static uint16_t nflog16(const uint8_t *p, int le)
+{
+    return le ? (uint16_t)(p[0] | p[1] << 8) : (uint16_t)ics_be16(p);
+}
+
+/* Linux NFLOG (LINKTYPE_NFLOG): family, version, resource id, then TLVs of a 16-bit length (which
+ * counts its 4-byte head) and type, each padded to 4 bytes, in the capturing host's byte order
+ * (so both are tried: the order in which the TLVs chain up to the frame's end).  The packet is
+ * the value of type 9 (NFULA_PAYLOAD); the captured frame ends where that value ends. */
+static enum state nflog(struct walker *w, size_t *off, size_t end)
+{
+    const uint8_t *p = need(w, 0, 4, end);
+    if (!p)
+        return S_STOP;
+    const uint8_t family = p[0];
+    const size_t frame_end = end < w->cap ? end : w->cap;
+    /* The byte order whose TLVs chain up to the frame's end; failing both (a cut frame), the
+     * first that reaches a payload. */
+    size_t found[2] = {0, 0}, found_len[2] = {0, 0};
+    for (int le = 1; le >= 0; le--) {
+        size_t at = 4;
+        while (at + 4 <= frame_end) {
+            const uint8_t *t = need(w, at, 4, end);
+            if (!t)
+                return S_STOP;
+            const size_t len = nflog16(t, le), type = nflog16(t + 2, le) & 0x7FFF;
+            if (len < 4 || at + len > frame_end)
+                break;
+            if (type == 9 && !found[le]) {
+                found[le] = at + 4;
+                found_len[le] = len - 4;
+            }
+            at += (len + 3) & ~(size_t)3;
+        }
+        if (found[le] && at >= frame_end) {
+            found[!le] = 0;
+            break;
+        }
+    }
+    const int le = found[1] ? 1 : 0;
+    if (!found[le])
+        return S_STOP;
+    *off = found[le];
+    w->cap = found[le] + found_len[le]; /* the packet's bytes: padding and later TLVs are not */
+    return family == 2 ? S_IPV4 : family == 10 ? S_IPV6 : S_IP;
+}
+
 static enum state link_layer(struct walker *w, enum inetcsum_link link, size_t *off, size_t end)
 {
     const uint8_t *p;
@@ -223,6 +283,8 @@ static enum state link_layer(struct walker *w, enum inetcsum_link link, size_t *
     case INETCSUM_LINK_ETHERNET:
         return S_ETHER;
     case INETCSUM_LINK_RAW:
+    case INETCSUM_LINK_BSD_RAW:
+    case INETCSUM_LINK_OPENBSD_RAW:
         return S_IP;
     case INETCSUM_LINK_IPV4:
         return S_IPV4;
@@ -230,6 +292,14 @@ static enum state link_layer(struct walker *w, enum inetcsum_link link, size_t *
         return S_IPV6;
     case INETCSUM_LINK_PPP:
         return S_PPP;
+    case INETCSUM_LINK_PPP_HDLC: /* libpcap writes Cisco HDLC frames under this type too */
+        if (!(p = need(w, 0, 1, end)))
+            return S_STOP;
+        return p[0] == 0x0F || p[0] == 0x8F ? cisco_hdlc(w, off, end) : S_PPP;
+    case INETCSUM_LINK_C_HDLC:
+        return cisco_hdlc(w, off, end);
+    case INETCSUM_LINK_NFLOG:
+        return nflog(w, off, end);
     case INETCSUM_LINK_LINUX_SLL:
         if (!(p = need(w, 0, 16, end)))
             return S_STOP;
@@ -259,6 +329,7 @@ static enum state link_layer(struct walker *w, enum inetcsum_link link, size_t *
         return S_STOP;
     }
     }
+    w->out->flags |= INETCSUM_FRAME_UNKNOWN_LINK;
     return S_STOP;
 }
 

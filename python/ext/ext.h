@@ -118,6 +118,9 @@ extern struct icspy_types icspy_types;
 int icspy_types_ready(void);
 /* A Layer argument: a Layer member, its name as a string ("tcp"), or its number. */
 int icspy_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer);
+/* A link type: a Link member, its name as a string (any case), or any pcap LINKTYPE_ number (one
+ * inetcsum does not decode gives reports flagged FrameFlag.UNKNOWN_LINK). */
+int icspy_link(PyObject *obj, const char *func, uint32_t *link);
 /* Verdict(status, stored, expected) of a struct inetcsum_verdict. */
 PyObject *icspy_verdict(const struct inetcsum_verdict *v);
 /* Report of a struct inetcsum_report; software: the Offload kinds computed in software (0 for none). */

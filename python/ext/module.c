@@ -1,6 +1,8 @@
 /* inetcsum._inetcsum: the module, its kernel selection functions, and the result objects built
  * from the Python-side types that inetcsum/__init__.py registers at import (Check, Verdict,
  * Report and the enums live in Python, where they are typed and documented once). */
+#include <strings.h>
+
 #include "ext.h"
 
 struct icspy_types icspy_types;
@@ -29,6 +31,34 @@ int icspy_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer)
         return -1;
     *layer = (enum inetcsum_layer)v;
     return 0;
+}
+
+int icspy_link(PyObject *obj, const char *func, uint32_t *link)
+{
+    if (obj && PyUnicode_Check(obj)) { /* a Link member's name, in any case: "ethernet", "NFLOG" */
+        static const struct {
+            const char *name;
+            uint32_t value;
+        } links[] = {{"null", INETCSUM_LINK_NULL},           {"ethernet", INETCSUM_LINK_ETHERNET},
+                     {"ppp", INETCSUM_LINK_PPP},             {"bsd_raw", INETCSUM_LINK_BSD_RAW},
+                     {"openbsd_raw", INETCSUM_LINK_OPENBSD_RAW}, {"ppp_hdlc", INETCSUM_LINK_PPP_HDLC},
+                     {"raw", INETCSUM_LINK_RAW},             {"c_hdlc", INETCSUM_LINK_C_HDLC},
+                     {"loop", INETCSUM_LINK_LOOP},           {"linux_sll", INETCSUM_LINK_LINUX_SLL},
+                     {"ipv4", INETCSUM_LINK_IPV4},           {"ipv6", INETCSUM_LINK_IPV6},
+                     {"nflog", INETCSUM_LINK_NFLOG},         {"linux_sll2", INETCSUM_LINK_LINUX_SLL2}};
+        const char *s = PyUnicode_AsUTF8(obj);
+        if (!s)
+            return -1;
+        for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+            if (strcasecmp(s, links[i].name) == 0) {
+                *link = links[i].value;
+                return 0;
+            }
+        PyErr_Format(PyExc_ValueError, "%s(): unknown link type '%U' (a Link name, or a pcap LINKTYPE_ number)",
+                     func, obj);
+        return -1;
+    }
+    return icspy_u32(obj, func, "link", link);
 }
 
 /* Steals the references in items[0..n): a NamedTuple instance of type, allocated as

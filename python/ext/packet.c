@@ -6,8 +6,8 @@ PyDoc_STRVAR(verify_doc,
              "verify($module, frame, *, link=1, wirelen=0, udp6_zero_ok=False)\n--\n\n"
              "Verifies every checksum in a frame (IPv4 headers, TCP, UDP, UDP-Lite, ICMP, ICMPv6, IGMP,\n"
              "GRE, SCTP's CRC32c, the Mobility Header) through VLANs, MPLS, IPv6 extension headers and\n"
-             "tunnels, without modifying it.  link is the frame's pcap link type (Link, or the number\n"
-             "from a capture's header); wirelen its length on the wire when the capture cut it (0: the\n"
+             "tunnels, without modifying it.  link is the frame's pcap link type (Link, its name as a\n"
+             "string, or the number from a capture's header); wirelen its length on the wire when the capture cut it (0: the\n"
              "frame is whole).  link=1 is Link.ETHERNET.  Returns a Report: a list of Check, outermost\n"
              "first.");
 
@@ -28,7 +28,7 @@ static PyObject *verify_or_fill(PyObject *const *args, Py_ssize_t nargs, PyObjec
     PyObject *a[6];
     uint32_t link = INETCSUM_LINK_ETHERNET, wirelen = 0;
     int zero_ok = 0, udp_zero = 0, all = 0;
-    if (icspy_types_ready() < 0 || icspy_parse(p, args, nargs, kwnames, a) < 0 || icspy_u32(a[1], p->func, "link", &link) < 0 ||
+    if (icspy_types_ready() < 0 || icspy_parse(p, args, nargs, kwnames, a) < 0 || icspy_link(a[1], p->func, &link) < 0 ||
         icspy_u32(a[2], p->func, "wirelen", &wirelen) < 0 || icspy_flag(a[3], &zero_ok) < 0 ||
         (fill && (icspy_flag(a[4], &udp_zero) < 0 || icspy_flag(a[5], &all) < 0)))
         return NULL;
@@ -78,7 +78,7 @@ static PyObject *py_offload(PyObject *self, PyObject *const *args, Py_ssize_t na
     int zero_seed = 0;
     if (icspy_types_ready() < 0 || icspy_parse(&p, args, nargs, kwnames, a) < 0 ||
         icspy_uint(a[1], "offload", "device", INETCSUM_OFL_ALL, &device) < 0 ||
-        icspy_uint(a[2], "offload", "request", INETCSUM_OFL_ALL, &request) < 0 || icspy_u32(a[3], "offload", "link", &link) < 0 ||
+        icspy_uint(a[2], "offload", "request", INETCSUM_OFL_ALL, &request) < 0 || icspy_link(a[3], "offload", &link) < 0 ||
         icspy_flag(a[4], &zero_seed) < 0)
         return NULL;
     struct icspy_buf b;

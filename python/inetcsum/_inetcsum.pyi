@@ -53,12 +53,12 @@ def l4_fill(
 
 # packets
 def verify(
-    frame: ReadableBuffer, *, link: Union[Link, int] = ..., wirelen: int = 0, udp6_zero_ok: bool = False
+    frame: ReadableBuffer, *, link: Union[Link, int, str] = ..., wirelen: int = 0, udp6_zero_ok: bool = False
 ) -> Report: ...
 def fill(
     frame: WriteableBuffer,
     *,
-    link: Union[Link, int] = ...,
+    link: Union[Link, int, str] = ...,
     wirelen: int = 0,
     udp6_zero_ok: bool = False,
     udp_zero: bool = False,
@@ -69,7 +69,7 @@ def offload(
     device: Union[Offload, int],
     request: Union[Offload, int] = ...,
     *,
-    link: Union[Link, int] = ...,
+    link: Union[Link, int, str] = ...,
     zero_seed: bool = False,
 ) -> Report: ...
 def complete_partial(packet: WriteableBuffer, csum_start: int, csum_offset: int, *, crc32c: bool = False) -> None: ...

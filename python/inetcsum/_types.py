@@ -49,16 +49,22 @@ _PROBLEMS = frozenset((Status.BAD, Status.PARTIAL, Status.ILLEGAL))
 
 class Link(enum.IntEnum):
     """Link types, numbered as pcap's LINKTYPE_ values: a capture header's number may be passed
-    as it is (an unknown one gives a report flagged FrameFlag.NOT_IP)."""
+    as it is (one inetcsum does not decode gives a report flagged FrameFlag.UNKNOWN_LINK), and
+    functions taking a link also take a member's name as a string, in any case ("ethernet")."""
 
     NULL = 0  # BSD loopback, address family in the capturing host's order
     ETHERNET = 1
     PPP = 9
+    BSD_RAW = 12  # raw IP as some BSDs number it
+    OPENBSD_RAW = 14
+    PPP_HDLC = 50  # PPP in HDLC-like framing (RFC 1662), or Cisco HDLC
     RAW = 101  # IPv4 or IPv6, by the version nibble
+    C_HDLC = 104  # Cisco HDLC
     LOOP = 108  # OpenBSD loopback
     LINUX_SLL = 113
     IPV4 = 228
     IPV6 = 229
+    NFLOG = 239  # Linux NFLOG (tcpdump -i nflog:N)
     LINUX_SLL2 = 276
 
 
@@ -81,6 +87,7 @@ class FrameFlag(enum.IntFlag):
     MALFORMED = 0x04  # a header contradicts itself or its carrier: parsing stopped there
     TOO_DEEP = 0x08  # too many nested IP headers (MAX_DEPTH) or checks (MAX_CHECKS)
     FRAGMENT = 0x10  # an IPv4 or IPv6 fragment
+    UNKNOWN_LINK = 0x20  # a link type inetcsum does not decode (NOT_IP is set too)
 
 
 class Offload(enum.IntFlag):

@@ -299,7 +299,21 @@ def test_report_flags():
     assert CheckFlag.TRUNCATED in cut[1].flags
     raw = inetcsum.verify(wire[14:], link=Link.RAW)
     assert [c.status for c in raw] == [Status.GOOD, Status.GOOD]
-    assert inetcsum.verify(wire, link=12345).flags == FrameFlag.NOT_IP  # an unknown link type
+    unknown = inetcsum.verify(wire, link=12345)  # a link type inetcsum does not decode: said so
+    assert unknown.flags == FrameFlag.NOT_IP | FrameFlag.UNKNOWN_LINK
+    # Link names as strings, in any case, as l4_verify takes layer names.
+    assert [c.status for c in inetcsum.verify(wire, link="ethernet")] == [Status.GOOD, Status.GOOD]
+    assert [c.status for c in inetcsum.verify(wire[14:], link="RAW")] == [Status.GOOD, Status.GOOD]
+    with pytest.raises(ValueError, match="unknown link type"):
+        inetcsum.verify(wire, link="token-ring")
+    # The link types tcpdump writes on BSDs, for PPP and Cisco HDLC, and for nflog:N.
+    ip = wire[14:]
+    for link, head in [(Link.BSD_RAW, b""), (Link.OPENBSD_RAW, b""), (Link.PPP_HDLC, b"\xff\x03\x00\x21"),
+                       (Link.C_HDLC, b"\x0f\x00\x08\x00"), (Link.PPP_HDLC, b"\x8f\x00\x08\x00")]:
+        assert [c.status for c in inetcsum.verify(head + ip, link=link)] == [Status.GOOD, Status.GOOD], link
+    tlv = (4 + len(ip)).to_bytes(2, "little") + (9).to_bytes(2, "little") + ip
+    nflog = bytes([2, 0, 0, 0]) + tlv + bytes(-len(tlv) % 4)
+    assert [c.status for c in inetcsum.verify(nflog, link=Link.NFLOG)] == [Status.GOOD, Status.GOOD]
     assert "Report(" in repr(report)
 
 
