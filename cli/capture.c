@@ -36,15 +36,16 @@ static uint16_t u16(const struct cap_reader *r, const uint8_t *p)
     return r->swapped ? __builtin_bswap16(v) : v;
 }
 
-/* Makes n bytes available at buf[pos]: 1, 0 at a clean end (nothing left and end_ok), -1 error. */
+/* Makes n bytes available at buf[pos]: 1; 0 at a clean end (nothing left and end_ok); -2 when
+ * the file ends inside them (the caller decides whether that is a cut record); -1 on a read
+ * error. */
 static int need(struct cap_reader *r, size_t n, int end_ok)
 {
     while (r->end - r->pos < n) {
         if (r->eof) {
             if (r->end == r->pos && end_ok)
                 return 0;
-            return fail(r, "truncated after frame %llu (%zu of %zu bytes of a record)",
-                        (unsigned long long)r->frames, r->end - r->pos, n);
+            return -2;
         }
         if (r->buf_cap - r->pos < n || r->buf_cap - r->end < r->buf_cap / 16) {
             if (r->before_move)
@@ -75,12 +76,41 @@ static int need(struct cap_reader *r, size_t n, int end_ok)
     return 1;
 }
 
+/* A record of at least n bytes that the file ends inside: noted, and the reading ends there. */
+static int cut_here(struct cap_reader *r, size_t n)
+{
+    r->cut = 1;
+    r->cut_offset = r->offset;
+    r->cut_have = r->end - r->pos;
+    r->cut_need = n;
+    return 0;
+}
+
+void cap_cut_message(const struct cap_reader *r, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s: cut short after frame %llu: its last record holds %zu of at least %zu bytes, from byte %llu",
+             r->name, (unsigned long long)r->frames, r->cut_have, r->cut_need, (unsigned long long)r->cut_offset);
+}
+
 /* The n bytes at buf[pos] become a record: handed out, consumed. */
 static uint8_t *take(struct cap_reader *r, size_t n)
 {
     uint8_t *p = r->buf + r->pos;
     r->pos += n;
+    r->offset += n;
     return p;
+}
+
+/* What a file that is not a capture looks like, when it is a compressed one. */
+static const char *compressed_hint(const uint8_t *m)
+{
+    if (m[0] == 0x1F && m[1] == 0x8B)
+        return " (it is gzip-compressed)";
+    if (m[0] == 0x28 && m[1] == 0xB5 && m[2] == 0x2F && m[3] == 0xFD)
+        return " (it is zstd-compressed)";
+    if (m[0] == 0xFD && m[1] == '7' && m[2] == 'z' && m[3] == 'X')
+        return " (it is xz-compressed)";
+    return "";
 }
 
 int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
@@ -92,8 +122,14 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
     r->buf = malloc(r->buf_cap);
     if (!r->buf)
         return fail(r, "out of memory");
-    if (need(r, 4, 0) <= 0)
+    int got = need(r, 4, 1);
+    if (got == 0)
+        return fail(r, "empty file: no pcap or pcapng header");
+    if (got < 0) {
+        if (got == -2)
+            fail(r, "%zu bytes: too short for a pcap or pcapng header", r->end - r->pos);
         return -1;
+    }
     uint32_t magic;
     memcpy(&magic, r->buf, 4);
     if (magic == 0x0A0D0D0A) {
@@ -105,11 +141,14 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
     } else if (magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1) {
         r->swapped = 1;
     } else {
-        return fail(r, "not a pcap or pcapng file");
+        return fail(r, "not a pcap or pcapng file%s", compressed_hint(r->buf));
     }
     r->format = CAP_PCAP;
-    if (need(r, 24, 0) <= 0)
+    if ((got = need(r, 24, 0)) <= 0) {
+        if (got == -2)
+            fail(r, "cut short inside the pcap file header (%zu of 24 bytes)", r->end - r->pos);
         return -1;
+    }
     r->snaplen = u32(r, r->buf + 16);
     r->link = (int)(u32(r, r->buf + 20) & 0x0FFFFFFF); /* the top bits hold FCS information */
     return 0;
@@ -123,6 +162,8 @@ static int next_pcap(struct cap_reader *r, struct cap_record *rec)
         return 1;
     }
     int got = need(r, 16, 1);
+    if (got == -2)
+        return cut_here(r, 16);
     if (got <= 0)
         return got;
     const uint8_t *h = r->buf + r->pos;
@@ -130,7 +171,9 @@ static int next_pcap(struct cap_reader *r, struct cap_record *rec)
     if (caplen > CAP_MAX_RECORD)
         return fail(r, "frame %llu: captured length %u is not plausible", (unsigned long long)r->frames + 1,
                     caplen);
-    if (need(r, 16 + (size_t)caplen, 0) <= 0)
+    if ((got = need(r, 16 + (size_t)caplen, 0)) == -2)
+        return cut_here(r, 16 + (size_t)caplen);
+    if (got <= 0)
         return -1;
     r->frames++;
     uint8_t *raw = take(r, 16 + (size_t)caplen);
@@ -161,12 +204,16 @@ static int add_interface(struct cap_reader *r, int link, uint32_t snap)
 static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
 {
     int got = need(r, 8, 1);
+    if (got == -2)
+        return cut_here(r, 8);
     if (got <= 0)
         return got;
     uint32_t type;
     memcpy(&type, r->buf + r->pos, 4);
     if (type == 0x0A0D0D0A) { /* a section header sets the byte order of its section */
-        if (need(r, 12, 0) <= 0)
+        if ((got = need(r, 12, 0)) == -2)
+            return cut_here(r, 12);
+        if (got <= 0)
             return -1;
         uint32_t bom;
         memcpy(&bom, r->buf + r->pos + 8, 4);
@@ -179,12 +226,18 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
     }
     uint32_t len = u32(r, r->buf + r->pos + 4);
     if (len < 12 || len % 4 || len > CAP_MAX_RECORD || (type == 0x0A0D0D0A && len < 16))
-        return fail(r, "after frame %llu: pcapng block of length %u", (unsigned long long)r->frames, len);
-    if (need(r, len, 0) <= 0)
+        return fail(r, "after frame %llu: the pcapng block at byte %llu claims %u bytes, %s (corrupt file)",
+                    (unsigned long long)r->frames, (unsigned long long)r->offset, len,
+                    len % 4 ? "not a multiple of 4" : len > CAP_MAX_RECORD ? "more than 16 MiB" : "too few for its kind");
+    if ((got = need(r, len, 0)) == -2)
+        return cut_here(r, len);
+    if (got <= 0)
         return -1;
     uint8_t *raw = take(r, len);
     if (u32(r, raw + len - 4) != len)
-        return fail(r, "after frame %llu: pcapng block lengths differ", (unsigned long long)r->frames);
+        return fail(r, "after frame %llu: the pcapng block at byte %llu says %u bytes at its start and %u at its end "
+                    "(corrupt file)", (unsigned long long)r->frames, (unsigned long long)(r->offset - len), len,
+                    u32(r, raw + len - 4));
     const uint8_t *b = raw + 8;
     size_t body = len - 12;
     *rec = (struct cap_record){.raw = raw, .raw_len = len};

@@ -43,7 +43,13 @@ struct cap_reader {
     void (*before_move)(void *ctx);
     void *ctx;
     uint64_t frames;
+    uint64_t offset;   /* of buf[pos] in the file */
     int started;       /* the pcap file header was returned */
+    /* The file ended inside a record (tcpdump killed, a copy interrupted): cap_next then returned
+     * 0 after the last complete record, and these say where and how much was there. */
+    int cut;
+    uint64_t cut_offset;   /* where the cut record starts in the file */
+    size_t cut_have, cut_need; /* its bytes present, and at least how many it needed */
     char err[256];
 };
 
@@ -51,10 +57,13 @@ struct cap_reader {
  * the default 1 MiB; tests pass small ones).  0, or -1 with r->err set ("not a pcap or pcapng
  * file", ...); cap_close is needed either way. */
 int cap_open(struct cap_reader *r, int fd, const char *name, size_t window);
-/* 1 with *rec filled, 0 at the end, -1 with r->err set.  rec->raw stays valid until before_move
- * is called; consecutive records lie back to back in the window. */
+/* 1 with *rec filled, 0 at the end (r->cut set when the file ended inside a record), -1 with
+ * r->err set.  rec->raw stays valid until before_move is called; consecutive records lie back to
+ * back in the window. */
 int cap_next(struct cap_reader *r, struct cap_record *rec);
 void cap_close(struct cap_reader *r);
+/* "NAME: cut short after frame N: its last record holds H of at least W bytes, from byte O" */
+void cap_cut_message(const struct cap_reader *r, char *buf, size_t size);
 
 /* Writes records back out as they now are (changed in place or not) with one fwrite per run of
  * consecutive records, always before the reader's window moves under them. */

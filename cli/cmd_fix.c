@@ -39,7 +39,8 @@ static const char help[] =
     "  --quiet            no summary\n"
     "\n"
     "Exit status: 0 written and nothing fixable left, 1 written but problems remain that cannot be\n"
-    "fixed in place (e.g. in truncated frames), 2 usage or input error (OUT not written).\n";
+    "fixed in place (e.g. in truncated frames), 2 usage or input error (OUT not written), 3 IN cut\n"
+    "short inside its last record (OUT written with every record before the cut).\n";
 
 struct fix_opts {
     unsigned flags;
@@ -53,12 +54,30 @@ static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c
     tally_checks(ctx, c, n);
 }
 
-/* What fill wrote is no longer a problem: what is still wrong could not be fixed. */
-static void solved(struct tally *t, const struct inetcsum_check *c, unsigned n)
+/* Counts what fill wrote; what it wrote (or mended by writing inner ones) is no longer a problem,
+ * and what is still wrong could not be fixed. */
+static void count_left(struct tally *t, const struct inetcsum_check *c, unsigned n)
 {
-    for (unsigned i = 0; i < n; i++)
-        if (c[i].flags & INETCSUM_CHECK_WRITTEN)
-            t->problems -= (unsigned long long)report_counts_as_problem(&c[i]);
+    for (unsigned i = 0; i < n; i++) {
+        t->written += (c[i].flags & INETCSUM_CHECK_WRITTEN) != 0;
+        if (!(c[i].flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED)))
+            t->left += (unsigned long long)report_counts_as_problem(&c[i]);
+    }
+}
+
+/* IN as verify sees it: fill's report (statuses as they were before it wrote) without what fill
+ * did, through a reassembler of its own that takes what verify's takes (an IPv4 fragment whose
+ * header was wrong is not reassembled, even though fix, having corrected it, reassembles it). */
+static void tally_as_verify(struct tally *t, struct defrag *view, const struct cap_record *rec,
+                            const struct inetcsum_report *filled, int reassemble)
+{
+    struct inetcsum_report r = *filled;
+    for (unsigned i = 0; i < r.count; i++)
+        r.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+    int whole = reassemble && defrag_take(view, rec, &r, UINT64_MAX);
+    tally_frame(t, &r, rec->caplen, rec->wirelen, rec->link);
+    if (whole)
+        tally_checks(t, view->whole, view->nwhole);
 }
 
 /* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
@@ -122,8 +141,9 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
     struct cap_record rec;
     struct cli_progress prog;
     struct cap_writer w;
-    struct defrag df;
-    defrag_init(&df, o->flags, seekable, unfinished, t);
+    struct defrag df, view;
+    defrag_init(&df, o->flags, seekable, NULL, NULL);
+    defrag_init(&view, o->flags, 0, unfinished, t);
     cli_progress_start(&prog, in_path, in);
     int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
     cap_writer_attach(&w, &rd, out);
@@ -135,13 +155,13 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
         if (rec.is_packet) {
             struct inetcsum_report r;
             inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
+            tally_as_verify(t, &view, &rec, &r, o->reassemble);
             uint64_t out_pos = w.written + w.len + (uint64_t)(rec.data - rec.raw);
             int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
-            tally_frame(t, &r, rec.caplen, rec.wirelen, rec.link);
-            solved(t, r.checks, r.count);
+            count_left(t, r.checks, r.count);
+            t->left += (unsigned long long)report_undecodable(&r);
             if (whole) {
-                tally_checks(t, df.whole, df.nwhole);
-                solved(t, df.whole, df.nwhole);
+                count_left(t, df.whole, df.nwhole);
                 if (!seekable)
                     for (unsigned i = 0; i < df.nwhole; i++)
                         t->unfixable_stream += (unsigned long long)report_counts_as_problem(&df.whole[i]);
@@ -154,13 +174,20 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
         cap_writer_flush(&w);
     cli_progress_end(&prog);
     defrag_finish(&df);
-    t->reassembled = df.ra.completed;
-    t->incomplete = df.ra.dropped;
+    defrag_finish(&view);
+    t->reassembled = view.ra.completed;
+    t->incomplete = view.ra.dropped;
     defrag_free(&df);
+    defrag_free(&view);
     int status = EXIT_ALL_GOOD;
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);
         status = EXIT_USAGE;
+    } else if (rd.cut && !w.err && !patch_err) {
+        char msg[512];
+        cap_cut_message(&rd, msg, sizeof msg);
+        cli_error("%s (tcpdump killed, or a copy interrupted?); %s holds every record before it", msg, out_path);
+        status = EXIT_CUT;
     } else if (w.err || patch_err) {
         cli_error("%s: writing after frame %llu: %s", out_path, (unsigned long long)rd.frames,
                   strerror(w.err ? w.err : patch_err));
@@ -190,7 +217,7 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
     int status = fix_stream(in_path, in, out_path, out.f, out.tmp != NULL, o, &t);
     if (in != stdin)
         fclose(in);
-    if (status != EXIT_ALL_GOOD) {
+    if (status != EXIT_ALL_GOOD && status != EXIT_CUT) {
         outfile_abort(&out);
         return status;
     }
@@ -198,19 +225,23 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
         return EXIT_USAGE;
     if (!o->quiet) {
         report_summary(stderr, in_path, &t);
-        fprintf(stderr, "%s: %llu checksums written", out_path, t.written);
-        if (t.problems > t.unfixable_stream)
-            fprintf(stderr, ", %llu problems left that cannot be fixed in place", t.problems - t.unfixable_stream);
+        fprintf(stderr, "%s: %llu checksum%s written", out_path, t.written, t.written == 1 ? "" : "s");
+        const unsigned long long left = t.left - t.unfixable_stream;
+        if (left)
+            fprintf(stderr, ", %llu problem%s left that cannot be fixed in place", left, left == 1 ? "" : "s");
         if (t.unfixable_stream)
             fprintf(stderr,
                     ", %llu left in fragmented datagrams (their first fragment is written before the last "
                     "arrives: fixing them needs OUT to be a file, not a pipe)",
                     t.unfixable_stream);
+        if (!t.left)
+            fputs(", no problem left", stderr);
         if (t.truncated)
-            fprintf(stderr, ", %llu truncated frames left as they are", t.truncated);
+            fprintf(stderr, ", %llu truncated frame%s left as %s", t.truncated, t.truncated == 1 ? "" : "s",
+                    t.truncated == 1 ? "it is" : "they are");
         fputc('\n', stderr);
     }
-    return t.problems ? EXIT_BAD : EXIT_ALL_GOOD;
+    return status == EXIT_CUT ? EXIT_CUT : t.left ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
 int cmd_fix(int argc, char **argv)
@@ -296,9 +327,7 @@ int cmd_fix(int argc, char **argv)
             status = EXIT_USAGE;
             continue;
         }
-        int s = fix_file(argv[i], argv[i], &o);
-        if (s > status)
-            status = s;
+        status = cli_worse(status, fix_file(argv[i], argv[i], &o));
     }
     return status;
 }

@@ -29,7 +29,8 @@ static const char help[] =
     "The checksums of a datagram whose fragments never all arrive are unverifiable; they are\n"
     "reported, with the frame of its first fragment, once the file ends.\n"
     "\n"
-    "Exit status: 0 no problem, 1 problems found, 2 usage or input error.\n";
+    "Exit status: 0 no problem, 1 problems found, 2 usage or input error, 3 a capture cut short inside\n"
+    "its last record (the frames before the cut judged, the cut reported).\n";
 
 struct verify_opts {
     int json, quiet, reassemble;
@@ -69,7 +70,8 @@ static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c
     show(v, frame, c, n, NULL);
 }
 
-/* Verifies one capture; EXIT_USAGE when it cannot be read to its end. */
+/* Verifies one capture; EXIT_USAGE when it cannot be read to its end, EXIT_CUT when it ends inside
+ * a record (what came before is judged). */
 static int verify_file(const char *path, const struct verify_opts *o, struct tally *t)
 {
     FILE *f = cli_open_input(path);
@@ -106,6 +108,11 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     if (got < 0) {
         cli_error("%s", rd.err);
         status = EXIT_USAGE;
+    } else if (rd.cut) {
+        char msg[512];
+        cap_cut_message(&rd, msg, sizeof msg);
+        cli_error("%s (tcpdump killed, or a copy interrupted?); every frame before it was judged", msg);
+        status = EXIT_CUT;
     }
     defrag_finish(&df);
     t->reassembled = df.ra.completed;
@@ -159,11 +166,10 @@ int cmd_verify(int argc, char **argv)
         struct tally t;
         memset(&t, 0, sizeof t);
         int s = verify_file(argv[i], &o, &t);
-        if (s == EXIT_USAGE)
-            status = EXIT_USAGE;
-        else if (t.problems && status == EXIT_ALL_GOOD)
-            status = EXIT_BAD;
-        if (t.frames || s == EXIT_ALL_GOOD)
+        status = cli_worse(status, s);
+        if (t.problems)
+            status = cli_worse(status, EXIT_BAD);
+        if (t.frames || s != EXIT_USAGE)
             report_summary(o.json ? stderr : stdout, argv[i], &t);
     }
     if (fflush(stdout) != 0) {

@@ -20,7 +20,8 @@ static const char usage[] =
     "  bench EXPERIMENT... time the kernels, copies, cold data and offload on this machine\n"
     "\n"
     "'inetcsum COMMAND --help' describes a command; 'inetcsum --version' prints the version.\n"
-    "Exit status: 0 all good, 1 bad checksums found, 2 usage, input or output error.\n";
+    "Exit status: 0 all good, 1 bad checksums found, 2 usage, input or output error, 3 a capture\n"
+    "cut short inside its last record (every record before it judged).\n";
 
 void cli_error(const char *fmt, ...)
 {
@@ -54,6 +55,12 @@ FILE *cli_open_input(const char *path)
         return NULL;
     }
     return f;
+}
+
+int cli_worse(int a, int b)
+{
+    static const int rank[] = {[EXIT_ALL_GOOD] = 0, [EXIT_BAD] = 1, [EXIT_CUT] = 2, [EXIT_USAGE] = 3};
+    return rank[a] >= rank[b] ? a : b;
 }
 
 #define PROGRESS_MIN (100ull << 20)

@@ -24,6 +24,11 @@ static int report_malformed(const struct inetcsum_report *r)
     return (r->flags & INETCSUM_FRAME_MALFORMED) && !(r->flags & INETCSUM_FRAME_FRAGMENT);
 }
 
+int report_undecodable(const struct inetcsum_report *r)
+{
+    return (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) || report_malformed(r);
+}
+
 int report_counts_as_problem(const struct inetcsum_check *c)
 {
     return report_problem(c->status) && !(c->flags & INETCSUM_CHECK_QUOTED);
@@ -53,7 +58,6 @@ void tally_checks(struct tally *t, const struct inetcsum_check *checks, unsigned
         t->by[c->layer][c->status]++;
         t->problems += (unsigned long long)report_counts_as_problem(c);
         t->quoted += (unsigned long long)(report_problem(c->status) && (c->flags & INETCSUM_CHECK_QUOTED));
-        t->written += (c->flags & INETCSUM_CHECK_WRITTEN) != 0;
     }
 }
 

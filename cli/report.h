@@ -20,12 +20,15 @@ struct tally {
     unsigned long long unfixable_stream; /* fix to a pipe: problems in fragmented datagrams, which
                                           * need OUT read back to be fixed */
     unsigned long long written;  /* fix: fields written */
+    unsigned long long left;     /* fix: problems OUT still holds (could not be fixed in place) */
     unsigned long long reassembled, incomplete; /* fragmented datagrams made whole, or never */
 };
 
 /* Counts one frame's report (link: its link type).  A frame that could not be decoded (an unknown
  * link type, or malformed) counts as a problem: nothing may pass unjudged looking clean. */
 void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen, int link);
+/* Whether a frame could not be decoded whole: an unknown link type, or malformed (not a fragment). */
+int report_undecodable(const struct inetcsum_report *r);
 /* "FILE: frame N malformed ..." for a frame whose report says it could not be decoded whole; 0
  * (nothing printed) for any other. */
 int report_undecoded_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r);

@@ -64,6 +64,8 @@ enum inetcsum_link {
 #define INETCSUM_CHECK_MALFORMED 0x08 /* its header's lengths contradict each other */
 #define INETCSUM_CHECK_WRITTEN 0x10   /* fill/offload wrote the field */
 #define INETCSUM_CHECK_DEVICE 0x20    /* offload: left for the device (seeded or zeroed) */
+#define INETCSUM_CHECK_MENDED 0x40    /* fill: wrong only through inner checksums it wrote, and right
+                                       * once they were, so not written itself */
 
 /* One checksum found in a frame. */
 struct inetcsum_check {
@@ -99,7 +101,8 @@ INETCSUM_API unsigned inetcsum_verify(const void *frame, size_t caplen, size_t w
                                       unsigned flags, struct inetcsum_report *report);
 
 /* Fill the checksums of frame[0..caplen) in place, innermost first so that outer checksums cover
- * the final inner bytes.  Written: what verify calls bad, partial or illegal; good ones only with
+ * the final inner bytes.  The report says what verify would have said of the frame before, with
+ * INETCSUM_CHECK_WRITTEN (or _MENDED) on what fill put right.  Written: what verify calls bad, partial or illegal; good ones only with
  * INETCSUM_FILL_ALL; an IPv4 UDP 0 ("no checksum") only with INETCSUM_FILL_UDP_ZERO; never a
  * quoted, fragmented or truncated one.  report may be NULL.  Returns the number of fields
  * written. */

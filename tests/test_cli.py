@@ -130,18 +130,7 @@ class Verify(unittest.TestCase):
         self.assertEqual(run("nonsense").returncode, 2)
 
     def test_bad_input_is_one_line_naming_file_and_frame(self):
-        with open(os.path.join(CAPTURES, "zeek/chksums__localhost-bad-chksum.pcap"), "rb") as f:
-            src = f.read()
         with tempfile.TemporaryDirectory() as d:
-            cut = os.path.join(d, "cut.pcap")
-            with open(cut, "wb") as f:
-                f.write(src[: len(src) - 7])
-            res = run("verify", cut)
-            self.assertEqual(res.returncode, 2)
-            err = res.stderr.decode().strip().splitlines()
-            self.assertEqual(len(err), 1, err)
-            self.assertIn("cut.pcap", err[0])
-            self.assertIn("frame 9", err[0])
             junk = os.path.join(d, "junk.pcap")
             with open(junk, "wb") as f:
                 f.write(os.urandom(100))
@@ -150,7 +139,46 @@ class Verify(unittest.TestCase):
             self.assertIn(b"not a pcap or pcapng file", res.stderr)
             empty = os.path.join(d, "empty.pcap")
             open(empty, "wb").close()
-            self.assertEqual(run("verify", empty).returncode, 2)
+            res = run("verify", empty)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"empty file", res.stderr)
+            head = os.path.join(d, "head.pcap")
+            write_bytes(head, read_bytes(SAMPLE)[:10])
+            res = run("verify", head)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"cut short inside the pcap file header (10 of 24 bytes)", res.stderr)
+
+    def test_cut_captures_are_judged_to_the_cut(self):
+        """A capture cut at every offset of its last record: every complete frame judged (and fixed),
+        the cut reported on one line, exit status 3; as tshark and editcap process up to the cut."""
+        for name in ("zeek/chksums__localhost-bad-chksum.pcap", "scapy/test__pcaps__ikev2_nat_t.pcapng"):
+            src = read_bytes(os.path.join(CAPTURES, name))
+            whole = run("verify", "--json", os.path.join(CAPTURES, name)).stdout.decode().splitlines()
+            # Where the last record starts (the size of what fix writes from all but it), and the
+            # frames before it (the last record may be a packet or another pcapng block).
+            with tempfile.TemporaryDirectory() as d:
+                cut = os.path.join(d, "cut" + os.path.splitext(name)[1])
+                write_bytes(cut, src[:-1])
+                res = run("fix", cut, os.path.join(d, "out"))
+                self.assertEqual(res.returncode, 3, res.stderr)
+                last_start = len(read_bytes(os.path.join(d, "out")))
+                frames = int(re.search(rb": (\d+) frames?,", run("verify", os.path.join(d, "out")).stdout).group(1))
+                before_last = [l for l in whole if json.loads(l)["frame"] <= frames]
+                for end in range(last_start + 1, len(src)):
+                    write_bytes(cut, src[:end])
+                    res = run("verify", "--json", cut)
+                    self.assertEqual(res.returncode, 3, (name, end, res.stderr))
+                    err = res.stderr.decode().strip().splitlines()
+                    self.assertEqual(len([e for e in err if "cut short" in e]), 1, err)
+                    self.assertIn(f"after frame {frames}: its last record holds {end - last_start} of", err[0])
+                    mine = [l.replace(cut, os.path.join(CAPTURES, name)) for l in res.stdout.decode().splitlines()]
+                    self.assertEqual(mine, before_last)
+                    out = os.path.join(d, "out")
+                    res = run("fix", "--quiet", cut, out)
+                    self.assertEqual(res.returncode, 3)
+                    self.assertEqual(os.path.getsize(out), last_start)
+                    self.assertEqual(run("verify", out).returncode in (0, 1), True)
+                    self.assertEqual(sorted(os.listdir(d)), sorted(["out", os.path.basename(cut)]))
 
 
 def ipv4_udp(payload=b"hello, link types", bad=True, src=b"\x0a\x00\x00\x01", dst=b"\x0a\x00\x00\x02"):
@@ -267,6 +295,18 @@ class FixHabits(unittest.TestCase):
             self.assertIn(b"quoted in ICMP errors (not counted as problems)", res.stdout)
             res = run("fix", path, os.path.join(d, "out.pcap"))
             self.assertEqual(res.returncode, 0, res.stderr)
+
+    def test_fix_shows_in_as_verify_does(self):
+        """fix's summary of IN is verify's, line for line, then what it wrote and what is left."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "g.pcap")
+            gen("--quiet", "--mix", "all", "--frames", "600", "--bad", "20%", "--fragment", "20%", path)
+            for src in (SAMPLE, path):
+                seen = run("verify", "--quiet", src).stdout.decode().splitlines()
+                res = run("fix", src, os.path.join(d, "out.pcap"))
+                said = res.stderr.decode().splitlines()
+                self.assertEqual(said[:-1], seen)
+                self.assertRegex(said[-1], r"out.pcap: [1-9]\d* checksums written, no problem left$")
 
     def test_signals_leave_nothing(self):
         with tempfile.TemporaryDirectory() as d:

@@ -44,8 +44,10 @@ static unsigned verdict_flags(const struct ics_item *it, unsigned flags)
     return flags | (it->over_ipv6 ? INETCSUM_OVER_IPV6 : 0);
 }
 
-/* The verdict on one item of a frame, with the frame as it is now. */
-static struct inetcsum_verdict judge(const struct ics_view *v, const struct ics_item *it, unsigned flags)
+/* The verdict on one item of a frame, with the frame as it is now, its Internet sum plus `undo`
+ * (fill: what takes the inner fields it wrote back to what they were). */
+static struct inetcsum_verdict judge(const struct ics_view *v, const struct ics_item *it, unsigned flags,
+                                     uint32_t undo)
 {
     struct inetcsum_verdict vd = {INETCSUM_UNVERIFIABLE, 0, 0};
     uint8_t sc[4];
@@ -74,7 +76,7 @@ static struct inetcsum_verdict judge(const struct ics_view *v, const struct ics_
         vd.status = INETCSUM_ILLEGAL;
         return vd;
     }
-    return ics_inet_verdict((enum inetcsum_layer)it->layer, mem, ics_view_sum(v, it->off, cov, 0), it->pseudo,
+    return ics_inet_verdict((enum inetcsum_layer)it->layer, mem, ics_view_sum(v, it->off, cov, undo), it->pseudo,
                             verdict_flags(it, flags));
 }
 
@@ -113,7 +115,7 @@ static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetc
     ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
     unsigned problems = 0;
     for (unsigned i = 0; i < parsed.n; i++) {
-        struct inetcsum_verdict vd = judge(v, &parsed.item[i], flags);
+        struct inetcsum_verdict vd = judge(v, &parsed.item[i], flags, 0);
         problems += problem(vd.status);
         report_check(v, report, i, &parsed.item[i], &vd, 0);
     }
@@ -122,27 +124,69 @@ static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetc
     return problems;
 }
 
+/* A field fill wrote: where, how wide, and its bytes before and after. */
+struct written_field {
+    size_t at, width;
+    uint8_t old[4], now[4];
+};
+
+/* What, added to the sum of it's coverage as the frame is now, gives its sum as it was before the
+ * fields in w[0..n) were written: for each one it covers, its old bytes added and its new ones
+ * subtracted (ones'-complement, at the parity of their place in the coverage). */
+static uint32_t undo_writes(const struct ics_item *it, size_t cov, const struct written_field *w, unsigned n)
+{
+    uint32_t undo = 0;
+    for (unsigned k = 0; k < n; k++) {
+        if (w[k].at < it->off || w[k].at + w[k].width > it->off + cov)
+            continue;
+        const size_t odd = (w[k].at - it->off) & 1;
+        const uint16_t before = ics_fold16(inetcsum_block_add(0, inetcsum_partial(w[k].old, w[k].width, 0), odd));
+        const uint16_t after = ics_fold16(inetcsum_block_add(0, inetcsum_partial(w[k].now, w[k].width, 0), odd));
+        undo = ics_add32(ics_add32(undo, before), (uint16_t)~after);
+    }
+    return undo;
+}
+
 static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
                           struct inetcsum_report *report)
 {
     struct ics_parsed parsed;
     ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
     unsigned written = 0;
-    /* Innermost first: an outer checksum covers the inner fields as they will be sent. */
+    struct written_field w[INETCSUM_MAX_CHECKS];
+    /* Innermost first: an outer checksum covers the inner fields as they will be sent.  What is
+     * reported is each checksum as it was before any write (as verify sees it): an outer one that
+     * was right is reported good, and written when the inner writes made it wrong. */
     for (unsigned i = parsed.n; i-- > 0;) {
         const struct ics_item *it = &parsed.item[i];
-        struct inetcsum_verdict vd = judge(v, it, flags);
+        struct inetcsum_verdict vd = judge(v, it, flags, 0);
+        struct inetcsum_verdict as_it_was = vd;
+        if (written && it->layer != INETCSUM_LAYER_SCTP && !(it->flags & ICS_UNSURE)) {
+            const uint32_t undo = undo_writes(it, coverage(v, it), w, written);
+            if (undo)
+                as_it_was = judge(v, it, flags, undo);
+        }
         unsigned extra = 0;
         /* Never written: quoted, fragmented, truncated or malformed ones, and a UDP-Lite coverage
          * out of range (no value would be right). */
         if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && vd.status != INETCSUM_UNVERIFIABLE &&
             coverage(v, it) != 0 && ics_fill_wanted(&vd, flags)) {
-            store_expected(v, it, &vd);
+            struct written_field *f = &w[written];
+            uint8_t sc[4];
+            f->at = field_at(it);
+            f->width = field_width(it);
+            memcpy(f->old, ics_view_get(v, f->at, f->width, sc), f->width);
+            ics_put_expected(f->now, vd.expected, f->width);
+            ics_view_put(v, f->at, f->now, f->width);
             extra = INETCSUM_CHECK_WRITTEN;
             written++;
+        } else if (problem(as_it_was.status) && vd.status == INETCSUM_GOOD) {
+            extra = INETCSUM_CHECK_MENDED;
         }
-        if (report)
-            report_check(v, report, i, it, &vd, extra);
+        if (report) {
+            as_it_was.expected = vd.expected; /* what the field holds now, or should */
+            report_check(v, report, i, it, &as_it_was, extra);
+        }
     }
     if (report) {
         report->flags = parsed.flags;
@@ -379,7 +423,7 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
         /* A software item's verdict is made below; the old one is wanted only for the report. */
         struct inetcsum_verdict vd = {0};
         if (report && (skip[i] || device[i]))
-            vd = judge(&v, it, 0);
+            vd = judge(&v, it, 0, 0);
         unsigned extra = 0;
         if (skip[i]) {
             /* left alone */

@@ -77,6 +77,7 @@ class CheckFlag(enum.IntFlag):
     MALFORMED = 0x08  # its header's lengths contradict each other
     WRITTEN = 0x10  # fill / offload wrote the field
     DEVICE = 0x20  # offload: left for the device (seeded or zeroed)
+    MENDED = 0x40  # fill: wrong only through inner checksums it wrote, right once they were
 
 
 class FrameFlag(enum.IntFlag):

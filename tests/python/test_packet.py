@@ -185,6 +185,12 @@ def test_scapy_packets_damaged_then_filled(name):
         filled = inetcsum.fill(damaged)
         assert bytes(damaged) == wire, (name, check.layer)
         assert [c.layer for c in filled.written] == [check.layer]
+        # fill reports the frame as verify saw it before; an outer checksum that was wrong only
+        # through the inner one is mended by writing that, not written itself.
+        assert [(c.layer, c.status, c.stored) for c in filled] == [(c.layer, c.status, c.stored) for c in report]
+        for c in filled:
+            if c.status == Status.BAD and CheckFlag.WRITTEN not in c.flags:
+                assert CheckFlag.MENDED in c.flags, (name, c)
 
 
 def test_l4_helpers_match_scapy():
