@@ -85,7 +85,7 @@ static void tally_as_verify(struct tally *t, struct defrag *view, const struct c
 static int patch_written(FILE *out, struct cap_writer *w, const struct defrag_change *ch, size_t n, unsigned flags,
                          struct tally *t)
 {
-    const struct reasm_origin *from = ch[0].from;
+    const struct reasm_origin *from = &ch[0].from;
     if (cap_writer_flush(w) != 0 || fflush(out) != 0)
         return w->err ? w->err : errno;
     uint8_t *frame = malloc(from->caplen ? from->caplen : 1);
@@ -113,9 +113,9 @@ static int patch_fragments(const struct defrag *df, struct cap_record *rec, FILE
     int current = 0;
     for (size_t i = 0; i < df->nchanges;) {
         size_t j = i;
-        while (j < df->nchanges && df->change[j].from == df->change[i].from)
+        while (j < df->nchanges && df->change[j].from.frame == df->change[i].from.frame)
             j++;
-        if (df->change[i].from->frame == rec->frame) {
+        if (df->change[i].from.frame == rec->frame) {
             for (size_t k = i; k < j; k++)
                 rec->data[df->change[k].at] = df->change[k].value;
             current = 1;
@@ -173,6 +173,8 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
     if (got == 0 && !patch_err)
         cap_writer_flush(&w);
     cli_progress_end(&prog);
+    t->written += df.refilled;
+    t->left += df.unmapped;
     defrag_finish(&df);
     defrag_finish(&view);
     t->reassembled = view.ra.completed;

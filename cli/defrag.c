@@ -4,6 +4,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A tunnelled fragment's carrier (reasm.h): the whole carrier datagram as it stands (fill may
+ * write into it), where its payload starts, and for each run of that payload the frame it came
+ * from, so that a byte of the carrier can be found in a frame again. */
+struct nest_span {
+    uint32_t offset, len;       /* in the carrier's payload */
+    uint32_t data_offset, piece_offset; /* the fragment's data in its frame, and in the payload */
+    struct reasm_origin from;   /* a frame (never itself nested: one level is mapped) */
+};
+struct reasm_nest {
+    size_t len, payload_at, nspans;
+    int mappable;               /* every span's origin is a frame */
+    int dirty;                  /* fill changed it since it was last written back */
+    uint8_t *ip;                /* len bytes, after spans[]: as fill leaves it */
+    uint8_t *held;              /* len bytes after those: as its fragments' frames hold it */
+    struct nest_span span[];
+};
+
+/* The carrier df->ra.done describes, copied for a fragment found inside it; NULL without memory. */
+static struct reasm_nest *nest_make(const struct reasm_done *dn)
+{
+    struct reasm_nest *n = malloc(sizeof *n + dn->nspans * sizeof n->span[0] + 2 * dn->len);
+    if (!n)
+        return NULL;
+    n->len = dn->len;
+    n->payload_at = dn->payload_at;
+    n->nspans = dn->nspans;
+    n->mappable = 1;
+    n->dirty = 0;
+    n->ip = (uint8_t *)&n->span[dn->nspans];
+    n->held = n->ip + dn->len;
+    memcpy(n->ip, dn->ip, dn->len);
+    memcpy(n->held, dn->ip, dn->len);
+    for (size_t i = 0; i < dn->nspans; i++) {
+        const struct reasm_piece *p = dn->span[i].piece;
+        n->span[i] = (struct nest_span){dn->span[i].offset, dn->span[i].len, p->data_offset, p->offset, p->from};
+        n->span[i].from.deferred = NULL; /* freed with the carrier's datagram */
+        n->span[i].from.ndeferred = 0;
+        if (p->from.nest) {
+            n->span[i].from.nest = NULL;
+            n->mappable = 0;
+        }
+    }
+    return n;
+}
+
 static void dropped(void *ctx, const struct reasm_datagram *dg)
 {
     struct defrag *df = ctx;
@@ -48,8 +93,47 @@ static int add_change(struct defrag *df, const struct reasm_origin *from, uint32
         df->change = c;
         df->change_cap = cap;
     }
-    df->change[df->nchanges++] = (struct defrag_change){from, at, value};
+    struct defrag_change *c = &df->change[df->nchanges++];
+    c->from = *from;
+    c->from.deferred = NULL;
+    c->from.ndeferred = 0;
+    c->from.nest = NULL;
+    c->at = at;
+    c->value = value;
     return 0;
+}
+
+/* A byte of a fragment's data that filling changed: in its frame (a change to write), or in the
+ * carrier it was tunnelled in (written into the carrier, which is refilled and mapped later). */
+static void map_change(struct defrag *df, const struct reasm_origin *from, uint32_t at, uint8_t value)
+{
+    if (!from->nest) {
+        add_change(df, from, at, value);
+        return;
+    }
+    from->nest->ip[at] = value; /* `at` is in the carrier: the fragment's data lies there */
+    from->nest->dirty = 1;
+}
+
+/* Fills a carrier the changes above touched, and maps every byte of its payload that differs from
+ * the frames' bytes (the inner changes, and what refilling the carrier's own checksums changed)
+ * back to the frames of its fragments. */
+static void write_back(struct defrag *df, struct reasm_nest *n)
+{
+    n->dirty = 0;
+    if (!n->mappable) {
+        df->unmapped++;
+        return;
+    }
+    df->refilled += inetcsum_fill(n->ip, n->len, 0, INETCSUM_LINK_RAW, df->flags, NULL);
+    const uint8_t *now = n->ip + n->payload_at, *held = n->held + n->payload_at;
+    for (size_t s = 0; s < n->nspans; s++) {
+        const struct nest_span *sp = &n->span[s];
+        for (uint32_t k = sp->offset; k < sp->offset + sp->len; k++)
+            if (now[k] != held[k])
+                add_change(df, &sp->from, sp->data_offset + (k - sp->piece_offset), now[k]);
+    }
+    memcpy(n->held, n->ip, n->len);
 }
 
 /* Fills the rebuilt datagram and lists the bytes of its fragments that changed. */
@@ -73,8 +157,59 @@ static void fill_whole(struct defrag *df, struct inetcsum_report *w)
                 continue;
             for (uint32_t b = k; b < k + n; b++)
                 if (after[b] != df->before[b])
-                    add_change(df, &sp->piece->from, sp->piece->data_offset + (b - sp->piece->offset), after[b]);
+                    map_change(df, &sp->piece->from, sp->piece->data_offset + (b - sp->piece->offset), after[b]);
         }
+    }
+    for (size_t s = 0; s < dn->nspans; s++) {
+        struct reasm_nest *n = dn->span[s].piece->from.nest;
+        if (n && n->dirty)
+            write_back(df, n);
+    }
+}
+
+/* Offers the fragment d describes in frame (from says where that is) to the reassembler: the
+ * checks of r it defers (first fragments' checks that cover the whole datagram) leave r when it
+ * is taken.  1 when it made its datagram whole, 0 held, -1 not taken. */
+static int offer(struct defrag *df, const struct inetcsum_fragment *d, const uint8_t *frame,
+                 struct reasm_origin *from, struct inetcsum_report *r)
+{
+    struct inetcsum_check deferred[INETCSUM_MAX_CHECKS];
+    unsigned nd = 0;
+    for (unsigned i = 0; i < r->count; i++)
+        if (r->checks[i].flags & INETCSUM_CHECK_FRAGMENT)
+            deferred[nd++] = r->checks[i];
+    from->deferred = deferred;
+    from->ndeferred = nd;
+    int got = reasm_add(&df->ra, d, frame, from);
+    if (got < 0)
+        return -1; /* not taken: the checks are reported as they are */
+    unsigned keep = 0;
+    for (unsigned i = 0; i < r->count; i++)
+        if (!(r->checks[i].flags & INETCSUM_CHECK_FRAGMENT))
+            r->checks[keep++] = r->checks[i];
+    r->count = keep;
+    return got;
+}
+
+/* Notes the datagram just made whole: its fragments' frames. */
+static void note_frames(struct defrag *df, const struct reasm_datagram *dg)
+{
+    df->nfragments += dg->npieces;
+    for (size_t i = 0; i < dg->npieces; i++) {
+        uint64_t f = dg->piece[i].from.frame;
+        df->first_frame = f < df->first_frame ? f : df->first_frame;
+        df->last_frame = f > df->last_frame ? f : df->last_frame;
+    }
+}
+
+/* Appends the checks of a whole datagram whose header lies at `depth` (the rebuilt IPv4 header's
+ * own check left out: it is ours, not the capture's). */
+static void keep_whole(struct defrag *df, const struct inetcsum_report *w, unsigned depth, int version)
+{
+    for (unsigned i = version == 4 ? 1 : 0; i < w->count && df->nwhole < INETCSUM_MAX_CHECKS; i++) {
+        struct inetcsum_check c = w->checks[i];
+        c.depth = (uint8_t)(c.depth + depth);
+        df->whole[df->nwhole++] = c;
     }
 }
 
@@ -89,43 +224,53 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
         return 0;
     if (d.version == 4 && !header_trusted(r, d.depth))
         return 0;
-    struct inetcsum_check deferred[INETCSUM_MAX_CHECKS];
-    unsigned nd = 0;
-    for (unsigned i = 0; i < r->count; i++)
-        if (r->checks[i].flags & INETCSUM_CHECK_FRAGMENT)
-            deferred[nd++] = r->checks[i];
-    struct reasm_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, deferred, nd};
-    int got = reasm_add(&df->ra, &d, rec->data, &from);
-    if (got < 0)
-        return 0; /* not taken: the frame reports its checks as they are */
-    unsigned keep = 0;
-    for (unsigned i = 0; i < r->count; i++)
-        if (!(r->checks[i].flags & INETCSUM_CHECK_FRAGMENT))
-            r->checks[keep++] = r->checks[i];
-    r->count = keep;
-    if (got == 0)
+    struct reasm_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, NULL, 0, NULL};
+    if (offer(df, &d, rec->data, &from, r) != 1)
         return 0;
-
-    const struct reasm_done *dn = &df->ra.done;
-    struct inetcsum_report w;
-    if (df->fill)
-        fill_whole(df, &w);
-    else
-        inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, &w);
-    /* The rebuilt IPv4 header is ours, not the capture's: its check is left out. */
-    for (unsigned i = d.version == 4 ? 1 : 0; i < w.count; i++) {
-        struct inetcsum_check c = w.checks[i];
-        c.depth = (uint8_t)(c.depth + d.depth);
-        df->whole[df->nwhole++] = c;
-    }
-    df->nfragments = dn->dg->npieces;
+    df->nfragments = 0;
     df->first_frame = df->last_frame = rec->frame;
-    for (size_t i = 0; i < dn->dg->npieces; i++) {
-        uint64_t f = dn->dg->piece[i].from.frame;
-        df->first_frame = f < df->first_frame ? f : df->first_frame;
-        df->last_frame = f > df->last_frame ? f : df->last_frame;
+    unsigned depth = d.depth;
+    int version = d.version;
+    for (int level = 0;; level++) {
+        const struct reasm_done *dn = &df->ra.done;
+        note_frames(df, dn->dg);
+        struct inetcsum_report w;
+        if (df->fill)
+            fill_whole(df, &w);
+        else
+            inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, &w);
+        /* A fragment tunnelled inside it (found below its own header): offered in turn. */
+        struct inetcsum_fragment inner;
+        struct reasm_nest *nest = NULL;
+        int got = -1;
+        if ((w.flags & INETCSUM_FRAME_FRAGMENT) && level < INETCSUM_MAX_DEPTH &&
+            inetcsum_fragment(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, &inner) == 1 && inner.depth > 0 &&
+            (inner.version != 4 || header_trusted(&w, inner.depth)) &&
+            (df->carrier || (df->carrier = malloc(65536 + 128))) && (!df->fill || (nest = nest_make(dn)))) {
+            memcpy(df->carrier, dn->ip, dn->len); /* offering it releases dn */
+            const unsigned inner_depth = depth + inner.depth;
+            inner.depth = (uint8_t)inner_depth; /* keyed by its depth in the frames */
+            struct reasm_origin in = {rec->frame, UINT64_MAX, (uint32_t)dn->len, (uint32_t)dn->len,
+                                      INETCSUM_LINK_RAW, NULL, 0, nest};
+            struct inetcsum_report carried = w;
+            for (unsigned i = 0; i < carried.count; i++) /* its checks' depths, as in the frames */
+                carried.checks[i].depth = (uint8_t)(carried.checks[i].depth + depth);
+            got = offer(df, &inner, df->carrier, &in, &carried);
+            if (got < 0) {
+                free(nest); /* not taken: still ours */
+            } else {
+                keep_whole(df, &carried, 0, version);
+                if (got == 1) {
+                    depth = inner_depth;
+                    version = inner.version;
+                    continue;
+                }
+                return 1;
+            }
+        }
+        keep_whole(df, &w, depth, version);
+        return 1;
     }
-    return 1;
 }
 
 void defrag_finish(struct defrag *df)
@@ -138,6 +283,8 @@ void defrag_free(struct defrag *df)
     reasm_free(&df->ra);
     free(df->change);
     free(df->before);
+    free(df->carrier);
     df->change = NULL;
     df->before = NULL;
+    df->carrier = NULL;
 }

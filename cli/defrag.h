@@ -7,7 +7,15 @@
  * whose header it has just corrected).  The first fragment's checks that cover the whole datagram
  * (INETCSUM_CHECK_FRAGMENT) leave its report; if the datagram never becomes whole they come back,
  * unverifiable, through `unfinished` when it is dropped (at the end of the file, or to stay within
- * the reassembler's memory bounds). */
+ * the reassembler's memory bounds).
+ *
+ * At every depth: a datagram made whole may carry a fragment of a tunnelled one (VXLAN over a
+ * fragmented IPv4 datagram, carrying a fragmented IPv6 one: large pings over Linux VXLAN).  That
+ * fragment is offered in turn, with the frame that completed its carrier as its origin, and so on
+ * down.  fix maps what filling such an inner datagram changes back to the frames of its carrier's
+ * fragments, refilling the carrier first (its own checksum covers the inner bytes); one level of
+ * this is mapped (a fragment inside a fragment inside a fragment is reassembled and judged, not
+ * fixed). */
 #ifndef ICS_CLI_DEFRAG_H
 #define ICS_CLI_DEFRAG_H
 
@@ -16,8 +24,8 @@
 
 /* fix: a byte of an earlier (or the current) fragment that filling the whole datagram changed. */
 struct defrag_change {
-    const struct reasm_origin *from; /* valid until the next defrag_take */
-    uint32_t at;                     /* in that fragment's frame */
+    struct reasm_origin from; /* the frame (a copy: its deferred checks and nest are not kept) */
+    uint32_t at;              /* in that frame */
     uint8_t value;
 };
 
@@ -34,6 +42,9 @@ struct defrag {
     struct defrag_change *change;
     size_t nchanges, change_cap;
     uint8_t *before; /* fill: the payload as it was, to see what changed */
+    uint8_t *carrier; /* a whole datagram's bytes while a fragment inside it is offered */
+    unsigned long long unmapped; /* fill: changes in datagrams nested too deep to be written back */
+    unsigned long long refilled; /* fill: checksums of carriers rewritten for what changed inside */
     void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n);
     void *ctx;
 };

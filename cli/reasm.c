@@ -40,6 +40,7 @@ static void free_datagram(struct reasm_datagram *g)
     for (size_t i = 0; i < g->npieces; i++) {
         free(g->piece[i].data);
         free(g->piece[i].deferred);
+        free(g->piece[i].from.nest);
     }
     free(g->piece);
     free(g->header);

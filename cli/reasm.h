@@ -18,6 +18,8 @@
 
 #include "inetcsum_packet.h"
 
+struct reasm_nest;
+
 /* Where a fragment came from, kept with it for whoever reports or patches its frame. */
 struct reasm_origin {
     uint64_t frame;       /* 1-based frame number */
@@ -28,6 +30,10 @@ struct reasm_origin {
      * FRAGMENT): kept so that a datagram dropped unfinished can still report them. */
     const struct inetcsum_check *deferred;
     unsigned ndeferred;
+    /* A fragment tunnelled inside a reassembled datagram rather than carried by a frame: what the
+     * caller needs to map its bytes back to frames (defrag.c).  One malloc'd block, owned by the
+     * reassembler once reasm_add took the fragment (freed with it), else still the caller's. */
+    struct reasm_nest *nest;
 };
 
 struct reasm_piece {

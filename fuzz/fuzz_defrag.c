@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         }
         for (size_t i = 0; i < df.nchanges; i++) {
             const struct defrag_change *c = &df.change[i];
-            CHECK(fill && c->from->frame >= 1 && c->from->frame <= rec.frame && c->at < c->from->caplen);
+            CHECK(fill && c->from.frame >= 1 && c->from.frame <= rec.frame && c->at < c->from.caplen);
         }
         free(frame);
     }

@@ -156,7 +156,7 @@ static void random_datagrams(void)
             d.offset = p->offset;
             d.data_len = p->len;
             d.more = (uint8_t)p->more;
-            struct reasm_origin from = {i + 1, UINT64_MAX, (uint32_t)flen, (uint32_t)flen, 1, NULL, 0};
+            struct reasm_origin from = {i + 1, UINT64_MAX, (uint32_t)flen, (uint32_t)flen, 1, NULL, 0, NULL};
             /* An unrelated datagram's fragment in between, never completed. */
             struct inetcsum_fragment other = d;
             other.id ^= 1;
@@ -242,7 +242,7 @@ static void limits(void)
     d.data_offset = 20;
     d.data_len = 80;
     d.more = 1;
-    struct reasm_origin from = {1, UINT64_MAX, 100, 100, 1, NULL, 0};
+    struct reasm_origin from = {1, UINT64_MAX, 100, 100, 1, NULL, 0, NULL};
     dropped_calls = 0;
     for (uint32_t id = 0; id < 20; id++) {
         d.id = id;
