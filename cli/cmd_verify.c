@@ -1,5 +1,6 @@
 /* inetcsum verify CAPTURE...: every checksum of every frame, judged; problems and a summary per
  * file for people, or JSON Lines (--json) for programs. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "defrag.h"
+#include "json.h"
 #include "report.h"
 
 static const char help[] =
@@ -19,8 +21,9 @@ static const char help[] =
     "on the frame that completes them.  Prints one line per problem (bad, partial = left for TX\n"
     "checksum offload, illegal) and a summary per file.\n"
     "\n"
-    "  --json           JSON Lines on stdout, one object per checksum examined (keys: file, frame,\n"
-    "                   layer, depth, status, stored, expected); the summaries go to stderr\n"
+    "  --json           JSON Lines on stdout (schema in docs/json.md): a \"check\" object per checksum\n"
+    "                   examined, a \"frame\" object per frame not decoded, a \"summary\" object per\n"
+    "                   file; the people's summaries go to stderr\n"
     "  --udp6-zero-ok   a zero UDP checksum over IPv6 is absent, not illegal (RFC 6935 tunnels)\n"
     "  --no-reassemble  judge each fragment alone: a first fragment's upper-layer checksum, which\n"
     "                   covers the whole datagram, is then unverifiable\n"
@@ -51,7 +54,8 @@ static void show(const struct verify_out *v, uint64_t frame, const struct inetcs
 {
     for (unsigned i = 0; i < n; i++) {
         if (v->o->json) {
-            report_json(stdout, v->path, frame, &c[i]);
+            const struct json_datagram dg = {df ? df->frames : NULL, df ? df->nframes : 0};
+            json_check(stdout, v->path, frame, &c[i], df ? &dg : NULL);
         } else if (!v->o->quiet && report_problem(c[i].status)) {
             char note[96];
             if (df)
@@ -75,8 +79,11 @@ static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c
 static int verify_file(const char *path, const struct verify_opts *o, struct tally *t)
 {
     FILE *f = cli_open_input(path);
-    if (!f)
+    if (!f) {
+        if (o->json)
+            json_summary(stdout, path, t, NULL, errno ? strerror(errno) : "cannot be read");
         return EXIT_USAGE;
+    }
     struct cap_reader rd;
     struct cap_record rec;
     struct cli_progress prog;
@@ -97,7 +104,9 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
         int whole = o->reassemble && defrag_take(&df, &rec, &r, UINT64_MAX);
         tally_frame(t, &r, rec.caplen, rec.wirelen, rec.link);
         show(&out, rec.frame, r.checks, r.count, NULL);
-        if (!o->json && !o->quiet)
+        if (o->json && report_undecodable(&r))
+            json_undecoded(stdout, path, rec.frame, &r, rec.link);
+        else if (!o->json && !o->quiet)
             report_undecoded_line(stdout, path, rec.frame, &r);
         if (whole) {
             tally_checks(t, df.whole, df.nwhole);
@@ -118,6 +127,8 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     t->reassembled = df.ra.completed;
     t->incomplete = df.ra.dropped;
     defrag_free(&df);
+    if (o->json)
+        json_summary(stdout, path, t, &rd, got < 0 ? rd.err : NULL);
     cap_close(&rd);
     if (f != stdin)
         fclose(f);

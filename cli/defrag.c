@@ -194,12 +194,43 @@ static int offer(struct defrag *df, const struct inetcsum_fragment *d, const uin
 /* Notes the datagram just made whole: its fragments' frames. */
 static void note_frames(struct defrag *df, const struct reasm_datagram *dg)
 {
-    df->nfragments += dg->npieces;
+    if (df->nframes + dg->npieces > df->frames_cap) {
+        size_t cap = df->frames_cap ? df->frames_cap : 16;
+        while (cap < df->nframes + dg->npieces)
+            cap *= 2;
+        uint64_t *f = realloc(df->frames, cap * sizeof *f);
+        if (f) {
+            df->frames = f;
+            df->frames_cap = cap;
+        }
+    }
     for (size_t i = 0; i < dg->npieces; i++) {
         uint64_t f = dg->piece[i].from.frame;
+        if (df->frames && df->nframes < df->frames_cap)
+            df->frames[df->nframes++] = f;
+        df->nfragments++;
         df->first_frame = f < df->first_frame ? f : df->first_frame;
         df->last_frame = f > df->last_frame ? f : df->last_frame;
     }
+}
+
+static int by_number(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts the frames noted and keeps each once. */
+static void settle_frames(struct defrag *df)
+{
+    if (!df->frames)
+        return;
+    qsort(df->frames, df->nframes, sizeof *df->frames, by_number);
+    size_t n = 0;
+    for (size_t i = 0; i < df->nframes; i++)
+        if (n == 0 || df->frames[n - 1] != df->frames[i])
+            df->frames[n++] = df->frames[i];
+    df->nframes = n;
 }
 
 /* Appends the checks of a whole datagram whose header lies at `depth` (the rebuilt IPv4 header's
@@ -227,7 +258,7 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
     struct reasm_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, NULL, 0, NULL};
     if (offer(df, &d, rec->data, &from, r) != 1)
         return 0;
-    df->nfragments = 0;
+    df->nfragments = df->nframes = 0;
     df->first_frame = df->last_frame = rec->frame;
     unsigned depth = d.depth;
     int version = d.version;
@@ -265,10 +296,12 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
                     version = inner.version;
                     continue;
                 }
+                settle_frames(df);
                 return 1;
             }
         }
         keep_whole(df, &w, depth, version);
+        settle_frames(df);
         return 1;
     }
 }
@@ -284,7 +317,9 @@ void defrag_free(struct defrag *df)
     free(df->change);
     free(df->before);
     free(df->carrier);
+    free(df->frames);
     df->change = NULL;
     df->before = NULL;
     df->carrier = NULL;
+    df->frames = NULL;
 }

@@ -39,6 +39,8 @@ struct defrag {
     unsigned nwhole;
     uint64_t first_frame, last_frame;
     size_t nfragments;
+    uint64_t *frames; /* their frames, ascending, each once (nframes; NULL without memory) */
+    size_t nframes, frames_cap;
     struct defrag_change *change;
     size_t nchanges, change_cap;
     uint8_t *before; /* fill: the payload as it was, to see what changed */

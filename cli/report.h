@@ -48,10 +48,6 @@ int report_counts_as_problem(const struct inetcsum_check *c);
 void report_problem_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
                          const char *note);
 
-/* One JSON object per check, one per line, with exactly the keys file, frame, layer, depth, status,
- * stored and expected. */
-void report_json(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c);
-
 /* The per-file summary: frames, checksums by status, then a line per layer present. */
 void report_summary(FILE *out, const char *file, const struct tally *t);
 

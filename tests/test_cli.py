@@ -56,13 +56,25 @@ def ones_sum(data):
     return s
 
 
+CHECK_KEYS = ["type", "schema", "file", "frame", "layer", "depth", "status", "stored", "expected", "offset", "length",
+              "flags"]
+
+
+def checks(stdout):
+    """The "check" objects of verify --json's output (docs/json.md), every line parsed."""
+    objs = [json.loads(line) for line in stdout.decode().splitlines()]
+    return [o for o in objs if o["type"] == "check"]
+
+
 def json_verdicts(test, stdout):
     """verify --json's output as {(file, frame, column): [letters, outermost first]}."""
     ours = {}
-    for line in stdout.decode().splitlines():
-        obj = json.loads(line)
-        test.assertEqual(list(obj), ["file", "frame", "layer", "depth", "status", "stored", "expected"])
+    for obj in checks(stdout):
+        test.assertEqual(list(obj)[:len(CHECK_KEYS)], CHECK_KEYS)
+        test.assertEqual(obj["schema"], 1)
         test.assertRegex(obj["stored"], r"^0x[0-9a-f]{4}([0-9a-f]{4})?$")
+        if obj["status"] == "unverifiable":
+            test.assertIsNone(obj["expected"])
         col = LAYER_COLUMN.get(obj["layer"], obj["layer"])
         ours.setdefault((obj["file"], obj["frame"], col), []).append(LETTER[obj["status"]])
     return ours
@@ -148,12 +160,52 @@ class Verify(unittest.TestCase):
             self.assertEqual(res.returncode, 2)
             self.assertIn(b"cut short inside the pcap file header (10 of 24 bytes)", res.stderr)
 
+    def test_json_schema(self):
+        """Every line parses (names that are not UTF-8 included), one summary per file, last; the
+        frames of reassembled datagrams; undecoded frames; null for what cannot be expected."""
+        with tempfile.TemporaryDirectory() as d:
+            odd = os.path.join(d.encode(), b"caf\xe9 \xff\"q\".pcap")  # Latin-1, a stray byte, quotes
+            with open(odd, "wb") as f:
+                f.write(gen("--quiet", "--frames", "300", "--fragment", "50%", "--bad", "10%", "-").stdout)
+            unknown = os.path.join(d, "unknown.pcap")
+            write_bytes(unknown, pcap(147, [ipv4_udp()]))
+            res = subprocess.run([CLI.encode(), b"verify", b"--json", odd, unknown.encode(), b"/nonexistent"],
+                                 capture_output=True)
+            self.assertEqual(res.returncode, 2)
+            objs = [json.loads(line) for line in res.stdout.decode("utf-8").splitlines()]
+            names = [os.fsencode(o["file"]) for o in objs]  # surrogateescape gives the bytes back
+            self.assertEqual(set(names), {odd, unknown.encode(), b"/nonexistent"})
+            summaries = [o for o in objs if o["type"] == "summary"]
+            self.assertEqual([os.fsencode(o["file"]) for o in summaries], [odd, unknown.encode(), b"/nonexistent"])
+            first = summaries[0]
+            self.assertEqual(first["frames"], 300)
+            self.assertEqual(first["checksums"], sum(first["statuses"].values()))
+            self.assertEqual(first["checksums"], sum(n for l in first["layers"].values() for n in l.values()))
+            self.assertGreater(first["reassembled"], 0)
+            self.assertIsNone(first["cut"])
+            self.assertIsNone(first["error"])
+            whole = [o for o in objs if o["type"] == "check" and "datagram" in o]
+            self.assertTrue(whole)
+            for o in whole:
+                self.assertGreaterEqual(len(o["datagram"]["frames"]), 2)
+                self.assertEqual(o["datagram"]["frames"][-1], o["frame"])
+                self.assertEqual(o["datagram"]["frames"], sorted(set(o["datagram"]["frames"])))
+            self.assertEqual([(o["type"], o["frame"], o["reason"], o["link"]) for o in objs if o["type"] == "frame"],
+                             [("frame", 1, "unknown link type", 147)])
+            self.assertEqual(summaries[1]["undecoded"], 1)
+            self.assertIn("No such file", summaries[2]["error"])
+            for o in objs:
+                if o["type"] == "check" and o["status"] == "unverifiable":
+                    self.assertIsNone(o["expected"])
+                if o["type"] == "check":
+                    self.assertLessEqual(set(o["flags"]), {"quoted", "fragment", "truncated", "malformed"})
+
     def test_cut_captures_are_judged_to_the_cut(self):
         """A capture cut at every offset of its last record: every complete frame judged (and fixed),
         the cut reported on one line, exit status 3; as tshark and editcap process up to the cut."""
         for name in ("zeek/chksums__localhost-bad-chksum.pcap", "scapy/test__pcaps__ikev2_nat_t.pcapng"):
             src = read_bytes(os.path.join(CAPTURES, name))
-            whole = run("verify", "--json", os.path.join(CAPTURES, name)).stdout.decode().splitlines()
+            whole = [json.dumps(c) for c in checks(run("verify", "--json", os.path.join(CAPTURES, name)).stdout)]
             # Where the last record starts (the size of what fix writes from all but it), and the
             # frames before it (the last record may be a packet or another pcapng block).
             with tempfile.TemporaryDirectory() as d:
@@ -171,8 +223,14 @@ class Verify(unittest.TestCase):
                     err = res.stderr.decode().strip().splitlines()
                     self.assertEqual(len([e for e in err if "cut short" in e]), 1, err)
                     self.assertIn(f"after frame {frames}: its last record holds {end - last_start} of", err[0])
-                    mine = [l.replace(cut, os.path.join(CAPTURES, name)) for l in res.stdout.decode().splitlines()]
-                    self.assertEqual(mine, before_last)
+                    mine = checks(res.stdout)
+                    for c in mine:
+                        c["file"] = os.path.join(CAPTURES, name)
+                    self.assertEqual([json.dumps(c) for c in mine], before_last)
+                    summary = json.loads(res.stdout.decode().splitlines()[-1])
+                    self.assertEqual(summary["type"], "summary")
+                    self.assertEqual(summary["cut"], {"after_frame": frames, "offset": last_start,
+                                                      "have": end - last_start, "need": summary["cut"]["need"]})
                     out = os.path.join(d, "out")
                     res = run("fix", "--quiet", cut, out)
                     self.assertEqual(res.returncode, 3)
@@ -408,7 +466,7 @@ class Fix(unittest.TestCase):
             self.assertEqual(len(fixed), len(src))
             self.assertEqual(os.listdir(d), ["out"])  # no temporary left behind
             after = run("verify", "--json", out)
-            left = [json.loads(l) for l in after.stdout.decode().splitlines()]
+            left = checks(after.stdout)
             fixable = [o for o in left if o["status"] in ("bad", "partial")]
             self.assertEqual(fixable, [], f"{name}: still wrong after fix")
             return src, fixed
@@ -478,8 +536,7 @@ class Gen(unittest.TestCase):
         self.assertEqual(len(made_wrong), 6)
         out = run("verify", "--json", SAMPLE)
         self.assertEqual(out.returncode, 1)
-        problems = [json.loads(x) for x in out.stdout.decode().splitlines()]
-        problems = [p for p in problems if p["status"] in ("bad", "partial", "illegal")]
+        problems = [p for p in checks(out.stdout) if p["status"] in ("bad", "partial", "illegal")]
         self.assertEqual({p["frame"] for p in problems}, made_wrong)
         self.assertEqual(len(problems), 7)  # one inner checksum also breaks the outer one covering it
         with tempfile.TemporaryDirectory() as d:
@@ -553,8 +610,7 @@ class Gen(unittest.TestCase):
     def test_counts_and_sizes(self):
         data = gen("--quiet", "--mix", "common", "--frames", "500", "--bad", "37", "-").stdout
         out = run("verify", "--json", "-", stdin=data)
-        frames = {json.loads(x)["frame"] for x in out.stdout.decode().splitlines()
-                  if json.loads(x)["status"] in ("bad", "partial")}
+        frames = {c["frame"] for c in checks(out.stdout) if c["status"] in ("bad", "partial")}
         self.assertEqual(len(frames), 37)
         data = gen("--quiet", "--size", "3M", "--frame-size", "1514", "-").stdout
         self.assertTrue(3 << 20 <= len(data) < (3 << 20) + 1514 + 16)

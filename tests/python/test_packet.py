@@ -82,8 +82,10 @@ def cli_reports(cli, path):
     frames = {}
     for line in out.stdout.splitlines():
         r = json.loads(line)
+        if r["type"] != "check":
+            continue
         frames.setdefault(r["frame"], []).append(
-            (r["layer"], r["depth"], r["status"], int(r["stored"], 16), int(r["expected"], 16)))
+            (r["layer"], r["depth"], r["status"], int(r["stored"], 16), int(r["expected"] or "0", 16)))
     return frames
 
 

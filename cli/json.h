@@ -1,0 +1,39 @@
+/* verify --json: JSON Lines, one object per line, schema 1 (docs/json.md).  Every object has
+ * "type" and "schema" first:
+ *   check    one checksum: file, frame, layer, depth, status, stored, expected (null when
+ *            unverifiable), offset, length, flags (["quoted", "fragment", "truncated", "malformed"]),
+ *            and for the checksums of a reassembled datagram "datagram": {"frames": [...]} (offset
+ *            and length are then within the datagram);
+ *   frame    a frame that could not be decoded: file, frame, reason;
+ *   summary  one per file, last: file, frames, checksums, statuses {status: n}, layers {layer:
+ *            {status: n}}, truncated, reassembled, incomplete, undecoded, quoted, cut (null, or
+ *            {after_frame, offset, have, need}), error (null, or the message).
+ * File names are JSON strings whatever their bytes: a byte that is not part of valid UTF-8 is
+ * written \udcXX (as Python's surrogateescape reads it back), so every line parses. */
+#ifndef ICS_CLI_JSON_H
+#define ICS_CLI_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "capture.h"
+#include "inetcsum_packet.h"
+#include "report.h"
+
+#define JSON_SCHEMA 1
+
+/* The fragments' frames of a reassembled datagram, for its checks' "datagram" key. */
+struct json_datagram {
+    const uint64_t *frames;
+    size_t n;
+};
+
+void json_check(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
+                const struct json_datagram *dg);
+void json_undecoded(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r,
+                    int link);
+/* rd: the reader, for a cut (NULL when the file could not be opened); error: NULL or the message. */
+void json_summary(FILE *out, const char *file, const struct tally *t, const struct cap_reader *rd,
+                  const char *error);
+
+#endif
