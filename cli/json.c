@@ -45,6 +45,15 @@ static void put_u(struct line *l, unsigned long long v)
     put(l, out, (size_t)n);
 }
 
+/* ,"key":value */
+static void put_number(struct line *l, const char *key, unsigned long long value)
+{
+    put_s(l, ",\"");
+    put_s(l, key);
+    put_s(l, "\":");
+    put_u(l, value);
+}
+
 static void put_hex(struct line *l, uint32_t v, int width)
 {
     static const char hex[] = "0123456789abcdef";
@@ -255,28 +264,22 @@ void json_summary(FILE *out, const char *file, const struct tally *t, const stru
         if (*inner)
             put_s(l, "}");
     }
-    put_s(l, "},\"problems\":");
-    put_u(l, t->problems);
-    put_s(l, ",\"truncated\":");
-    put_u(l, t->truncated);
-    put_s(l, ",\"reassembled\":");
-    put_u(l, t->reassembled);
-    put_s(l, ",\"incomplete\":");
-    put_u(l, t->incomplete);
-    put_s(l, ",\"undecoded\":");
-    put_u(l, t->unknown_link + t->malformed);
-    put_s(l, ",\"quoted\":");
-    put_u(l, t->quoted);
+    put_s(l, "}");
+    const struct {
+        const char *key;
+        unsigned long long value;
+    } counts[] = {{"problems", t->problems},       {"truncated", t->truncated},
+                  {"reassembled", t->reassembled}, {"incomplete", t->incomplete},
+                  {"undecoded", t->unknown_link + t->malformed}, {"quoted", t->quoted}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        put_number(l, counts[i].key, counts[i].value);
     put_s(l, ",\"cut\":");
     if (rd && rd->cut) {
         put_s(l, "{\"after_frame\":");
         put_u(l, rd->frames);
-        put_s(l, ",\"offset\":");
-        put_u(l, rd->cut_offset);
-        put_s(l, ",\"have\":");
-        put_u(l, rd->cut_have);
-        put_s(l, ",\"need\":");
-        put_u(l, rd->cut_need);
+        put_number(l, "offset", rd->cut_offset);
+        put_number(l, "have", rd->cut_have);
+        put_number(l, "need", rd->cut_need);
         put_s(l, "}");
     } else {
         put_s(l, "null");
