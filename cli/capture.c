@@ -64,9 +64,12 @@ static int need(struct cap_reader *r, size_t n, int end_ok)
                 r->buf_cap = cap;
             }
         }
-        ssize_t got = read(r->fd, r->buf + r->end, r->buf_cap - r->end);
-        if (got < 0 && errno == EINTR)
+        ssize_t got = r->dec ? decoder_read(r->dec, r->buf + r->end, r->buf_cap - r->end)
+                             : read(r->fd, r->buf + r->end, r->buf_cap - r->end);
+        if (got < 0 && !r->dec && errno == EINTR)
             continue;
+        if (got < 0 && r->dec)
+            return fail(r, "after frame %llu: %s", (unsigned long long)r->frames, decoder_error(r->dec));
         if (got < 0)
             return fail(r, "read error after frame %llu: %s", (unsigned long long)r->frames, strerror(errno));
         if (got == 0)
@@ -86,8 +89,19 @@ static int cut_here(struct cap_reader *r, size_t n)
     return 0;
 }
 
+/* The clean end of the records: a cut one when the compressed stream ended early. */
+static int at_end(struct cap_reader *r)
+{
+    return r->dec && decoder_cut(r->dec) ? cut_here(r, 0) : 0;
+}
+
 void cap_cut_message(const struct cap_reader *r, char *buf, size_t size)
 {
+    if (r->cut_need == 0) {
+        snprintf(buf, size, "%s: the %s stream ends early, after frame %llu (byte %llu of the capture)", r->name,
+                 codec_name(r->codec), (unsigned long long)r->frames, (unsigned long long)r->cut_offset);
+        return;
+    }
     snprintf(buf, size, "%s: cut short after frame %llu: its last record holds %zu of at least %zu bytes, from byte %llu",
              r->name, (unsigned long long)r->frames, r->cut_have, r->cut_need, (unsigned long long)r->cut_offset);
 }
@@ -101,18 +115,6 @@ static uint8_t *take(struct cap_reader *r, size_t n)
     return p;
 }
 
-/* What a file that is not a capture looks like, when it is a compressed one. */
-static const char *compressed_hint(const uint8_t *m)
-{
-    if (m[0] == 0x1F && m[1] == 0x8B)
-        return " (it is gzip-compressed)";
-    if (m[0] == 0x28 && m[1] == 0xB5 && m[2] == 0x2F && m[3] == 0xFD)
-        return " (it is zstd-compressed)";
-    if (m[0] == 0xFD && m[1] == '7' && m[2] == 'z' && m[3] == 'X')
-        return " (it is xz-compressed)";
-    return "";
-}
-
 int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
 {
     memset(r, 0, sizeof *r);
@@ -122,14 +124,28 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
     r->buf = malloc(r->buf_cap);
     if (!r->buf)
         return fail(r, "out of memory");
-    int got = need(r, 4, 1);
+    int got = need(r, 6, 1); /* enough to tell a compressed file */
     if (got == 0)
         return fail(r, "empty file: no pcap or pcapng header");
-    if (got < 0) {
-        if (got == -2)
-            fail(r, "%zu bytes: too short for a pcap or pcapng header", r->end - r->pos);
+    if (got == -1)
         return -1;
+    r->codec = codec_detect(r->buf + r->pos, r->end - r->pos);
+    if (r->codec != CODEC_NONE) { /* what was read is the decoder's first input */
+        if (!codec_available(r->codec))
+            return fail(r, "%s-compressed, and this inetcsum was built without %s support", codec_name(r->codec),
+                        codec_name(r->codec));
+        if (!(r->dec = decoder_open(r->codec, fd, r->buf + r->pos, r->end - r->pos)))
+            return fail(r, "out of memory");
+        r->pos = r->end = 0;
+        r->eof = 0;
+        if ((got = need(r, 4, 1)) == 0)
+            return fail(r, decoder_cut(r->dec) ? "the %s stream ends before its first bytes could be decompressed"
+                                                : "the %s stream holds nothing", codec_name(r->codec));
+        if (got == -1)
+            return -1;
     }
+    if (got == -2 && r->end - r->pos < 4)
+        return fail(r, "%zu bytes: too short for a pcap or pcapng header", r->end - r->pos);
     uint32_t magic;
     memcpy(&magic, r->buf, 4);
     if (magic == 0x0A0D0D0A) {
@@ -141,7 +157,7 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
     } else if (magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1) {
         r->swapped = 1;
     } else {
-        return fail(r, "not a pcap or pcapng file%s", compressed_hint(r->buf));
+        return fail(r, "not a pcap or pcapng file%s", r->codec ? " (once decompressed)" : "");
     }
     r->format = CAP_PCAP;
     if ((got = need(r, 24, 0)) <= 0) {
@@ -164,7 +180,9 @@ static int next_pcap(struct cap_reader *r, struct cap_record *rec)
     int got = need(r, 16, 1);
     if (got == -2)
         return cut_here(r, 16);
-    if (got <= 0)
+    if (got == 0)
+        return at_end(r);
+    if (got < 0)
         return got;
     const uint8_t *h = r->buf + r->pos;
     uint32_t caplen = u32(r, h + 8), wirelen = u32(r, h + 12);
@@ -206,7 +224,9 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
     int got = need(r, 8, 1);
     if (got == -2)
         return cut_here(r, 8);
-    if (got <= 0)
+    if (got == 0)
+        return at_end(r);
+    if (got < 0)
         return got;
     uint32_t type;
     memcpy(&type, r->buf + r->pos, 4);
@@ -286,6 +306,8 @@ int cap_next(struct cap_reader *r, struct cap_record *rec)
 
 void cap_close(struct cap_reader *r)
 {
+    decoder_close(r->dec);
+    r->dec = NULL;
     free(r->buf);
     free(r->if_link);
     free(r->if_snap);

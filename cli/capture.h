@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compress.h"
+
 enum cap_format { CAP_PCAP, CAP_PCAPNG };
 
 /* One record: a packet, or any other part of the file (a header, a pcapng block). */
@@ -27,6 +29,8 @@ struct cap_record {
 
 struct cap_reader {
     int fd;
+    enum codec codec;      /* how the file is compressed (found by its first bytes) */
+    struct decoder *dec;   /* NULL when it is not */
     const char *name;
     enum cap_format format;
     int swapped;       /* the file's byte order differs from the host's (per pcapng section) */
@@ -49,12 +53,14 @@ struct cap_reader {
      * 0 after the last complete record, and these say where and how much was there. */
     int cut;
     uint64_t cut_offset;   /* where the cut record starts in the file */
-    size_t cut_have, cut_need; /* its bytes present, and at least how many it needed */
+    size_t cut_have, cut_need; /* its bytes present, and at least how many it needed (0 and 0:
+                                * the compressed stream ended early, between records) */
     char err[256];
 };
 
 /* Starts reading descriptor fd (named `name` in errors) with a read window of `window` bytes (0:
- * the default 1 MiB; tests pass small ones).  0, or -1 with r->err set ("not a pcap or pcapng
+ * the default 1 MiB; tests pass small ones).  A gzip, zstd or xz file is decompressed as it is
+ * read.  0, or -1 with r->err set ("not a pcap or pcapng
  * file", ...); cap_close is needed either way. */
 int cap_open(struct cap_reader *r, int fd, const char *name, size_t window);
 /* 1 with *rec filled, 0 at the end (r->cut set when the file ended inside a record), -1 with

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compress.h"
 
 /* Where OUT really goes: through a symbolic link to its target, and never over anything but a
  * regular file.  NULL, with the error printed, when OUT cannot be written. */
@@ -114,10 +115,76 @@ static int put_in_place(struct outfile *o)
     return rc;
 }
 
+/* A temporary file in o->dir, read and write (fix reads back what it wrote to patch earlier
+ * fragments), with the mode creat() would give: unnamed where the file system allows, else named
+ * o->tmp and guarded.  The descriptor, or -1 with errno set. */
+static int open_temp(struct outfile *o)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    int fd = open(o->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666 & ~mask);
+    if (fd >= 0) {
+        o->unnamed = 1;
+        return fd;
+    }
+    size_t n = strlen(o->tmp);
+    memcpy(o->tmp + n - 6, "XXXXXX", 6);
+    if ((fd = mkstemp(o->tmp)) < 0)
+        return -1;
+    fchmod(fd, 0666 & ~mask); /* mkstemp made it 0600 */
+    o->unnamed = 0;
+    guard_named(o->tmp);
+    return fd;
+}
+
+/* Replaces the finished temporary file by its compressed form (OUT's name asked for it): 0, or -1
+ * with errno set. */
+static int compress_temp(struct outfile *o)
+{
+    off_t len = lseek(o->fd, 0, SEEK_END);
+    struct stat st;
+    if (len < 0 || fstat(o->fd, &st) != 0)
+        return -1;
+    const int plain = o->fd, plain_unnamed = o->unnamed;
+    char *plain_name = plain_unnamed ? NULL : strdup(o->tmp);
+    if (!plain_unnamed && !plain_name)
+        return -1;
+    int packed = open_temp(o);
+    int rc = packed < 0 ? -1 : compress_fd(o->codec, plain, len, packed);
+    int err = errno;
+    if (plain_name) { /* the plain one is no longer wanted; the guard now keeps the packed one */
+        unlink(plain_name);
+        free(plain_name);
+    }
+    if (rc == 0) {
+        fchmod(packed, st.st_mode & 07777);
+        o->fd = packed; /* o->f still holds the plain one: closed with it */
+        return 0;
+    }
+    if (packed >= 0) {
+        close(packed);
+        if (!o->unnamed)
+            unlink(o->tmp);
+    }
+    o->fd = plain;
+    o->unnamed = 1; /* nothing named is left to remove */
+    errno = err;
+    return -1;
+}
+
+/* Closes the temporary file(s): o->f, and the compressed one apart from it. */
+static void close_temp(struct outfile *o)
+{
+    if (o->fd >= 0 && o->fd != fileno(o->f))
+        close(o->fd);
+    fclose(o->f);
+}
+
 static void release(struct outfile *o)
 {
     free(o->tmp);
     free(o->path);
+    free(o->dir);
     *o = (struct outfile){.fd = -1};
     guard_named(NULL);
 }
@@ -142,21 +209,24 @@ int outfile_open(struct outfile *o, const char *path)
         goto fail;
     }
     snprintf(o->tmp, n, "%s.tmp-XXXXXX", o->path);
-    mode_t mask = umask(0); /* the mode creat() would give */
-    umask(mask);
-    /* Read and write: fix reads back what it wrote to patch earlier fragments. */
-    const char *where = dirname(dir);
-    o->fd = open(where, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666 & ~mask);
-    if (o->fd >= 0) {
-        o->unnamed = 1;
-    } else {
-        o->fd = mkstemp(o->tmp);
-        if (o->fd < 0) {
-            cli_error("%s: cannot create a file in %s: %m", path, where);
-            goto fail;
-        }
-        fchmod(o->fd, 0666 & ~mask); /* mkstemp made it 0600 */
-        guard_named(o->tmp);
+    o->dir = strdup(dirname(dir));
+    if (!o->dir) {
+        cli_error("out of memory");
+        goto fail;
+    }
+    if ((o->fd = open_temp(o)) < 0) {
+        cli_error("%s: cannot create a file in %s: %m", path, o->dir);
+        goto fail;
+    }
+    o->codec = codec_for_name(o->path);
+    if (!codec_available(o->codec)) {
+        cli_error("%s: asks for %s compression, and this inetcsum was built without it", path,
+                  codec_name(o->codec));
+        close(o->fd);
+        if (!o->unnamed)
+            unlink(o->tmp);
+        guard_named(NULL);
+        goto fail;
     }
     o->f = fdopen(o->fd, "wb");
     if (!o->f) {
@@ -191,14 +261,17 @@ int outfile_commit(struct outfile *o)
         }
         return 0;
     }
-    int ok = fflush(o->f) == 0 && fsync(o->fd) == 0;
+    int ok = fflush(o->f) == 0;
+    if (ok && o->codec != CODEC_NONE)
+        ok = compress_temp(o) == 0;
+    ok = ok && fsync(o->fd) == 0;
     if (ok && put_in_place(o) == 0) {
-        fclose(o->f);
+        close_temp(o);
         release(o);
         return 0;
     }
     cli_error("%s: %m", o->path);
-    fclose(o->f);
+    close_temp(o);
     if (!o->unnamed)
         unlink(o->tmp);
     release(o);
@@ -209,7 +282,7 @@ void outfile_abort(struct outfile *o)
 {
     if (!o->tmp)
         return;
-    fclose(o->f);
+    close_temp(o);
     if (!o->unnamed)
         unlink(o->tmp);
     release(o);

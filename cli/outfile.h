@@ -1,6 +1,8 @@
 /* An output file that appears whole or not at all, and leaves nothing behind when it does not: written
  * to an unnamed temporary file in OUT's directory (O_TMPFILE; a named one removed on signals where
- * the file system has none), then flushed, synced, named and renamed over OUT.  Used by fix and
+ * the file system has none), then flushed, compressed when OUT's name ends in .gz, .zst or .xz
+ * (into a second temporary file: fix patches the plain one as it goes), synced, named and renamed
+ * over OUT.  Used by fix and
  * gen.  "-" is standard output, written directly. */
 #ifndef ICS_CLI_OUTFILE_H
 #define ICS_CLI_OUTFILE_H
@@ -14,6 +16,8 @@ struct outfile {
     char *tmp;  /* the temporary file's name (given at commit when unnamed), NULL for stdout */
     int fd;
     int unnamed; /* opened with O_TMPFILE: no name until commit */
+    char *dir;   /* OUT's directory, where temporary files go */
+    int codec;   /* enum codec: OUT's name asks for gzip, zstd or xz (written at commit) */
 };
 
 /* 0 with o->f open for writing, or -1 with the error printed.  Refuses to replace anything but a

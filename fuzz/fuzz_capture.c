@@ -3,8 +3,10 @@
  * file.  Whatever the bytes, the reader must hand out records that are exactly the file's bytes
  * in order (so fix reproduces every byte it does not change), frames numbered from 1 with
  * caplen <= wirelen and the frame inside its record; at a clean end the records must cover the
- * whole file, and the writer's output must be the records as they were after fill changed them in
- * place; an error must be one line naming the file. */
+ * whole file (at a cut, all but the cut record's bytes), and the writer's output must be the
+ * records as they were after fill changed them in place; an error must be one line naming the
+ * file.  A gzip, zstd or xz file (the corpus holds some) goes through the decoder: its records are
+ * the decompressed bytes, so only their framing and the writer are checked. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -50,10 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     cap_writer_attach(&w, &r, out);
     size_t off = 0;
     uint64_t frames = 0;
+    const int plain = got != 0 || r.codec == CODEC_NONE;
     while (got == 0 && (got = cap_next(&r, &rec)) == 1) {
         got = 0;
-        CHECK(rec.raw_len <= file_len - off);
-        CHECK(memcmp(rec.raw, file + off, rec.raw_len) == 0);
+        if (plain) {
+            CHECK(rec.raw_len <= file_len - off);
+            CHECK(memcmp(rec.raw, file + off, rec.raw_len) == 0);
+        }
         off += rec.raw_len;
         if (rec.is_packet) {
             CHECK(rec.frame == ++frames);
@@ -65,7 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         cap_writer_add(&w, &rec);
     }
     if (got == 0) {
-        CHECK(off == file_len);
+        if (plain)
+            CHECK(off + (r.cut ? r.cut_have : 0) == file_len && (r.cut ? r.cut_have < r.cut_need : 1));
+        CHECK(!r.cut || r.cut_offset == off);
         CHECK(cap_writer_flush(&w) == 0);
     } else {
         CHECK(got == -1);

@@ -10,6 +10,8 @@ packages=(
   libsimde-dev                                # runs the AVX-512 kernel's code on CPUs without AVX-512
   libdpdk-dev                                 # the benchmark's anchor: DPDK's __rte_raw_cksum
   libjansson-dev                              # inetcsum bench: --json and compare
+  zlib1g-dev libzstd-dev liblzma-dev          # the command: gzip, zstd and xz captures
+  gzip zstd xz-utils                          # test_cli: compressed captures made by the real tools
   valgrind
   python3 python3-dev python3-venv            # test_cli; the Python package's headers and test venv
   tshark                                      # test_cli: Wireshark's verdicts on generated captures

@@ -378,6 +378,70 @@ class Nested(unittest.TestCase):
                             self.assertNotIn("B", letters, (name, outer_csum, f, col))
 
 
+class Compressed(unittest.TestCase):
+    """gzip, zstd and xz captures read by content as their plain forms; OUT compressed by name."""
+    TOOLS = {"gz": ["gzip", "-c"], "zst": ["zstd", "-q", "-c"], "xz": ["xz", "-c"]}
+
+    def compressed(self, d, plain, ext, name=None):
+        path = os.path.join(d, name or os.path.basename(plain) + "." + ext)
+        with open(path, "wb") as f:
+            subprocess.run(self.TOOLS[ext] + [plain], stdout=f, check=True)
+        return path
+
+    def test_read_and_write(self):
+        for ext, tool in self.TOOLS.items():
+            if not shutil.which(tool[0]):
+                self.skipTest(f"{tool[0]} is not installed (scripts/install-deps.sh installs it)")
+        with tempfile.TemporaryDirectory() as d:
+            plain = os.path.join(d, "p.pcapng")
+            # Large enough for a cut at two thirds to leave whole zstd blocks (128 KiB) behind it.
+            gen("--quiet", "--mix", "all", "--frames", "3000", "--bad", "10%", "--fragment", "10%", plain)
+            want = checks(run("verify", "--json", plain).stdout)
+            fixed_plain = os.path.join(d, "fixed.pcapng")
+            self.assertEqual(run("fix", "--quiet", plain, fixed_plain).returncode, 0)
+            for ext in self.TOOLS:
+                # By content, not by name: a compressed file named .pcap is read all the same.
+                path = self.compressed(d, plain, ext, name="looks-plain-" + ext + ".pcap")
+                got = checks(run("verify", "--json", path).stdout)
+                for c in got:
+                    c["file"] = plain
+                self.assertEqual(got, want, ext)
+                out = os.path.join(d, "out.pcapng." + ext)
+                self.assertEqual(run("fix", "--quiet", path, out).returncode, 0, ext)
+                unpacked = subprocess.run(self.TOOLS[ext][:1] + ["-d", "-c", out], capture_output=True, check=True)
+                self.assertEqual(unpacked.stdout, read_bytes(fixed_plain), ext)
+                # Cut streams: every complete record judged, exit 3; corrupt ones: exit 2, one line.
+                data = read_bytes(path)
+                cut = os.path.join(d, "cut")
+                write_bytes(cut, data[: len(data) * 2 // 3])
+                res = run("verify", "--quiet", cut)
+                self.assertEqual(res.returncode, 3, (ext, res.stderr))
+                self.assertIn(b"cut short", res.stderr)
+                bad = bytearray(data)
+                for i in range(len(bad) // 3, len(bad) // 3 + 64):
+                    bad[i] ^= 0xA5
+                write_bytes(cut, bytes(bad))
+                res = run("verify", "--quiet", cut)
+                self.assertIn(res.returncode, (2, 3), (ext, res.stderr))
+                self.assertEqual(len(res.stderr.decode().strip().splitlines()), 1, res.stderr)
+            self.assertEqual(sorted(f for f in os.listdir(d) if ".tmp" in f), [])
+
+    def test_multi_member_gzip(self):
+        if not shutil.which("gzip"):
+            self.skipTest("gzip is not installed")
+        with tempfile.TemporaryDirectory() as d:
+            data = read_bytes(SAMPLE)
+            halves = []
+            for i, part in enumerate((data[:1000], data[1000:])):
+                p = os.path.join(d, f"h{i}")
+                write_bytes(p, part)
+                halves.append(subprocess.run(["gzip", "-c", p], capture_output=True, check=True).stdout)
+            both = os.path.join(d, "both.pcap.gz")
+            write_bytes(both, halves[0] + halves[1])
+            self.assertEqual(run("verify", "--quiet", both).stdout.replace(both.encode(), b"X"),
+                             run("verify", "--quiet", SAMPLE).stdout.replace(SAMPLE.encode(), b"X"))
+
+
 class FixHabits(unittest.TestCase):
     """What tcprewrite and sha256sum users type, interruptions, and full disks."""
 
