@@ -15,8 +15,8 @@
 #include "report.h"
 
 static const char help[] =
-    "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--no-reassemble] [--quiet]\n"
-    "                    IN OUT\n"
+    "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--no-reassemble]\n"
+    "                    [--quiet | --verbose] IN OUT\n"
     "       inetcsum fix [OPTIONS] -i IN -o OUT    (tcprewrite's spelling)\n"
     "       inetcsum fix --in-place [OPTIONS] CAPTURE...\n"
     "\n"
@@ -37,6 +37,7 @@ static const char help[] =
     "  --udp6-zero-ok     leave IPv6 UDP zeros alone too (RFC 6935 tunnels); else they are illegal\n"
     "  --no-reassemble    leave the checksums of fragmented datagrams alone\n"
     "  --quiet            no summary\n"
+    "  --verbose          a line on stderr per checksum written: frame, layer, old and new value\n"
     "\n"
     "Exit status: 0 written and nothing fixable left, 1 written but problems remain that cannot be\n"
     "fixed in place (e.g. in truncated frames), 2 usage or input error (OUT not written), 3 IN cut\n"
@@ -44,8 +45,36 @@ static const char help[] =
 
 struct fix_opts {
     unsigned flags;
-    int quiet, reassemble;
+    int quiet, reassemble, verbose;
 };
+
+/* --verbose: "OUT: frame 12 inner TCP 0x1a7f -> 0x1a7e (was bad)" for each check fill wrote, and
+ * a line for each it mended (put right by writing the ones inside it). */
+static void list_written(const char *out_path, uint64_t frame, const struct inetcsum_check *c, unsigned n,
+                         const struct defrag *whole)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (!(c[i].flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED)))
+            continue;
+        char where[32] = "";
+        if (c[i].depth == 1)
+            snprintf(where, sizeof where, "inner ");
+        else if (c[i].depth > 1)
+            snprintf(where, sizeof where, "depth %u ", c[i].depth);
+        const int w = c[i].layer == INETCSUM_LAYER_SCTP ? 8 : 4;
+        fprintf(stderr, "%s: frame %llu %s%s 0x%0*x", out_path, (unsigned long long)frame, where,
+                report_layer_name(c[i].layer), w, c[i].stored);
+        if (c[i].flags & INETCSUM_CHECK_WRITTEN)
+            fprintf(stderr, " -> 0x%0*x", w, c[i].expected);
+        else
+            fputs(" kept: right once the checksums inside it were written", stderr);
+        fprintf(stderr, " (was %s)", inetcsum_status_name((enum inetcsum_status)c[i].status));
+        if (whole)
+            fprintf(stderr, " in the datagram reassembled from frames %llu-%llu",
+                    (unsigned long long)whole->first_frame, (unsigned long long)whole->last_frame);
+        fputc('\n', stderr);
+    }
+}
 
 /* The checks of a datagram that never became whole: unverifiable, counted as verify counts them. */
 static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
@@ -160,8 +189,12 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
             int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
             count_left(t, r.checks, r.count);
             t->left += (unsigned long long)report_undecodable(&r);
+            if (o->verbose)
+                list_written(out_path, rec.frame, r.checks, r.count, NULL);
             if (whole) {
                 count_left(t, df.whole, df.nwhole);
+                if (o->verbose)
+                    list_written(out_path, rec.frame, df.whole, df.nwhole, &df);
                 if (!seekable)
                     for (unsigned i = 0; i < df.nwhole; i++)
                         t->unfixable_stream += (unsigned long long)report_counts_as_problem(&df.whole[i]);
@@ -256,9 +289,10 @@ int cmd_fix(int argc, char **argv)
                                              {"udp6-zero-ok", no_argument, NULL, 'z'},
                                              {"no-reassemble", no_argument, NULL, 'n'},
                                              {"quiet", no_argument, NULL, 'q'},
+                                             {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct fix_opts o = {0, 0, 1};
+    struct fix_opts o = {0, 0, 1, 0};
     int in_place = 0, c;
     const char *in_opt = NULL, *out_opt = NULL;
     while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
@@ -291,6 +325,9 @@ int cmd_fix(int argc, char **argv)
             break;
         case 'q':
             o.quiet = 1;
+            break;
+        case 'v':
+            o.verbose = 1;
             break;
         case 'h':
             return cli_usage(help, 1);

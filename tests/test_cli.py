@@ -485,6 +485,25 @@ class FixHabits(unittest.TestCase):
                 self.assertEqual(said[:-1], seen)
                 self.assertRegex(said[-1], r"out.pcap: [1-9]\d* checksums written, no problem left$")
 
+    def test_verbose_lists_what_was_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.pcap")
+            res = run("fix", "--verbose", SAMPLE, out)
+            self.assertEqual(res.returncode, 0)
+            lines = [l for l in res.stderr.decode().splitlines() if " -> " in l]
+            wrong = [c for c in checks(run("verify", "--json", SAMPLE).stdout) if c["status"] != "good"
+                     and c["status"] != "absent"]
+            fixed = checks(run("verify", "--json", out).stdout)
+            self.assertEqual(len(lines), 6)  # 7 wrong: an outer UDP was wrong only through the inner one
+            self.assertIn(f"{out}: frame 10 UDP 0x8e9f kept: right once the checksums inside it were written (was bad)",
+                          res.stderr.decode())
+            for line in lines:
+                m = re.match(r".*: frame (\d+) (?:inner )?(\S+) (0x[0-9a-f]+) -> (0x[0-9a-f]+) \(was (\w+)\)$", line)
+                self.assertTrue(m, line)
+                frame, old, new = int(m.group(1)), m.group(3), m.group(4)
+                self.assertIn(old, [c["stored"] for c in wrong if c["frame"] == frame])
+                self.assertIn(new, [c["stored"] for c in fixed if c["frame"] == frame])
+
     def test_signals_leave_nothing(self):
         with tempfile.TemporaryDirectory() as d:
             big = os.path.join(d, "big.pcap")
