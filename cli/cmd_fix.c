@@ -2,6 +2,7 @@
  * was (pcapng blocks and options included).  OUT appears whole or not at all (outfile.h), and IN
  * is never opened for writing. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ static const char help[] =
     "\n"
     "  -i, --input IN     the capture to read (as tcprewrite's -i; or the first argument)\n"
     "  -o, --output OUT   the capture to write (as tcprewrite's -o; or the second argument)\n"
-    "  --in-place         rewrite each CAPTURE (atomically, keeping its permissions; no short form)\n"
+    "  --in-place         fix each CAPTURE where it lies, writing only the checksum fields that change\n"
+    "                     (a compressed one is rewritten whole, atomically); no short form\n"
     "  --all              recompute good checksums too (a good 0x0000 becomes 0xFFFF where equal)\n"
     "  --udp-zero=keep    leave IPv4 UDP checksums of 0 (\"none\") alone (the default)\n"
     "  --udp-zero=fill    compute them\n"
@@ -109,26 +111,63 @@ static void tally_as_verify(struct tally *t, struct defrag *view, const struct c
         tally_checks(t, view->whole, view->nwhole);
 }
 
+/* Where fix's output goes: a copy (records through a writer into OUT), or IN itself, where only
+ * the bytes that change are written (--in-place on a plain regular file). */
+struct sink {
+    FILE *out;           /* the copy; NULL in place */
+    struct cap_writer w;
+    int fd;              /* OUT's descriptor, or IN's opened for writing */
+};
+
+/* Makes everything given to the sink readable at its place in fd: 0 or an errno. */
+static int sink_settle(struct sink *k)
+{
+    if (!k->out)
+        return 0;
+    if (cap_writer_flush(&k->w) != 0 || fflush(k->out) != 0)
+        return k->w.err ? k->w.err : errno;
+    return 0;
+}
+
+/* In place: writes the bytes of frame[0..n) that differ from was[0..n), at `at` in the file. */
+static int write_changed(int fd, const uint8_t *frame, const uint8_t *was, size_t n, uint64_t at)
+{
+    for (size_t i = 0; i < n;) {
+        if (frame[i] == was[i]) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n && frame[j] != was[j])
+            j++;
+        if (pwrite(fd, frame + i, j - i, (off_t)(at + i)) != (ssize_t)(j - i))
+            return errno ? errno : EIO;
+        i = j;
+    }
+    return 0;
+}
+
 /* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
  * the checksums around it (a tunnel's outer checksum covers the fragment); 0 or an errno. */
-static int patch_written(FILE *out, struct cap_writer *w, const struct defrag_change *ch, size_t n, unsigned flags,
-                         struct tally *t)
+static int patch_written(struct sink *k, const struct defrag_change *ch, size_t n, unsigned flags, struct tally *t)
 {
     const struct reasm_origin *from = &ch[0].from;
-    if (cap_writer_flush(w) != 0 || fflush(out) != 0)
-        return w->err ? w->err : errno;
-    uint8_t *frame = malloc(from->caplen ? from->caplen : 1);
+    int err = sink_settle(k);
+    if (err)
+        return err;
+    uint8_t *frame = malloc(2 * (from->caplen ? from->caplen : 1));
     if (!frame)
         return ENOMEM;
-    int fd = fileno(out), err = 0;
+    uint8_t *was = frame + (from->caplen ? from->caplen : 1);
+    int fd = k->fd;
     if (pread(fd, frame, from->caplen, (off_t)from->out_pos) != (ssize_t)from->caplen) {
         err = errno ? errno : EIO;
     } else {
+        memcpy(was, frame, from->caplen);
         for (size_t i = 0; i < n; i++)
             frame[ch[i].at] = ch[i].value;
         t->written += inetcsum_fill(frame, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags, NULL);
-        if (pwrite(fd, frame, from->caplen, (off_t)from->out_pos) != (ssize_t)from->caplen)
-            err = errno ? errno : EIO;
+        err = write_changed(fd, frame, was, from->caplen, from->out_pos);
     }
     free(frame);
     return err;
@@ -136,8 +175,8 @@ static int patch_written(FILE *out, struct cap_writer *w, const struct defrag_ch
 
 /* Writes into its fragments what filling a whole datagram changed: in the current frame in memory,
  * in earlier ones in OUT.  0 or an errno. */
-static int patch_fragments(const struct defrag *df, struct cap_record *rec, FILE *out, struct cap_writer *w,
-                           unsigned flags, struct tally *t)
+static int patch_fragments(const struct defrag *df, struct cap_record *rec, struct sink *k, unsigned flags,
+                           struct tally *t)
 {
     int current = 0;
     for (size_t i = 0; i < df->nchanges;) {
@@ -145,11 +184,11 @@ static int patch_fragments(const struct defrag *df, struct cap_record *rec, FILE
         while (j < df->nchanges && df->change[j].from.frame == df->change[i].from.frame)
             j++;
         if (df->change[i].from.frame == rec->frame) {
-            for (size_t k = i; k < j; k++)
-                rec->data[df->change[k].at] = df->change[k].value;
+            for (size_t c = i; c < j; c++)
+                rec->data[df->change[c].at] = df->change[c].value;
             current = 1;
         } else {
-            int err = patch_written(out, w, &df->change[i], j - i, flags, t);
+            int err = patch_written(k, &df->change[i], j - i, flags, t);
             if (err)
                 return err;
         }
@@ -160,32 +199,51 @@ static int patch_fragments(const struct defrag *df, struct cap_record *rec, FILE
     return 0;
 }
 
-/* Copies `in` to the open `out`, filling checksums; EXIT_USAGE on error.  seekable: OUT can be
- * read back and rewritten, as fixing a fragmented datagram's checksum needs (its first fragment
- * was written before the last one arrived). */
-static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE *out, int seekable,
+/* Reads IN, fills checksums and gives the result to the sink: a copy of every record (out), or,
+ * in place (out NULL), only the bytes fill changed, written back where they lie in IN (fd).
+ * EXIT_USAGE on error.  seekable: what was given can be read back and rewritten, as fixing a
+ * fragmented datagram's checksum needs (its first fragment was written before the last one
+ * arrived). */
+static int fix_stream(const char *in_path, FILE *in, const char *out_path, struct sink *k, int seekable,
                       const struct fix_opts *o, struct tally *t)
 {
     struct cap_reader rd;
     struct cap_record rec;
     struct cli_progress prog;
-    struct cap_writer w;
     struct defrag df, view;
     defrag_init(&df, o->flags, seekable, NULL, NULL);
     defrag_init(&view, o->flags, 0, unfinished, t);
     cli_progress_start(&prog, in_path, in);
     int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
-    cap_writer_attach(&w, &rd, out);
+    if (k->out)
+        cap_writer_attach(&k->w, &rd, k->out);
+    else
+        k->w = (struct cap_writer){0};
+    uint8_t *was = NULL; /* in place: the frame as IN holds it */
+    size_t was_cap = 0;
     unsigned long long bytes = 0;
-    while (got == 0 && !w.err && !patch_err && (got = cap_next(&rd, &rec)) == 1) {
+    while (got == 0 && !k->w.err && !patch_err && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;
         bytes += rec.raw_len;
         cli_progress_update(&prog, bytes);
         if (rec.is_packet) {
+            const uint64_t data_at = rd.offset - rec.raw_len + (uint64_t)(rec.data - rec.raw); /* in IN */
+            if (!k->out) {
+                if (rec.caplen > was_cap) {
+                    free(was);
+                    was_cap = rec.caplen > 65536 ? rec.caplen : 65536;
+                    if (!(was = malloc(was_cap))) {
+                        patch_err = ENOMEM;
+                        break;
+                    }
+                }
+                memcpy(was, rec.data, rec.caplen);
+            }
             struct inetcsum_report r;
-            inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
+            unsigned wrote =
+                inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
             tally_as_verify(t, &view, &rec, &r, o->reassemble);
-            uint64_t out_pos = w.written + w.len + (uint64_t)(rec.data - rec.raw);
+            uint64_t out_pos = k->out ? k->w.written + k->w.len + (uint64_t)(rec.data - rec.raw) : data_at;
             int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
             count_left(t, r.checks, r.count);
             t->left += (unsigned long long)report_undecodable(&r);
@@ -198,13 +256,17 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
                 if (!seekable)
                     for (unsigned i = 0; i < df.nwhole; i++)
                         t->unfixable_stream += (unsigned long long)report_counts_as_problem(&df.whole[i]);
-                patch_err = patch_fragments(&df, &rec, out, &w, o->flags, t);
+                patch_err = patch_fragments(&df, &rec, k, o->flags, t);
             }
+            if (!k->out && !patch_err && (wrote || (whole && df.nchanges)))
+                patch_err = write_changed(k->fd, rec.data, was, rec.caplen, data_at);
         }
-        cap_writer_add(&w, &rec);
+        if (k->out)
+            cap_writer_add(&k->w, &rec);
     }
-    if (got == 0 && !patch_err)
-        cap_writer_flush(&w);
+    free(was);
+    if (got == 0 && !patch_err && k->out)
+        cap_writer_flush(&k->w);
     cli_progress_end(&prog);
     t->written += df.refilled;
     t->left += df.unmapped;
@@ -215,21 +277,84 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, FILE 
     defrag_free(&df);
     defrag_free(&view);
     int status = EXIT_ALL_GOOD;
+    const int werr = k->w.err ? k->w.err : patch_err;
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);
         status = EXIT_USAGE;
-    } else if (rd.cut && !w.err && !patch_err) {
+    } else if (rd.cut && !werr) {
         char msg[512];
         cap_cut_message(&rd, msg, sizeof msg);
         cli_error("%s (tcpdump killed, or a copy interrupted?); %s holds every record before it", msg, out_path);
         status = EXIT_CUT;
-    } else if (w.err || patch_err) {
-        cli_error("%s: writing after frame %llu: %s", out_path, (unsigned long long)rd.frames,
-                  strerror(w.err ? w.err : patch_err));
+    } else if (werr) {
+        cli_error("%s: writing frame %llu or one before it: %s", out_path, (unsigned long long)rd.frames,
+                  strerror(werr));
         status = EXIT_USAGE;
     }
     cap_close(&rd);
     return status;
+}
+
+/* Prints the summary: IN as verify sees it, then what was written and what is left. */
+static void summarize(const char *in_path, const char *out_path, const struct tally *t, int in_place)
+{
+    report_summary(stderr, in_path, t);
+    fprintf(stderr, "%s: %llu checksum%s written%s", out_path, t->written, t->written == 1 ? "" : "s",
+            in_place ? " in place" : "");
+    const unsigned long long left = t->left - t->unfixable_stream;
+    if (left)
+        fprintf(stderr, ", %llu problem%s left that cannot be fixed in place", left, left == 1 ? "" : "s");
+    if (t->unfixable_stream)
+        fprintf(stderr,
+                ", %llu left in fragmented datagrams (their first fragment is written before the last "
+                "arrives: fixing them needs OUT to be a file, not a pipe)",
+                t->unfixable_stream);
+    if (!t->left)
+        fputs(", no problem left", stderr);
+    if (t->truncated)
+        fprintf(stderr, ", %llu truncated frame%s left as %s", t->truncated, t->truncated == 1 ? "" : "s",
+                t->truncated == 1 ? "it is" : "they are");
+    fputc('\n', stderr);
+}
+
+/* --in-place on a plain regular file: only the bytes that change are written, where they lie, then
+ * synced (a checksum field is 2 or 4 bytes inside one page: an interruption leaves a capture with
+ * some checksums fixed, never a broken one).  -1 when the file is not one this can do (compressed,
+ * or not a regular file): then it is rewritten whole through a temporary file. */
+static int fix_in_place(const char *path, const struct fix_opts *o)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    uint8_t magic[6];
+    ssize_t n = pread(fd, magic, sizeof magic, 0);
+    if (n > 0 && codec_detect(magic, (size_t)n) != CODEC_NONE) {
+        close(fd);
+        return -1;
+    }
+    FILE *in = fdopen(fd, "rb");
+    if (!in) {
+        close(fd);
+        return -1;
+    }
+    struct sink k = {NULL, {0}, fd};
+    struct tally t;
+    memset(&t, 0, sizeof t);
+    int status = fix_stream(path, in, path, &k, 1, o, &t);
+    if (status != EXIT_USAGE && fsync(fd) != 0) {
+        cli_error("%s: %m", path);
+        status = EXIT_USAGE;
+    }
+    fclose(in);
+    if (status == EXIT_USAGE)
+        return status;
+    if (!o->quiet)
+        summarize(path, path, &t, 1);
+    return status == EXIT_CUT ? EXIT_CUT : t.left ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
 /* Writes OUT from in_path through an atomic output file. */
@@ -249,7 +374,8 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
         outfile_mode(&out, in_st.st_mode); /* OUT gets IN's permissions, as cp does */
     struct tally t;
     memset(&t, 0, sizeof t);
-    int status = fix_stream(in_path, in, out_path, out.f, out.tmp != NULL, o, &t);
+    struct sink k = {out.f, {0}, fileno(out.f)};
+    int status = fix_stream(in_path, in, out_path, &k, out.tmp != NULL, o, &t);
     if (in != stdin)
         fclose(in);
     if (status != EXIT_ALL_GOOD && status != EXIT_CUT) {
@@ -258,24 +384,8 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
     }
     if (outfile_commit(&out) != 0)
         return EXIT_USAGE;
-    if (!o->quiet) {
-        report_summary(stderr, in_path, &t);
-        fprintf(stderr, "%s: %llu checksum%s written", out_path, t.written, t.written == 1 ? "" : "s");
-        const unsigned long long left = t.left - t.unfixable_stream;
-        if (left)
-            fprintf(stderr, ", %llu problem%s left that cannot be fixed in place", left, left == 1 ? "" : "s");
-        if (t.unfixable_stream)
-            fprintf(stderr,
-                    ", %llu left in fragmented datagrams (their first fragment is written before the last "
-                    "arrives: fixing them needs OUT to be a file, not a pipe)",
-                    t.unfixable_stream);
-        if (!t.left)
-            fputs(", no problem left", stderr);
-        if (t.truncated)
-            fprintf(stderr, ", %llu truncated frame%s left as %s", t.truncated, t.truncated == 1 ? "" : "s",
-                    t.truncated == 1 ? "it is" : "they are");
-        fputc('\n', stderr);
-    }
+    if (!o->quiet)
+        summarize(in_path, out_path, &t, 0);
     return status == EXIT_CUT ? EXIT_CUT : t.left ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
@@ -366,7 +476,8 @@ int cmd_fix(int argc, char **argv)
             status = EXIT_USAGE;
             continue;
         }
-        status = cli_worse(status, fix_file(argv[i], argv[i], &o));
+        int s = fix_in_place(argv[i], &o);
+        status = cli_worse(status, s >= 0 ? s : fix_file(argv[i], argv[i], &o));
     }
     return status;
 }

@@ -485,6 +485,42 @@ class FixHabits(unittest.TestCase):
                 self.assertEqual(said[:-1], seen)
                 self.assertRegex(said[-1], r"out.pcap: [1-9]\d* checksums written, no problem left$")
 
+    def test_in_place_writes_only_what_changes(self):
+        """--in-place gives the bytes a copying fix gives, writing only checksum fields into IN
+        (same inode), fragments and tunnels included; a compressed capture is rewritten whole."""
+        with tempfile.TemporaryDirectory() as d:
+            caps = []
+            for i, args in enumerate((["--mix", "all", "--frames", "2000", "--bad", "5%"],
+                                      ["--mix", "all", "--frames", "2000", "--bad", "10%", "--fragment", "30%",
+                                       "--format", "pcapng"])):
+                caps.append(os.path.join(d, f"c{i}.cap"))
+                gen("--quiet", *args, caps[-1])
+            try:
+                import scapy.all  # noqa: F401
+                caps.append(os.path.join(d, "nested.pcap"))
+                vxlan_nested_fragments(caps[-1], True, lambda n: list(range(n))[::-1])
+            except ImportError:
+                pass
+            for path in caps:
+                copy = os.path.join(d, "copy")
+                self.assertEqual(run("fix", "--quiet", path, copy).returncode, 0, path)
+                before = read_bytes(path)
+                inode = os.stat(path).st_ino
+                res = run("fix", "--in-place", path)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertIn(b"written in place, no problem left", res.stderr)
+                self.assertEqual(read_bytes(path), read_bytes(copy), path)
+                self.assertEqual(os.stat(path).st_ino, inode)
+                changed = sum(a != b for a, b in zip(before, read_bytes(path)))
+                self.assertLessEqual(changed, 4 * int(re.search(rb"(\d+) checksums? written", res.stderr).group(1)))
+            if shutil.which("gzip"):
+                gz = os.path.join(d, "c.pcap.gz")
+                with open(gz, "wb") as f:
+                    subprocess.run(["gzip", "-c", SAMPLE], stdout=f, check=True)
+                self.assertEqual(run("fix", "--in-place", "--quiet", gz).returncode, 0)
+                self.assertEqual(read_bytes(gz)[:2], b"\x1f\x8b")
+                self.assertEqual(run("verify", gz).returncode, 0)
+
     def test_verbose_lists_what_was_written(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out.pcap")
