@@ -102,10 +102,14 @@ static void count_left(struct tally *t, const struct inetcsum_check *c, unsigned
 static void tally_as_verify(struct tally *t, struct defrag *view, const struct cap_record *rec,
                             const struct inetcsum_report *filled, int reassemble)
 {
+    if (!reassemble || !(filled->flags & INETCSUM_FRAME_FRAGMENT)) { /* most frames: no copy needed */
+        tally_frame(t, filled, rec->caplen, rec->wirelen, rec->link);
+        return;
+    }
     struct inetcsum_report r = *filled;
     for (unsigned i = 0; i < r.count; i++)
         r.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
-    int whole = reassemble && defrag_take(view, rec, &r, UINT64_MAX);
+    int whole = defrag_take(view, rec, &r, UINT64_MAX);
     tally_frame(t, &r, rec->caplen, rec->wirelen, rec->link);
     if (whole)
         tally_checks(t, view->whole, view->nwhole);
