@@ -50,6 +50,28 @@ static int need(struct cap_reader *r, size_t n, int end_ok)
         if (r->buf_cap - r->pos < n || r->buf_cap - r->end < r->buf_cap / 16) {
             if (r->before_move)
                 r->before_move(r->ctx);
+            if (r->spare) { /* the rest goes to the other window; this one may still be written */
+                size_t cap = r->buf_cap;
+                while (cap < n)
+                    cap *= 2;
+                if (r->spare_cap < cap) {
+                    uint8_t *b = realloc(r->spare, cap);
+                    if (!b)
+                        return fail(r, "out of memory");
+                    r->spare = b;
+                    r->spare_cap = cap;
+                }
+                memcpy(r->spare, r->buf + r->pos, r->end - r->pos);
+                uint8_t *old = r->buf;
+                const size_t old_cap = r->buf_cap;
+                r->buf = r->spare;
+                r->buf_cap = r->spare_cap;
+                r->spare = old;
+                r->spare_cap = old_cap;
+                r->end -= r->pos;
+                r->pos = 0;
+                continue;
+            }
             memmove(r->buf, r->buf + r->pos, r->end - r->pos);
             r->end -= r->pos;
             r->pos = 0;
@@ -309,6 +331,8 @@ void cap_close(struct cap_reader *r)
     decoder_close(r->dec);
     r->dec = NULL;
     free(r->buf);
+    free(r->spare);
+    r->spare = NULL;
     free(r->if_link);
     free(r->if_snap);
     r->buf = NULL;
@@ -316,9 +340,31 @@ void cap_close(struct cap_reader *r)
     r->if_snap = NULL;
 }
 
+/* Hands what is held to the thread, once it has written what it had (the other window, which
+ * the reader is about to fill again). */
+static void submit(struct cap_writer *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (w->busy)
+        pthread_cond_wait(&w->cond, &w->lock);
+    if (w->len && !w->err) {
+        w->job = w->start;
+        w->job_len = w->len;
+        w->busy = 1;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    w->written += w->len;
+    w->len = 0;
+}
+
 static void writer_move(void *ctx)
 {
-    cap_writer_flush(ctx);
+    struct cap_writer *w = ctx;
+    if (w->async)
+        submit(w);
+    else
+        cap_writer_flush(w);
 }
 
 void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out)
@@ -328,10 +374,65 @@ void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out)
     r->ctx = w;
 }
 
+static void *write_jobs(void *arg)
+{
+    struct cap_writer *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->busy && !w->stop)
+            pthread_cond_wait(&w->cond, &w->lock);
+        if (!w->busy)
+            break;
+        const uint8_t *p = w->job;
+        size_t n = w->job_len;
+        pthread_mutex_unlock(&w->lock);
+        int err = 0;
+        while (n && !err) {
+            ssize_t put = write(w->fd, p, n);
+            if (put < 0 && errno == EINTR)
+                continue;
+            if (put < 0)
+                err = errno;
+            else {
+                p += put;
+                n -= (size_t)put;
+            }
+        }
+        pthread_mutex_lock(&w->lock);
+        if (err && !w->err)
+            w->err = err;
+        w->busy = 0;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int cap_writer_attach_async(struct cap_writer *w, struct cap_reader *r, FILE *out)
+{
+    cap_writer_attach(w, r, out);
+    if (!(r->spare = malloc(r->buf_cap)))
+        return ENOMEM;
+    r->spare_cap = r->buf_cap;
+    w->fd = fileno(out);
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    int rc = pthread_create(&w->thread, NULL, write_jobs, w);
+    if (rc) {
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
+        free(r->spare);
+        r->spare = NULL;
+        return rc;
+    }
+    w->async = 1;
+    return 0;
+}
+
 void cap_writer_add(struct cap_writer *w, const struct cap_record *rec)
 {
     if (w->len && w->start + w->len != rec->raw)
-        cap_writer_flush(w);
+        writer_move(w);
     if (!w->len)
         w->start = rec->raw;
     w->len += rec->raw_len;
@@ -339,9 +440,33 @@ void cap_writer_add(struct cap_writer *w, const struct cap_record *rec)
 
 int cap_writer_flush(struct cap_writer *w)
 {
+    if (w->async) {
+        submit(w);
+        pthread_mutex_lock(&w->lock);
+        while (w->busy)
+            pthread_cond_wait(&w->cond, &w->lock);
+        int err = w->err;
+        pthread_mutex_unlock(&w->lock);
+        return err;
+    }
     if (w->len && !w->err && fwrite(w->start, 1, w->len, w->out) != w->len)
         w->err = errno ? errno : EIO;
     w->written += w->len;
     w->len = 0;
     return w->err;
+}
+
+void cap_writer_detach(struct cap_writer *w)
+{
+    if (!w->async)
+        return;
+    cap_writer_flush(w);
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    w->async = 0;
 }

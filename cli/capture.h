@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "compress.h"
@@ -40,6 +41,8 @@ struct cap_reader {
     uint32_t *if_snap;
     size_t nif, if_cap;
     uint8_t *buf;      /* the window: buf[pos..end) read and not yet handed out */
+    uint8_t *spare;    /* double buffering (cap_writer_attach_async): the other window */
+    size_t spare_cap;
     size_t buf_cap, pos, end;
     int eof;
     /* Called before the window's bytes move (records already handed out become invalid): a writer
@@ -71,18 +74,35 @@ void cap_close(struct cap_reader *r);
 /* "NAME: cut short after frame N: its last record holds H of at least W bytes, from byte O" */
 void cap_cut_message(const struct cap_reader *r, char *buf, size_t size);
 
-/* Writes records back out as they now are (changed in place or not) with one fwrite per run of
- * consecutive records, always before the reader's window moves under them. */
+/* Writes records back out as they now are (changed in place or not) with one write per run of
+ * consecutive records, always before the reader's window moves under them.
+ *
+ * Asynchronous mode (fix): the runs are written by a second thread while the reader fills its
+ * other window and the caller checks the next records, so that writing OUT, the largest cost in
+ * a tmpfs, overlaps reading and checking instead of following them. */
 struct cap_writer {
     FILE *out;
     const uint8_t *start;
     size_t len;
-    uint64_t written; /* bytes handed to fwrite: the next record lands at written + len */
+    uint64_t written; /* bytes handed to fwrite (or the thread): the next record lands at written + len */
     int err;          /* errno of a failed write, or 0 */
+    /* asynchronous mode */
+    int async, fd, busy, stop;
+    const uint8_t *job;
+    size_t job_len;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
 };
 void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out);
+/* The same, writing with write(2) on out's descriptor from a second thread, the reader double
+ * buffered (nothing must have been written to out through stdio yet): 0, or an errno (then the
+ * writer is attached synchronously). */
+int cap_writer_attach_async(struct cap_writer *w, struct cap_reader *r, FILE *out);
 void cap_writer_add(struct cap_writer *w, const struct cap_record *rec);
-/* Writes what is held: 0, or the errno of the first failed write. */
+/* Writes what is held and waits until it is written: 0, or the errno of the first failed write. */
 int cap_writer_flush(struct cap_writer *w);
+/* Stops the writer's thread (asynchronous mode; after the last flush). */
+void cap_writer_detach(struct cap_writer *w);
 
 #endif

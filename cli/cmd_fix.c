@@ -117,25 +117,79 @@ static void tally_as_verify(struct tally *t, struct defrag *view, const struct c
 
 /* Where fix's output goes: a copy (records through a writer into OUT), or IN itself, where only
  * the bytes that change are written (--in-place on a plain regular file). */
+#define SINK_RUNS 64 /* changed runs held per read window before one write covers them all */
+
 struct sink {
     FILE *out;           /* the copy; NULL in place */
     struct cap_writer w;
     int fd;              /* OUT's descriptor, or IN's opened for writing */
+    /* In place: changed runs of the current read window, written when it moves (or earlier when
+     * needed): a write per run while they are few, one write over all of them when there are
+     * many (a capture where every checksum is wrong then costs one write per window, not two per
+     * frame). */
+    struct {
+        const uint8_t *p;
+        size_t n;
+        uint64_t at;
+    } run[SINK_RUNS];
+    size_t nruns;
+    int err;
 };
+
+/* In place: writes the runs held. */
+static int sink_flush_runs(struct sink *k)
+{
+    if (k->nruns == SINK_RUNS + 1) { /* many: one write from the first to the end of the last */
+        const size_t n = (size_t)(k->run[1].p - k->run[0].p);
+        if (!k->err && pwrite(k->fd, k->run[0].p, n, (off_t)k->run[0].at) != (ssize_t)n)
+            k->err = errno ? errno : EIO;
+    } else {
+        for (size_t i = 0; i < k->nruns && !k->err; i++)
+            if (pwrite(k->fd, k->run[i].p, k->run[i].n, (off_t)k->run[i].at) != (ssize_t)k->run[i].n)
+                k->err = errno ? errno : EIO;
+    }
+    k->nruns = 0;
+    return k->err;
+}
+
+/* In place: holds a changed run of the read window (p .. p + n, at `at` in the file). */
+static void sink_hold(struct sink *k, const uint8_t *p, size_t n, uint64_t at)
+{
+    if (k->nruns == SINK_RUNS) { /* too many: from now on, one span from the first to here */
+        k->run[1].p = p + n;
+        k->nruns = SINK_RUNS + 1;
+        return;
+    }
+    if (k->nruns == SINK_RUNS + 1) {
+        k->run[1].p = p + n;
+        return;
+    }
+    k->run[k->nruns].p = p;
+    k->run[k->nruns].n = n;
+    k->run[k->nruns].at = at;
+    k->nruns++;
+}
+
+static void sink_window_moves(void *ctx)
+{
+    sink_flush_runs(ctx);
+}
 
 /* Makes everything given to the sink readable at its place in fd: 0 or an errno. */
 static int sink_settle(struct sink *k)
 {
     if (!k->out)
-        return 0;
+        return sink_flush_runs(k);
     if (cap_writer_flush(&k->w) != 0 || fflush(k->out) != 0)
         return k->w.err ? k->w.err : errno;
     return 0;
 }
 
-/* In place: writes the bytes of frame[0..n) that differ from was[0..n), at `at` in the file. */
-static int write_changed(int fd, const uint8_t *frame, const uint8_t *was, size_t n, uint64_t at)
+/* In place: writes the bytes of frame[0..n) that differ from was[0..n), at `at` in the file; a
+ * frame of the read window (held) is written when the window moves. */
+static int write_changed(struct sink *k, uint8_t *frame, const uint8_t *was, size_t n, uint64_t at, int held)
 {
+    const int fd = k->fd;
     for (size_t i = 0; i < n;) {
         if (frame[i] == was[i]) {
             i++;
@@ -144,7 +198,9 @@ static int write_changed(int fd, const uint8_t *frame, const uint8_t *was, size_
         size_t j = i;
         while (j < n && frame[j] != was[j])
             j++;
-        if (pwrite(fd, frame + i, j - i, (off_t)(at + i)) != (ssize_t)(j - i))
+        if (held)
+            sink_hold(k, frame + i, j - i, at + i);
+        else if (pwrite(fd, frame + i, j - i, (off_t)(at + i)) != (ssize_t)(j - i))
             return errno ? errno : EIO;
         i = j;
     }
@@ -163,7 +219,7 @@ static int patch_written(struct sink *k, const struct defrag_change *ch, size_t 
     if (!frame)
         return ENOMEM;
     uint8_t *was = frame + (from->caplen ? from->caplen : 1);
-    int fd = k->fd;
+    const int fd = k->fd;
     if (pread(fd, frame, from->caplen, (off_t)from->out_pos) != (ssize_t)from->caplen) {
         err = errno ? errno : EIO;
     } else {
@@ -171,7 +227,7 @@ static int patch_written(struct sink *k, const struct defrag_change *ch, size_t 
         for (size_t i = 0; i < n; i++)
             frame[ch[i].at] = ch[i].value;
         t->written += inetcsum_fill(frame, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags, NULL);
-        err = write_changed(fd, frame, was, from->caplen, from->out_pos);
+        err = write_changed(k, frame, was, from->caplen, from->out_pos, 0);
     }
     free(frame);
     return err;
@@ -219,10 +275,14 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     defrag_init(&view, o->flags, 0, unfinished, t);
     cli_progress_start(&prog, in_path, in);
     int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
-    if (k->out)
-        cap_writer_attach(&k->w, &rd, k->out);
-    else
+    if (k->out) {
+        if (got != 0 || fflush(k->out) != 0 || cap_writer_attach_async(&k->w, &rd, k->out) != 0)
+            cap_writer_attach(&k->w, &rd, k->out);
+    } else {
         k->w = (struct cap_writer){0};
+        rd.before_move = sink_window_moves;
+        rd.ctx = k;
+    }
     uint8_t *was = NULL; /* in place: the frame as IN holds it */
     size_t was_cap = 0;
     unsigned long long bytes = 0;
@@ -263,7 +323,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
                 patch_err = patch_fragments(&df, &rec, k, o->flags, t);
             }
             if (!k->out && !patch_err && (wrote || (whole && df.nchanges)))
-                patch_err = write_changed(k->fd, rec.data, was, rec.caplen, data_at);
+                patch_err = write_changed(k, rec.data, was, rec.caplen, data_at, 1);
         }
         if (k->out)
             cap_writer_add(&k->w, &rec);
@@ -271,6 +331,9 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     free(was);
     if (got == 0 && !patch_err && k->out)
         cap_writer_flush(&k->w);
+    cap_writer_detach(&k->w);
+    if (!k->out && !patch_err)
+        patch_err = sink_flush_runs(k);
     cli_progress_end(&prog);
     t->written += df.refilled;
     t->left += df.unmapped;
@@ -281,7 +344,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     defrag_free(&df);
     defrag_free(&view);
     int status = EXIT_ALL_GOOD;
-    const int werr = k->w.err ? k->w.err : patch_err;
+    const int werr = k->w.err ? k->w.err : patch_err ? patch_err : k->err;
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);
         status = EXIT_USAGE;
@@ -345,7 +408,7 @@ static int fix_in_place(const char *path, const struct fix_opts *o)
         close(fd);
         return -1;
     }
-    struct sink k = {NULL, {0}, fd};
+    struct sink k = {.fd = fd};
     struct tally t;
     memset(&t, 0, sizeof t);
     int status = fix_stream(path, in, path, &k, 1, o, &t);
@@ -378,7 +441,7 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
         outfile_mode(&out, in_st.st_mode); /* OUT gets IN's permissions, as cp does */
     struct tally t;
     memset(&t, 0, sizeof t);
-    struct sink k = {out.f, {0}, fileno(out.f)};
+    struct sink k = {.out = out.f, .fd = fileno(out.f)};
     int status = fix_stream(in_path, in, out_path, &k, out.tmp != NULL, o, &t);
     if (in != stdin)
         fclose(in);
