@@ -98,7 +98,7 @@ struct decoder {
 };
 
 /* Reads more compressed input when all of it was used: 1, 0 at the file's end, -1 on an error. */
-static int refill(struct decoder *d)
+__attribute__((unused)) static int refill(struct decoder *d)
 {
     if (d->in_pos < d->in_len)
         return 1;
@@ -253,6 +253,7 @@ static ssize_t read_xz(struct decoder *d, uint8_t *out, size_t n)
 
 ssize_t decoder_read(struct decoder *d, uint8_t *out, size_t n)
 {
+    (void)out; /* unused when no codec is built in */
     if (n == 0)
         return 0;
     switch (d->codec) {
@@ -305,7 +306,7 @@ void decoder_close(struct decoder *d)
 }
 
 /* Writes all of buf: 0 or -1. */
-static int write_all(int fd, const uint8_t *buf, size_t n)
+__attribute__((unused)) static int write_all(int fd, const uint8_t *buf, size_t n)
 {
     while (n) {
         ssize_t w = write(fd, buf, n);
@@ -360,6 +361,7 @@ static int encoder_init(struct encoder *e, enum codec c)
 
 static void encoder_end(struct encoder *e)
 {
+    (void)e;
 #ifdef ICS_HAVE_ZLIB
     if (e->codec == CODEC_GZIP)
         deflateEnd(&e->z);
@@ -377,6 +379,7 @@ static void encoder_end(struct encoder *e)
 /* Compresses src[0..n) and writes what comes out: 0, -1 with errno set (EIO: the codec failed). */
 static int encode(struct encoder *e, const uint8_t *src, size_t n, int last, uint8_t *dst, size_t cap, int out)
 {
+    (void)src, (void)n, (void)last, (void)dst, (void)cap, (void)out; /* unused when no codec is built in */
     switch (e->codec) {
 #ifdef ICS_HAVE_ZLIB
     case CODEC_GZIP: {
