@@ -350,12 +350,15 @@ static void submit(struct cap_writer *w)
     if (w->len && !w->err) {
         w->job = w->start;
         w->job_len = w->len;
+        w->job_first = w->span_first;
+        w->job_last = w->span_last;
         w->busy = 1;
         pthread_cond_broadcast(&w->cond);
     }
     pthread_mutex_unlock(&w->lock);
     w->written += w->len;
     w->len = 0;
+    w->span_first = w->span_last = 0;
 }
 
 static void writer_move(void *ctx)
@@ -399,8 +402,11 @@ static void *write_jobs(void *arg)
             }
         }
         pthread_mutex_lock(&w->lock);
-        if (err && !w->err)
+        if (err && !w->err) {
             w->err = err;
+            w->err_first = w->job_first;
+            w->err_last = w->job_last;
+        }
         w->busy = 0;
         pthread_cond_broadcast(&w->cond);
     }
@@ -436,6 +442,11 @@ void cap_writer_add(struct cap_writer *w, const struct cap_record *rec)
     if (!w->len)
         w->start = rec->raw;
     w->len += rec->raw_len;
+    if (rec->is_packet) {
+        if (!w->span_first)
+            w->span_first = rec->frame;
+        w->span_last = rec->frame;
+    }
 }
 
 int cap_writer_flush(struct cap_writer *w)
@@ -449,10 +460,14 @@ int cap_writer_flush(struct cap_writer *w)
         pthread_mutex_unlock(&w->lock);
         return err;
     }
-    if (w->len && !w->err && fwrite(w->start, 1, w->len, w->out) != w->len)
+    if (w->len && !w->err && fwrite(w->start, 1, w->len, w->out) != w->len) {
         w->err = errno ? errno : EIO;
+        w->err_first = w->span_first;
+        w->err_last = w->span_last;
+    }
     w->written += w->len;
     w->len = 0;
+    w->span_first = w->span_last = 0;
     return w->err;
 }
 

@@ -86,10 +86,13 @@ struct cap_writer {
     size_t len;
     uint64_t written; /* bytes handed to fwrite (or the thread): the next record lands at written + len */
     int err;          /* errno of a failed write, or 0 */
+    uint64_t span_first, span_last; /* the frames the held run holds (0, 0: none) */
+    uint64_t err_first, err_last;   /* ... and the run whose write failed */
     /* asynchronous mode */
     int async, fd, busy, stop;
     const uint8_t *job;
     size_t job_len;
+    uint64_t job_first, job_last;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;

@@ -354,8 +354,12 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         cli_error("%s (tcpdump killed, or a copy interrupted?); %s holds every record before it", msg, out_path);
         status = EXIT_CUT;
     } else if (werr) {
-        cli_error("%s: writing frame %llu or one before it: %s", out_path, (unsigned long long)rd.frames,
-                  strerror(werr));
+        if (k->w.err && k->w.err_first)
+            cli_error("%s: writing frames %llu-%llu: %s (nothing written)", out_path,
+                      (unsigned long long)k->w.err_first, (unsigned long long)k->w.err_last, strerror(werr));
+        else
+            cli_error("%s: writing after frame %llu: %s (nothing written)", out_path,
+                      (unsigned long long)rd.frames, strerror(werr));
         status = EXIT_USAGE;
     }
     cap_close(&rd);

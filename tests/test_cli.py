@@ -541,32 +541,42 @@ class FixHabits(unittest.TestCase):
                 self.assertIn(new, [c["stored"] for c in fixed if c["frame"] == frame])
 
     def test_signals_leave_nothing(self):
+        """Interrupted at several points, fix leaves OUT absent or complete, IN untouched and no
+        other file; with O_TMPFILE even SIGKILL leaves nothing, without it (a named temporary
+        file, as on NFS) the catchable signals do."""
         with tempfile.TemporaryDirectory() as d:
             big = os.path.join(d, "big.pcap")
             gen("--size", "64M", "--bad", "50%", "--quiet", big)
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
-                for delay in (0.01, 0.1, 0.3):
-                    out = os.path.join(d, "out.pcap")
-                    p = subprocess.Popen([CLI, "fix", big, out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                    try:
-                        p.wait(timeout=delay)
-                    except subprocess.TimeoutExpired:
-                        p.send_signal(sig)
-                        p.wait()
-                    names = sorted(os.listdir(d))
-                    if p.returncode == 0:  # it finished first: OUT complete
-                        self.assertEqual(names, ["big.pcap", "out.pcap"])
-                        self.assertEqual(os.path.getsize(out), os.path.getsize(big))
-                        os.unlink(out)
-                    else:
-                        self.assertEqual(names, ["big.pcap"], f"{sig.name} after {delay} s")
+            original = read_bytes(big)
+            for named in (False, True):
+                env = {**os.environ, "INETCSUM_TEST_NAMED_TEMP": "1"} if named else os.environ
+                sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)
+                for sig in sigs + (() if named else (signal.SIGKILL,)):
+                    for delay in (0.01, 0.1, 0.3):
+                        out = os.path.join(d, "out.pcap")
+                        p = subprocess.Popen([CLI, "fix", big, out], stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL, env=env)
+                        try:
+                            p.wait(timeout=delay)
+                        except subprocess.TimeoutExpired:
+                            p.send_signal(sig)
+                            p.wait()
+                        names = sorted(os.listdir(d))
+                        if p.returncode == 0:  # it finished first: OUT complete
+                            self.assertEqual(names, ["big.pcap", "out.pcap"])
+                            self.assertEqual(os.path.getsize(out), os.path.getsize(big))
+                            os.unlink(out)
+                        else:
+                            self.assertEqual(names, ["big.pcap"], f"{sig.name} after {delay} s, named {named}")
+            self.assertEqual(read_bytes(big), original)
 
     def test_full_stdout_is_an_error(self):
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full")
         data = os.path.join(CAPTURES, "zeek/chksums__ip4-udp-bad-chksum.pcap")
         for args in (["sum", data], ["impls"], ["verify", data], ["verify", "--json", data], ["--help"],
-                     ["fix", "--help"], ["--version"], ["fix", data, "-"], ["gen", "--frames", "10", "-"]):
+                     ["fix", "--help"], ["--version"], ["fix", data, "-"], ["gen", "--frames", "10", "-"],
+                     ["bench", "--help"], ["sum", "--help"], ["gen", "--help"]):
             with open("/dev/full", "wb") as full:
                 res = subprocess.run([CLI, *args], stdout=full, stderr=subprocess.PIPE)
             self.assertEqual(res.returncode, 2, args)
