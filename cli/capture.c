@@ -174,6 +174,7 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
         r->format = CAP_PCAPNG;
         return 0;
     }
+    r->nanosecond = magic == 0xA1B23C4D || magic == 0x4D3CB2A1;
     if (magic == 0xA1B2C3D4 || magic == 0xA1B23C4D) {
         r->swapped = 0;
     } else if (magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1) {
@@ -218,27 +219,76 @@ static int next_pcap(struct cap_reader *r, struct cap_record *rec)
     r->frames++;
     uint8_t *raw = take(r, 16 + (size_t)caplen);
     *rec = (struct cap_record){1, raw, 16 + (size_t)caplen, raw + 16, caplen,
-                               wirelen < caplen ? caplen : wirelen, r->link, r->frames};
+                               wirelen < caplen ? caplen : wirelen, r->link, r->frames, 1,
+                               (int64_t)u32(r, h) * 1000000000 + (int64_t)u32(r, h + 4) * (r->nanosecond ? 1 : 1000)};
     return 1;
 }
 
-static int add_interface(struct cap_reader *r, int link, uint32_t snap)
+/* Grows one per-interface array to cap entries of `size` bytes: 0, or -1 without memory. */
+static int grow(void **array, size_t cap, size_t size)
+{
+    void *p = realloc(*array, cap * size);
+    if (!p)
+        return -1;
+    *array = p;
+    return 0;
+}
+
+/* An interface description's options (after its 8 fixed bytes): if_tsresol (9) and if_tsoffset
+ * (14), the two a timestamp needs. */
+static void interface_options(struct cap_reader *r, const uint8_t *o, size_t n, uint8_t *tsresol, int64_t *tsoffset)
+{
+    while (n >= 4) {
+        const uint16_t code = u16(r, o), len = u16(r, o + 2);
+        const size_t padded = 4 + (((size_t)len + 3) & ~(size_t)3);
+        if (code == 0 || padded > n)
+            return;
+        if (code == 9 && len >= 1)
+            *tsresol = o[4];
+        if (code == 14 && len >= 8)
+            *tsoffset = (int64_t)((uint64_t)u32(r, r->swapped ? o + 8 : o + 4) |
+                                  (uint64_t)u32(r, r->swapped ? o + 4 : o + 8) << 32);
+        o += padded;
+        n -= padded;
+    }
+}
+
+static int add_interface(struct cap_reader *r, int link, uint32_t snap, uint8_t tsresol, int64_t tsoffset)
 {
     if (r->nif == r->if_cap) {
         size_t cap = r->if_cap ? r->if_cap * 2 : 8;
-        int *l = realloc(r->if_link, cap * sizeof *l);
-        if (l)
-            r->if_link = l;
-        uint32_t *s = realloc(r->if_snap, cap * sizeof *s);
-        if (s)
-            r->if_snap = s;
-        if (!l || !s)
+        if (grow((void **)&r->if_link, cap, sizeof *r->if_link) || grow((void **)&r->if_snap, cap, sizeof *r->if_snap) ||
+            grow((void **)&r->if_tsresol, cap, sizeof *r->if_tsresol) ||
+            grow((void **)&r->if_tsoffset, cap, sizeof *r->if_tsoffset))
             return fail(r, "out of memory");
         r->if_cap = cap;
     }
     r->if_link[r->nif] = link;
-    r->if_snap[r->nif++] = snap;
+    r->if_snap[r->nif] = snap;
+    r->if_tsresol[r->nif] = tsresol;
+    r->if_tsoffset[r->nif++] = tsoffset;
     return 0;
+}
+
+/* A pcapng timestamp (units of the interface's resolution) in nanoseconds. */
+static int64_t pcapng_time(const struct cap_reader *r, uint32_t ifid, uint64_t ts)
+{
+    const uint8_t res = r->if_tsresol[ifid];
+    const unsigned n = res & 0x7F;
+    int64_t ns;
+    if (res & 0x80) { /* 2^-n seconds */
+        const unsigned shift = n < 63 ? n : 63;
+        ns = (int64_t)(ts >> shift) * 1000000000 + (int64_t)(((__uint128_t)(ts & ((1ull << shift) - 1)) * 1000000000u) >> shift);
+    } else { /* 10^-n seconds */
+        uint64_t scale = 1;
+        for (unsigned i = n; i < 9; i++)
+            scale *= 10;
+        uint64_t div = 1;
+        for (unsigned i = 9; i < n && i < 28; i++)
+            div *= 10;
+        ns = (int64_t)(ts / div * scale);
+    }
+    return ns + r->if_tsoffset[ifid] * 1000000000;
 }
 
 static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
@@ -287,7 +337,12 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
     case 1: /* interface description */
         if (body < 8)
             return fail(r, "short pcapng interface block");
-        return add_interface(r, u16(r, b), u32(r, b + 4)) ? -1 : 1;
+        {
+            uint8_t tsresol = 6;
+            int64_t tsoffset = 0;
+            interface_options(r, b + 8, body - 8, &tsresol, &tsoffset);
+            return add_interface(r, u16(r, b), u32(r, b + 4), tsresol, tsoffset) ? -1 : 1;
+        }
     case 6: /* enhanced packet */
     case 2: { /* obsolete packet block: 16-bit interface id and drop count */
         if (body < 20)
@@ -300,7 +355,8 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
                         caplen);
         r->frames++;
         *rec = (struct cap_record){1, raw, len, raw + 28, caplen, wirelen < caplen ? caplen : wirelen,
-                                   r->if_link[ifid], r->frames};
+                                   r->if_link[ifid], r->frames, 1,
+                                   pcapng_time(r, ifid, (uint64_t)u32(r, b + 4) << 32 | u32(r, b + 8))};
         return 1;
     }
     case 3: { /* simple packet: the original length; the data is what fits the snap length */
@@ -313,7 +369,7 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
             caplen = (uint32_t)(body - 4);
         r->frames++;
         *rec = (struct cap_record){1, raw, len, raw + 12, caplen, wirelen < caplen ? caplen : wirelen,
-                                   r->if_link[0], r->frames};
+                                   r->if_link[0], r->frames, 0, 0};
         return 1;
     }
     default:
@@ -335,9 +391,13 @@ void cap_close(struct cap_reader *r)
     r->spare = NULL;
     free(r->if_link);
     free(r->if_snap);
+    free(r->if_tsresol);
+    free(r->if_tsoffset);
     r->buf = NULL;
     r->if_link = NULL;
     r->if_snap = NULL;
+    r->if_tsresol = NULL;
+    r->if_tsoffset = NULL;
 }
 
 /* Hands what is held to the thread, once it has written what it had (the other window, which

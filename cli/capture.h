@@ -26,6 +26,8 @@ struct cap_record {
     uint32_t wirelen;  /* bytes on the wire */
     int link;          /* pcap LINKTYPE_ of its interface */
     uint64_t frame;    /* packets: 1-based number in the file */
+    int has_time;      /* packets: the record carries a timestamp (a pcapng simple packet has none) */
+    int64_t time_ns;   /* ... in nanoseconds since the Unix epoch (the interface's resolution kept) */
 };
 
 struct cap_reader {
@@ -37,8 +39,11 @@ struct cap_reader {
     int swapped;       /* the file's byte order differs from the host's (per pcapng section) */
     int link;          /* pcap: the file's link type */
     uint32_t snaplen;  /* pcap: the file's snap length */
+    int nanosecond;    /* pcap: timestamps in nanoseconds, not microseconds (by the magic) */
     int *if_link;      /* pcapng: link type per interface of the current section */
     uint32_t *if_snap;
+    uint8_t *if_tsresol; /* pcapng: if_tsresol per interface (6 by default: microseconds) */
+    int64_t *if_tsoffset; /* pcapng: if_tsoffset per interface, in seconds */
     size_t nif, if_cap;
     uint8_t *buf;      /* the window: buf[pos..end) read and not yet handed out */
     uint8_t *spare;    /* double buffering (cap_writer_attach_async): the other window */

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         uint8_t *frame = malloc(len ? len : 1); /* exact size: sanitizers see any over-read */
         memcpy(frame, in + at, len);
         at += len;
-        struct cap_record rec = {1, frame, len, frame, (uint32_t)len, (uint32_t)len, link, ++frames};
+        struct cap_record rec = {1, frame, len, frame, (uint32_t)len, (uint32_t)len, link, ++frames, 0, 0};
         struct inetcsum_report r;
         if (fill)
             inetcsum_fill(frame, len, 0, (enum inetcsum_link)link, 0, &r);

@@ -128,6 +128,7 @@ PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software);
 
 /* ---- method tables of each file ----------------------------------------------------------------- */
 extern PyMethodDef icspy_sum_methods[];
+extern PyMethodDef icspy_capture_methods[];
 extern PyMethodDef icspy_proto_methods[];
 extern PyMethodDef icspy_packet_methods[];
 

@@ -17,8 +17,9 @@ PyDoc_STRVAR(fill_doc,
              "Fills the checksums of a frame in place (a writable buffer), innermost first: those\n"
              "verify() calls bad, partial or illegal; good ones too with all=True; an IPv4 UDP 0 ('no\n"
              "checksum') only with udp_zero=True; never a quoted, fragmented or truncated one.  Returns\n"
-             "the Report: each check's status as fill found it (an outer one after the inner ones\n"
-             "were written), the written ones flagged CheckFlag.WRITTEN.");
+             "the Report: each check's status as verify() would have said before (an outer one as\n"
+             "it was before the inner ones were written), the written ones flagged CheckFlag.WRITTEN\n"
+             "and an outer one that writing the inner ones put right CheckFlag.MENDED.");
 
 static PyObject *verify_or_fill(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, int fill)
 {

@@ -61,6 +61,8 @@ from ._types import Check, CheckFlag, FrameFlag, Layer, Link, Offload, Report, S
 _register(Check, Verdict, Report, Layer, Status, CheckFlag, FrameFlag, Offload)
 del _register
 
+from .capture import Capture, Cut, Frame  # noqa: E402 (after the types it uses are registered)
+
 __version__ = version()
 
 __all__ = [
@@ -86,6 +88,10 @@ __all__ = [
     "fill",
     "offload",
     "complete_partial",
+    # captures
+    "Capture",
+    "Frame",
+    "Cut",
     # kernels
     "impl_name",
     "impl_name_at",

@@ -1,7 +1,8 @@
 # Type stubs of the C extension (python/ext/).  Each function's docstring, in the extension, says
 # what it does; the conventions are in inetcsum/__init__.py.
 from ipaddress import IPv4Address, IPv6Address
-from typing import List, Optional, Type, Union
+import os
+from typing import List, Optional, Tuple, Type, Union
 
 from _typeshed import ReadableBuffer, WriteableBuffer
 
@@ -95,3 +96,9 @@ def _register(
     Offload: Type[Offload],
     /,
 ) -> None: ...
+
+# Captures (inetcsum.Capture wraps these).
+def _capture_open(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"], /) -> object: ...
+def _capture_next(handle: object, /) -> Optional[Tuple[int, bytes, int, int, Optional[int]]]: ...
+def _capture_info(handle: object, /) -> Tuple[str, str, Optional[Tuple[int, int, int, int]]]: ...
+def _capture_close(handle: object, /) -> None: ...
