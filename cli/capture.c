@@ -207,8 +207,9 @@ static int next_pcap(struct cap_reader *r, struct cap_record *rec)
         return at_end(r);
     if (got < 0)
         return got;
-    const uint8_t *h = r->buf + r->pos;
-    uint32_t caplen = u32(r, h + 8), wirelen = u32(r, h + 12);
+    const uint8_t *h = r->buf + r->pos; /* valid until the next need(), which may move the window */
+    const uint32_t caplen = u32(r, h + 8), wirelen = u32(r, h + 12);
+    const int64_t time_ns = (int64_t)u32(r, h) * 1000000000 + (int64_t)u32(r, h + 4) * (r->nanosecond ? 1 : 1000);
     if (caplen > CAP_MAX_RECORD)
         return fail(r, "frame %llu: captured length %u is not plausible", (unsigned long long)r->frames + 1,
                     caplen);
@@ -219,8 +220,7 @@ static int next_pcap(struct cap_reader *r, struct cap_record *rec)
     r->frames++;
     uint8_t *raw = take(r, 16 + (size_t)caplen);
     *rec = (struct cap_record){1, raw, 16 + (size_t)caplen, raw + 16, caplen,
-                               wirelen < caplen ? caplen : wirelen, r->link, r->frames, 1,
-                               (int64_t)u32(r, h) * 1000000000 + (int64_t)u32(r, h + 4) * (r->nanosecond ? 1 : 1000)};
+                               wirelen < caplen ? caplen : wirelen, r->link, r->frames, 1, time_ns};
     return 1;
 }
 
