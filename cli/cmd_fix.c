@@ -366,6 +366,12 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     return status;
 }
 
+/* The exit status once OUT is in place: a cut IN says so first, then problems left. */
+static int fix_status(int status, const struct tally *t)
+{
+    return status == EXIT_CUT ? EXIT_CUT : t->left ? EXIT_BAD : EXIT_ALL_GOOD;
+}
+
 /* Prints the summary: IN as verify sees it, then what was written and what is left. */
 static void summarize(const char *in_path, const char *out_path, const struct tally *t, int in_place)
 {
@@ -425,7 +431,7 @@ static int fix_in_place(const char *path, const struct fix_opts *o)
         return status;
     if (!o->quiet)
         summarize(path, path, &t, 1);
-    return status == EXIT_CUT ? EXIT_CUT : t.left ? EXIT_BAD : EXIT_ALL_GOOD;
+    return fix_status(status, &t);
 }
 
 /* Writes OUT from in_path through an atomic output file. */
@@ -457,7 +463,7 @@ static int fix_file(const char *in_path, const char *out_path, const struct fix_
         return EXIT_USAGE;
     if (!o->quiet)
         summarize(in_path, out_path, &t, 0);
-    return status == EXIT_CUT ? EXIT_CUT : t.left ? EXIT_BAD : EXIT_ALL_GOOD;
+    return fix_status(status, &t);
 }
 
 int cmd_fix(int argc, char **argv)
