@@ -92,8 +92,10 @@ static int need(struct cap_reader *r, size_t n, int end_ok)
             continue;
         if (got < 0 && r->dec)
             return fail(r, "after frame %llu: %s", (unsigned long long)r->frames, decoder_error(r->dec));
-        if (got < 0)
+        if (got < 0) {
+            r->err_errno = errno;
             return fail(r, "read error after frame %llu: %s", (unsigned long long)r->frames, strerror(errno));
+        }
         if (got == 0)
             r->eof = 1;
         r->end += (size_t)got;

@@ -64,6 +64,7 @@ struct cap_reader {
     size_t cut_have, cut_need; /* its bytes present, and at least how many it needed (0 and 0:
                                 * the compressed stream ended early, between records) */
     char err[256];
+    int err_errno; /* the errno of a failed read (an I/O error, not a corrupt file), else 0 */
 };
 
 /* Starts reading descriptor fd (named `name` in errors) with a read window of `window` bytes (0:

@@ -34,7 +34,8 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * when it cannot be opened. */
 FILE *cli_open_input(const char *path);
 
-/* Progress on stderr for inputs over 100 MiB when stderr is a terminal; done = bytes read. */
+/* Progress on stderr for inputs over 100 MiB when stderr is a terminal; done = bytes read.  f is
+ * the input, or NULL for the file at name. */
 struct cli_progress {
     const char *name;
     unsigned long long total, next;

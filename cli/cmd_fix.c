@@ -9,10 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture.h"
 #include "cli.h"
-#include "defrag.h"
-#include "outfile.h"
+#include "fixer.h"
 #include "report.h"
 
 static const char help[] =
@@ -45,16 +43,29 @@ static const char help[] =
     "fixed in place (e.g. in truncated frames), 2 usage or input error (OUT not written), 3 IN cut\n"
     "short inside its last record (OUT written with every record before the cut).\n";
 
-struct fix_opts {
-    unsigned flags;
-    int quiet, reassemble, verbose;
+/* What the command adds to the engine's options. */
+struct fix_cmd {
+    struct fix_opts engine;
+    int quiet, verbose;
 };
+
+/* Where the engine's callbacks report: OUT's name, IN's progress. */
+struct fix_view {
+    const char *out_path;
+    struct cli_progress prog;
+};
+
+static void show_progress(void *ctx, unsigned long long bytes)
+{
+    cli_progress_update(&((struct fix_view *)ctx)->prog, bytes);
+}
 
 /* --verbose: "OUT: frame 12 inner TCP 0x1a7f -> 0x1a7e (was bad)" for each check fill wrote, and
  * a line for each it mended (put right by writing the ones inside it). */
-static void list_written(const char *out_path, uint64_t frame, const struct inetcsum_check *c, unsigned n,
+static void list_written(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n,
                          const struct defrag *whole)
 {
+    const char *out_path = ((const struct fix_view *)ctx)->out_path;
     for (unsigned i = 0; i < n; i++) {
         if (!(c[i].flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED)))
             continue;
@@ -78,299 +89,6 @@ static void list_written(const char *out_path, uint64_t frame, const struct inet
     }
 }
 
-/* The checks of a datagram that never became whole: unverifiable, counted as verify counts them. */
-static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
-{
-    (void)frame;
-    tally_checks(ctx, c, n);
-}
-
-/* Counts what fill wrote; what it wrote (or mended by writing inner ones) is no longer a problem,
- * and what is still wrong could not be fixed. */
-static void count_left(struct tally *t, const struct inetcsum_check *c, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        t->written += (c[i].flags & INETCSUM_CHECK_WRITTEN) != 0;
-        if (!(c[i].flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED)))
-            t->left += (unsigned long long)report_counts_as_problem(&c[i]);
-    }
-}
-
-/* IN as verify sees it: fill's report (statuses as they were before it wrote) without what fill
- * did, through a reassembler of its own that takes what verify's takes (an IPv4 fragment whose
- * header was wrong is not reassembled, even though fix, having corrected it, reassembles it). */
-static void tally_as_verify(struct tally *t, struct defrag *view, const struct cap_record *rec,
-                            const struct inetcsum_report *filled, int reassemble)
-{
-    if (!reassemble || !(filled->flags & INETCSUM_FRAME_FRAGMENT)) { /* most frames: no copy needed */
-        tally_frame(t, filled, rec->caplen, rec->wirelen, rec->link);
-        return;
-    }
-    struct inetcsum_report r = *filled;
-    for (unsigned i = 0; i < r.count; i++)
-        r.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
-    int whole = defrag_take(view, rec, &r, UINT64_MAX);
-    tally_frame(t, &r, rec->caplen, rec->wirelen, rec->link);
-    if (whole)
-        tally_checks(t, view->whole, view->nwhole);
-}
-
-/* Where fix's output goes: a copy (records through a writer into OUT), or IN itself, where only
- * the bytes that change are written (--in-place on a plain regular file). */
-#define SINK_RUNS 64 /* changed runs held per read window before one write covers them all */
-
-struct sink {
-    FILE *out;           /* the copy; NULL in place */
-    struct cap_writer w;
-    int fd;              /* OUT's descriptor, or IN's opened for writing */
-    /* In place: changed runs of the current read window, written when it moves (or earlier when
-     * needed): a write per run while they are few, one write over all of them when there are
-     * many (a capture where every checksum is wrong then costs one write per window, not two per
-     * frame). */
-    struct {
-        const uint8_t *p;
-        size_t n;
-        uint64_t at;
-    } run[SINK_RUNS];
-    size_t nruns;
-    int err;
-};
-
-/* In place: writes the runs held. */
-static int sink_flush_runs(struct sink *k)
-{
-    if (k->nruns == SINK_RUNS + 1) { /* many: one write from the first to the end of the last */
-        const size_t n = (size_t)(k->run[1].p - k->run[0].p);
-        if (!k->err && pwrite(k->fd, k->run[0].p, n, (off_t)k->run[0].at) != (ssize_t)n)
-            k->err = errno ? errno : EIO;
-    } else {
-        for (size_t i = 0; i < k->nruns && !k->err; i++)
-            if (pwrite(k->fd, k->run[i].p, k->run[i].n, (off_t)k->run[i].at) != (ssize_t)k->run[i].n)
-                k->err = errno ? errno : EIO;
-    }
-    k->nruns = 0;
-    return k->err;
-}
-
-/* In place: holds a changed run of the read window (p .. p + n, at `at` in the file). */
-static void sink_hold(struct sink *k, const uint8_t *p, size_t n, uint64_t at)
-{
-    if (k->nruns == SINK_RUNS) { /* too many: from now on, one span from the first to here */
-        k->run[1].p = p + n;
-        k->nruns = SINK_RUNS + 1;
-        return;
-    }
-    if (k->nruns == SINK_RUNS + 1) {
-        k->run[1].p = p + n;
-        return;
-    }
-    k->run[k->nruns].p = p;
-    k->run[k->nruns].n = n;
-    k->run[k->nruns].at = at;
-    k->nruns++;
-}
-
-static void sink_window_moves(void *ctx)
-{
-    sink_flush_runs(ctx);
-}
-
-/* Makes everything given to the sink readable at its place in fd: 0 or an errno. */
-static int sink_settle(struct sink *k)
-{
-    if (!k->out)
-        return sink_flush_runs(k);
-    if (cap_writer_flush(&k->w) != 0 || fflush(k->out) != 0)
-        return k->w.err ? k->w.err : errno;
-    return 0;
-}
-
-/* In place: writes the bytes of frame[0..n) that differ from was[0..n), at `at` in the file; a
- * frame of the read window (held) is written when the window moves. */
-static int write_changed(struct sink *k, uint8_t *frame, const uint8_t *was, size_t n, uint64_t at, int held)
-{
-    const int fd = k->fd;
-    for (size_t i = 0; i < n;) {
-        if (frame[i] == was[i]) {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < n && frame[j] != was[j])
-            j++;
-        if (held)
-            sink_hold(k, frame + i, j - i, at + i);
-        else if (pwrite(fd, frame + i, j - i, (off_t)(at + i)) != (ssize_t)(j - i))
-            return errno ? errno : EIO;
-        i = j;
-    }
-    return 0;
-}
-
-/* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
- * the checksums around it (a tunnel's outer checksum covers the fragment); 0 or an errno. */
-static int patch_written(struct sink *k, const struct defrag_change *ch, size_t n, unsigned flags, struct tally *t)
-{
-    const struct reasm_origin *from = &ch[0].from;
-    int err = sink_settle(k);
-    if (err)
-        return err;
-    uint8_t *frame = malloc(2 * (from->caplen ? from->caplen : 1));
-    if (!frame)
-        return ENOMEM;
-    uint8_t *was = frame + (from->caplen ? from->caplen : 1);
-    const int fd = k->fd;
-    if (pread(fd, frame, from->caplen, (off_t)from->out_pos) != (ssize_t)from->caplen) {
-        err = errno ? errno : EIO;
-    } else {
-        memcpy(was, frame, from->caplen);
-        for (size_t i = 0; i < n; i++)
-            frame[ch[i].at] = ch[i].value;
-        t->written += inetcsum_fill(frame, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags, NULL);
-        err = write_changed(k, frame, was, from->caplen, from->out_pos, 0);
-    }
-    free(frame);
-    return err;
-}
-
-/* Writes into its fragments what filling a whole datagram changed: in the current frame in memory,
- * in earlier ones in OUT.  0 or an errno. */
-static int patch_fragments(const struct defrag *df, struct cap_record *rec, struct sink *k, unsigned flags,
-                           struct tally *t)
-{
-    int current = 0;
-    for (size_t i = 0; i < df->nchanges;) {
-        size_t j = i;
-        while (j < df->nchanges && df->change[j].from.frame == df->change[i].from.frame)
-            j++;
-        if (df->change[i].from.frame == rec->frame) {
-            for (size_t c = i; c < j; c++)
-                rec->data[df->change[c].at] = df->change[c].value;
-            current = 1;
-        } else {
-            int err = patch_written(k, &df->change[i], j - i, flags, t);
-            if (err)
-                return err;
-        }
-        i = j;
-    }
-    if (current)
-        t->written += inetcsum_fill(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, flags, NULL);
-    return 0;
-}
-
-/* Reads IN, fills checksums and gives the result to the sink: a copy of every record (out), or,
- * in place (out NULL), only the bytes fill changed, written back where they lie in IN (fd).
- * EXIT_USAGE on error.  seekable: what was given can be read back and rewritten, as fixing a
- * fragmented datagram's checksum needs (its first fragment was written before the last one
- * arrived). */
-static int fix_stream(const char *in_path, FILE *in, const char *out_path, struct sink *k, int seekable,
-                      const struct fix_opts *o, struct tally *t)
-{
-    struct cap_reader rd;
-    struct cap_record rec;
-    struct cli_progress prog;
-    struct defrag df, view;
-    defrag_init(&df, o->flags, seekable, NULL, NULL);
-    defrag_init(&view, o->flags, 0, unfinished, t);
-    cli_progress_start(&prog, in_path, in);
-    int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
-    if (k->out) {
-        if (got != 0 || fflush(k->out) != 0 || cap_writer_attach_async(&k->w, &rd, k->out) != 0)
-            cap_writer_attach(&k->w, &rd, k->out);
-    } else {
-        k->w = (struct cap_writer){0};
-        rd.before_move = sink_window_moves;
-        rd.ctx = k;
-    }
-    uint8_t *was = NULL; /* in place: the frame as IN holds it */
-    size_t was_cap = 0;
-    unsigned long long bytes = 0;
-    while (got == 0 && !k->w.err && !patch_err && (got = cap_next(&rd, &rec)) == 1) {
-        got = 0;
-        bytes += rec.raw_len;
-        cli_progress_update(&prog, bytes);
-        if (rec.is_packet) {
-            const uint64_t data_at = rd.offset - rec.raw_len + (uint64_t)(rec.data - rec.raw); /* in IN */
-            if (!k->out) {
-                if (rec.caplen > was_cap) {
-                    free(was);
-                    was_cap = rec.caplen > 65536 ? rec.caplen : 65536;
-                    if (!(was = malloc(was_cap))) {
-                        patch_err = ENOMEM;
-                        break;
-                    }
-                }
-                memcpy(was, rec.data, rec.caplen);
-            }
-            struct inetcsum_report r;
-            unsigned wrote =
-                inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
-            tally_as_verify(t, &view, &rec, &r, o->reassemble);
-            uint64_t out_pos = k->out ? k->w.written + k->w.len + (uint64_t)(rec.data - rec.raw) : data_at;
-            int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
-            count_left(t, r.checks, r.count);
-            t->left += (unsigned long long)report_undecodable(&r);
-            if (o->verbose)
-                list_written(out_path, rec.frame, r.checks, r.count, NULL);
-            if (whole) {
-                count_left(t, df.whole, df.nwhole);
-                if (o->verbose)
-                    list_written(out_path, rec.frame, df.whole, df.nwhole, &df);
-                if (!seekable)
-                    for (unsigned i = 0; i < df.nwhole; i++)
-                        t->unfixable_stream += (unsigned long long)report_counts_as_problem(&df.whole[i]);
-                patch_err = patch_fragments(&df, &rec, k, o->flags, t);
-            }
-            if (!k->out && !patch_err && (wrote || (whole && df.nchanges)))
-                patch_err = write_changed(k, rec.data, was, rec.caplen, data_at, 1);
-        }
-        if (k->out)
-            cap_writer_add(&k->w, &rec);
-    }
-    free(was);
-    if (got == 0 && !patch_err && k->out)
-        cap_writer_flush(&k->w);
-    cap_writer_detach(&k->w);
-    if (!k->out && !patch_err)
-        patch_err = sink_flush_runs(k);
-    cli_progress_end(&prog);
-    t->written += df.refilled;
-    t->left += df.unmapped;
-    defrag_finish(&df);
-    defrag_finish(&view);
-    t->reassembled = view.ra.completed;
-    t->incomplete = view.ra.dropped;
-    defrag_free(&df);
-    defrag_free(&view);
-    int status = EXIT_ALL_GOOD;
-    const int werr = k->w.err ? k->w.err : patch_err ? patch_err : k->err;
-    if (got == -1) {
-        cli_error("%s (%s not written)", rd.err, out_path);
-        status = EXIT_USAGE;
-    } else if (rd.cut && !werr) {
-        char msg[512];
-        cap_cut_message(&rd, msg, sizeof msg);
-        cli_error("%s (tcpdump killed, or a copy interrupted?); %s holds every record before it", msg, out_path);
-        status = EXIT_CUT;
-    } else if (werr) {
-        if (k->w.err && k->w.err_first)
-            cli_error("%s: writing frames %llu-%llu: %s (nothing written)", out_path,
-                      (unsigned long long)k->w.err_first, (unsigned long long)k->w.err_last, strerror(werr));
-        else
-            cli_error("%s: writing after frame %llu: %s (nothing written)", out_path,
-                      (unsigned long long)rd.frames, strerror(werr));
-        status = EXIT_USAGE;
-    }
-    cap_close(&rd);
-    return status;
-}
-
-/* The exit status once OUT is in place: a cut IN says so first, then problems left. */
-static int fix_status(int status, const struct tally *t)
-{
-    return status == EXIT_CUT ? EXIT_CUT : t->left ? EXIT_BAD : EXIT_ALL_GOOD;
-}
 
 /* Prints the summary: IN as verify sees it, then what was written and what is left. */
 static void summarize(const char *in_path, const char *out_path, const struct tally *t, int in_place)
@@ -394,76 +112,43 @@ static void summarize(const char *in_path, const char *out_path, const struct ta
     fputc('\n', stderr);
 }
 
-/* --in-place on a plain regular file: only the bytes that change are written, where they lie, then
- * synced (a checksum field is 2 or 4 bytes inside one page: an interruption leaves a capture with
- * some checksums fixed, never a broken one).  -1 when the file is not one this can do (compressed,
- * or not a regular file): then it is rewritten whole through a temporary file. */
-static int fix_in_place(const char *path, const struct fix_opts *o)
+/* Prints what the engine said (an error, a cut) and, unless quiet, the summary. */
+static int finish(const char *in_path, const char *out_path, const struct fix_cmd *o, const struct fix_result *res,
+                  int in_place)
 {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    uint8_t magic[6];
-    ssize_t n = pread(fd, magic, sizeof magic, 0);
-    if (n > 0 && codec_detect(magic, (size_t)n) != CODEC_NONE) {
-        close(fd);
-        return -1;
-    }
-    FILE *in = fdopen(fd, "rb");
-    if (!in) {
-        close(fd);
-        return -1;
-    }
-    struct sink k = {.fd = fd};
-    struct tally t;
-    memset(&t, 0, sizeof t);
-    int status = fix_stream(path, in, path, &k, 1, o, &t);
-    if (status != EXIT_USAGE && fsync(fd) != 0) {
-        cli_error("%s: %m", path);
-        status = EXIT_USAGE;
-    }
-    fclose(in);
-    if (status == EXIT_USAGE)
-        return status;
-    if (!o->quiet)
-        summarize(path, path, &t, 1);
-    return fix_status(status, &t);
+    if (res->msg[0])
+        cli_error("%s", res->msg);
+    if (res->status != EXIT_USAGE && !o->quiet)
+        summarize(in_path, out_path, &res->t, in_place);
+    return res->status;
 }
 
-/* Writes OUT from in_path through an atomic output file. */
-static int fix_file(const char *in_path, const char *out_path, const struct fix_opts *o)
+/* Runs the engine on IN: in place (where it lies) or into OUT. */
+static int fix_one(const char *in_path, const char *out_path, const struct fix_cmd *o, int in_place)
 {
-    FILE *in = cli_open_input(in_path);
-    if (!in)
-        return EXIT_USAGE;
-    struct outfile out;
-    if (outfile_open(&out, out_path) != 0) {
-        if (in != stdin)
-            fclose(in);
-        return EXIT_USAGE;
+    struct fix_view view = {.out_path = out_path};
+    struct fix_opts e = o->engine;
+    e.guard_signals = 1;
+    e.checks = o->verbose ? list_written : NULL;
+    e.progress = show_progress;
+    e.ctx = &view;
+    struct fix_result res;
+    FILE *in = NULL;
+    if (in_place) {
+        cli_progress_start(&view.prog, in_path, NULL);
+        int status = fix_in_place(in_path, &e, &res);
+        cli_progress_end(&view.prog);
+        if (status >= 0)
+            return finish(in_path, out_path, o, &res, 1);
     }
-    struct stat in_st;
-    if (in != stdin && fstat(fileno(in), &in_st) == 0)
-        outfile_mode(&out, in_st.st_mode); /* OUT gets IN's permissions, as cp does */
-    struct tally t;
-    memset(&t, 0, sizeof t);
-    struct sink k = {.out = out.f, .fd = fileno(out.f)};
-    int status = fix_stream(in_path, in, out_path, &k, out.tmp != NULL, o, &t);
+    if (!(in = cli_open_input(in_path)))
+        return EXIT_USAGE;
+    cli_progress_start(&view.prog, in_path, in);
+    fix_copy(in_path, in, out_path, &e, &res);
+    cli_progress_end(&view.prog);
     if (in != stdin)
         fclose(in);
-    if (status != EXIT_ALL_GOOD && status != EXIT_CUT) {
-        outfile_abort(&out);
-        return status;
-    }
-    if (outfile_commit(&out) != 0)
-        return EXIT_USAGE;
-    if (!o->quiet)
-        summarize(in_path, out_path, &t, 0);
-    return fix_status(status, &t);
+    return finish(in_path, out_path, o, &res, 0);
 }
 
 int cmd_fix(int argc, char **argv)
@@ -479,13 +164,13 @@ int cmd_fix(int argc, char **argv)
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct fix_opts o = {0, 0, 1, 0};
+    struct fix_cmd o = {.engine = {.reassemble = 1}};
     int in_place = 0, c;
     const char *in_opt = NULL, *out_opt = NULL;
     while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
-            o.flags |= INETCSUM_FILL_ALL;
+            o.engine.flags |= INETCSUM_FILL_ALL;
             break;
         case 'P':
             in_place = 1;
@@ -498,17 +183,17 @@ int cmd_fix(int argc, char **argv)
             break;
         case 'u':
             if (strcmp(optarg, "fill") == 0) {
-                o.flags |= INETCSUM_FILL_UDP_ZERO;
+                o.engine.flags |= INETCSUM_FILL_UDP_ZERO;
             } else if (strcmp(optarg, "keep") != 0) {
                 cli_error("fix: --udp-zero takes keep or fill, not '%s'", optarg);
                 return EXIT_USAGE;
             }
             break;
         case 'z':
-            o.flags |= INETCSUM_UDP6_ZERO_OK;
+            o.engine.flags |= INETCSUM_UDP6_ZERO_OK;
             break;
         case 'n':
-            o.reassemble = 0;
+            o.engine.reassemble = 0;
             break;
         case 'q':
             o.quiet = 1;
@@ -539,7 +224,7 @@ int cmd_fix(int argc, char **argv)
             fputs(help, stderr);
             return EXIT_USAGE;
         }
-        return fix_file(io[0], io[1], &o);
+        return fix_one(io[0], io[1], &o, 0);
     }
     if (nargs < 1) {
         cli_error("fix: no capture given");
@@ -553,8 +238,7 @@ int cmd_fix(int argc, char **argv)
             status = EXIT_USAGE;
             continue;
         }
-        int s = fix_in_place(argv[i], &o);
-        status = cli_worse(status, s >= 0 ? s : fix_file(argv[i], argv[i], &o));
+        status = cli_worse(status, fix_one(argv[i], argv[i], &o, 1));
     }
     return status;
 }

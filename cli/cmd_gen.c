@@ -137,8 +137,10 @@ static unsigned pick_fragments(struct synth *s, const struct gen_opts *o, unsign
 static int generate(const char *path, const struct gen_opts *o)
 {
     struct outfile out;
-    if (outfile_open(&out, path) != 0)
+    if (outfile_open(&out, path, 1) != 0) {
+        cli_error("%s", out.err);
         return EXIT_USAGE;
+    }
     struct synth s, picks, frags;
     synth_init(&s, o->seed, o->mix, o->frame_size);
     synth_init(&picks, o->seed ^ 0x5EEDBAD, o->mix, 0); /* separate, so --bad does not change the frames */
@@ -185,8 +187,10 @@ static int generate(const char *path, const struct gen_opts *o)
         outfile_abort(&out);
         return EXIT_USAGE;
     }
-    if (outfile_commit(&out) != 0)
+    if (outfile_commit(&out) != 0) {
+        cli_error("%s", out.err);
         return EXIT_USAGE;
+    }
     if (!o->quiet)
         fprintf(stderr, "%s: %llu frames, %llu bytes; %llu frames made wrong, %llu checksums now wrong\n", path,
                 made, bytes, damaged, wrong);

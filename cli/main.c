@@ -70,7 +70,7 @@ void cli_progress_start(struct cli_progress *p, const char *name, FILE *f)
 {
     struct stat st;
     p->name = name;
-    p->on = isatty(STDERR_FILENO) && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+    p->on = isatty(STDERR_FILENO) && (f ? fstat(fileno(f), &st) : stat(name, &st)) == 0 && S_ISREG(st.st_mode) &&
             (unsigned long long)st.st_size > PROGRESS_MIN;
     p->total = p->on ? (unsigned long long)st.st_size : 0;
     p->next = PROGRESS_STEP;

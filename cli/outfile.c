@@ -13,35 +13,45 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "compress.h"
 
+/* Records why the output cannot be written, in o->err (printf format; %m is errno's text). */
+static void fail_msg(struct outfile *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_msg(struct outfile *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->err, sizeof o->err, fmt, ap);
+    va_end(ap);
+}
+
 /* Where OUT really goes: through a symbolic link to its target, and never over anything but a
- * regular file.  NULL, with the error printed, when OUT cannot be written. */
-static char *resolve(const char *path)
+ * regular file.  NULL, with o->err set, when OUT cannot be written. */
+static char *resolve(struct outfile *o, const char *path)
 {
     struct stat st;
     char *target;
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         target = realpath(path, NULL);
         if (!target) {
-            cli_error("%s: %m", path);
+            fail_msg(o, "%s: %m", path);
             return NULL;
         }
     } else {
         target = strdup(path);
         if (!target) {
-            cli_error("out of memory");
+            fail_msg(o, "out of memory");
             return NULL;
         }
     }
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-        cli_error("%s: exists and is not a regular file: not replaced", path);
+        fail_msg(o, "%s: exists and is not a regular file: not replaced", path);
         free(target);
         return NULL;
     }
@@ -59,8 +69,10 @@ static void remove_and_die(int sig)
     raise(sig);
 }
 
-static void guard_named(char *tmp)
+static void guard_named(const struct outfile *o, char *tmp)
 {
+    if (!o->guard)
+        return;
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
     guarded = tmp;
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
@@ -134,7 +146,7 @@ static int open_temp(struct outfile *o)
         return -1;
     fchmod(fd, 0666 & ~mask); /* mkstemp made it 0600 */
     o->unnamed = 0;
-    guard_named(o->tmp);
+    guard_named(o, o->tmp);
     return fd;
 }
 
@@ -186,59 +198,65 @@ static void release(struct outfile *o)
     free(o->tmp);
     free(o->path);
     free(o->dir);
-    *o = (struct outfile){.fd = -1};
-    guard_named(NULL);
+    guard_named(o, NULL);
+    free(o->buf);
+    o->f = NULL;
+    o->fd = -1;
+    o->tmp = o->path = o->dir = NULL;
+    o->buf = NULL;
 }
 
-int outfile_open(struct outfile *o, const char *path)
+int outfile_open(struct outfile *o, const char *path, int guard_signals)
 {
-    static char buf[1 << 18];
-    *o = (struct outfile){.fd = -1};
+    enum { BUF = 1 << 18 };
+    *o = (struct outfile){.fd = -1, .guard = guard_signals};
     if (strcmp(path, "-") == 0) {
+        static char out_buf[BUF];
         o->f = stdout;
-        setvbuf(stdout, buf, _IOFBF, sizeof buf);
+        setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
         return 0;
     }
-    o->path = resolve(path);
+    o->path = resolve(o, path);
     if (!o->path)
         return -1;
     size_t n = strlen(o->path) + 16;
     o->tmp = malloc(n);
     char *dir = strdup(o->path);
-    if (!o->tmp || !dir) {
-        cli_error("out of memory");
+    o->buf = malloc(BUF);
+    if (!o->tmp || !dir || !o->buf) {
+        fail_msg(o, "out of memory");
         goto fail;
     }
     snprintf(o->tmp, n, "%s.tmp-XXXXXX", o->path);
     o->dir = strdup(dirname(dir));
     if (!o->dir) {
-        cli_error("out of memory");
+        fail_msg(o, "out of memory");
         goto fail;
     }
     if ((o->fd = open_temp(o)) < 0) {
-        cli_error("%s: cannot create a file in %s: %m", path, o->dir);
+        fail_msg(o, "%s: cannot create a file in %s: %m", path, o->dir);
         goto fail;
     }
     o->codec = codec_for_name(o->path);
     if (!codec_available(o->codec)) {
-        cli_error("%s: asks for %s compression, and this inetcsum was built without it", path,
-                  codec_name(o->codec));
+        fail_msg(o, "%s: asks for %s compression, and this inetcsum was built without it", path,
+                 codec_name(o->codec));
         close(o->fd);
         if (!o->unnamed)
             unlink(o->tmp);
-        guard_named(NULL);
+        guard_named(o, NULL);
         goto fail;
     }
     o->f = fdopen(o->fd, "wb");
     if (!o->f) {
-        cli_error("%s: %m", path);
+        fail_msg(o, "%s: %m", path);
         close(o->fd);
         if (!o->unnamed)
             unlink(o->tmp);
-        guard_named(NULL);
+        guard_named(o, NULL);
         goto fail;
     }
-    setvbuf(o->f, buf, _IOFBF, sizeof buf);
+    setvbuf(o->f, o->buf, _IOFBF, BUF);
     free(dir);
     return 0;
 fail:
@@ -257,7 +275,7 @@ int outfile_commit(struct outfile *o)
 {
     if (!o->tmp) { /* standard output */
         if (fflush(o->f) != 0) {
-            cli_error("writing the output: %m");
+            fail_msg(o, "writing the output: %m");
             return -1;
         }
         return 0;
@@ -271,7 +289,7 @@ int outfile_commit(struct outfile *o)
         release(o);
         return 0;
     }
-    cli_error("%s: %m", o->path);
+    fail_msg(o, "%s: %m", o->path);
     close_temp(o);
     if (!o->unnamed)
         unlink(o->tmp);

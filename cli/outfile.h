@@ -2,8 +2,7 @@
  * to an unnamed temporary file in OUT's directory (O_TMPFILE; a named one removed on signals where
  * the file system has none), then flushed, compressed when OUT's name ends in .gz, .zst or .xz
  * (into a second temporary file: fix patches the plain one as it goes), synced, named and renamed
- * over OUT.  Used by fix and
- * gen.  "-" is standard output, written directly. */
+ * over OUT.  Used by fix and gen, and by fix from Python.  "-" is standard output, written directly. */
 #ifndef ICS_CLI_OUTFILE_H
 #define ICS_CLI_OUTFILE_H
 
@@ -18,14 +17,19 @@ struct outfile {
     int unnamed; /* opened with O_TMPFILE: no name until commit */
     char *dir;   /* OUT's directory, where temporary files go */
     int codec;   /* enum codec: OUT's name asks for gzip, zstd or xz (written at commit) */
+    int guard;   /* remove a named temporary file on SIGINT, SIGTERM, SIGHUP, SIGPIPE */
+    char *buf;   /* o->f's buffer */
+    char err[512]; /* why open or commit failed */
 };
 
-/* 0 with o->f open for writing, or -1 with the error printed.  Refuses to replace anything but a
- * regular file (renaming over a device or a directory would replace it). */
-int outfile_open(struct outfile *o, const char *path);
+/* 0 with o->f open for writing, or -1 with o->err set.  Refuses to replace anything but a regular
+ * file (renaming over a device or a directory would replace it).  guard_signals: where the file
+ * system has no O_TMPFILE, handlers for the catchable signals remove the named temporary file (the
+ * command sets it; a library caller such as Python keeps its own handlers and passes 0). */
+int outfile_open(struct outfile *o, const char *path, int guard_signals);
 /* Gives the file these permission bits (fix: IN's, as cp does). */
 void outfile_mode(struct outfile *o, mode_t mode);
-/* Flushes, syncs and renames into place: 0, or -1 with the error printed and nothing left. */
+/* Flushes, syncs and renames into place: 0, or -1 with o->err set and nothing left. */
 int outfile_commit(struct outfile *o);
 /* Removes the temporary file: nothing is left. */
 void outfile_abort(struct outfile *o);

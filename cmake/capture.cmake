@@ -1,9 +1,13 @@
 include_guard(GLOBAL)
-# The capture reader and its codecs, shared by the command, the tests and the fuzzers.  Each codec
+# The capture layer of the command: the reader and its codecs, reassembly, tallies, atomic output
+# files and the fix engine, shared by the command, the tests, the fuzzers and the Python module.  Each codec
 # library is used when found (Debian: zlib1g-dev, libzstd-dev, liblzma-dev; scripts/install-deps.sh
 # installs them); a capture compressed with one that is missing is refused with a message saying so.
-add_library(inetcsum_capture STATIC ${PROJECT_SOURCE_DIR}/cli/capture.c ${PROJECT_SOURCE_DIR}/cli/compress.c)
-target_include_directories(inetcsum_capture PUBLIC ${PROJECT_SOURCE_DIR}/cli)
+set(capture_sources capture.c compress.c reasm.c defrag.c report.c outfile.c fixer.c)
+list(TRANSFORM capture_sources PREPEND ${PROJECT_SOURCE_DIR}/cli/)
+add_library(inetcsum_capture STATIC ${capture_sources})
+# The library itself is linked by each user (the command its static archive, Python its objects).
+target_include_directories(inetcsum_capture PUBLIC ${PROJECT_SOURCE_DIR}/cli ${PROJECT_SOURCE_DIR}/include)
 # Position-independent: the Python extension links it too.
 set_target_properties(inetcsum_capture PROPERTIES POSITION_INDEPENDENT_CODE ON)
 find_package(ZLIB)

@@ -1,0 +1,46 @@
+/* The fix engine: a capture's wrong checksums recomputed, innermost first, every other byte kept,
+ * fragmented datagrams reassembled so that a first fragment's checksum is fixed too.  Written to a
+ * copy (OUT appears whole or not at all: outfile.h) or in place (only the bytes that change).
+ * Shared by `inetcsum fix` and Python's inetcsum.fix_capture; it prints nothing. */
+#ifndef ICS_CLI_FIXER_H
+#define ICS_CLI_FIXER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "defrag.h"
+#include "report.h"
+
+struct fix_opts {
+    unsigned flags; /* inetcsum_fill flags (INETCSUM_FILL_ALL, INETCSUM_FILL_UDP_ZERO, ...) */
+    int reassemble;
+    int guard_signals; /* outfile_open's: the command's handlers for a named temporary file */
+    /* Optional: the checks of a frame (or, whole != NULL, of the datagram it completed), as fill
+     * reported them: those it wrote or mended carry INETCSUM_CHECK_WRITTEN / _MENDED. */
+    void (*checks)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n, const struct defrag *whole);
+    /* Optional: bytes of IN read so far. */
+    void (*progress)(void *ctx, unsigned long long bytes);
+    void *ctx;
+};
+
+struct fix_result {
+    struct tally t;   /* IN as verify sees it, and what was written (t.written) and is left (t.left) */
+    int status;       /* EXIT_ALL_GOOD, EXIT_BAD (problems left), EXIT_USAGE (nothing written: see
+                       * msg), EXIT_CUT (IN cut inside its last record: OUT holds what came before) */
+    char msg[1024];   /* why, for EXIT_USAGE and EXIT_CUT; "" otherwise */
+    int error;        /* EXIT_USAGE: the errno of a failed read or write, 0 when IN is not a capture */
+    int cut;          /* IN ended inside a record: */
+    uint64_t cut_after, cut_offset; /* the last whole frame; where the cut record starts */
+    size_t cut_have, cut_need;      /* its bytes present, at least how many it needed */
+};
+
+/* Fixes IN (open as `in`, named in_path in messages) into a new OUT at out_path ("-": standard
+ * output, where fragmented datagrams' checksums are left as they are).  Returns res->status. */
+int fix_copy(const char *in_path, FILE *in, const char *out_path, const struct fix_opts *o, struct fix_result *res);
+
+/* Fixes the plain regular file at path where it lies, writing only the bytes that change, then
+ * syncs it.  -1 when it is not one (compressed, a pipe, ...: fix_copy over itself then); else
+ * res->status. */
+int fix_in_place(const char *path, const struct fix_opts *o, struct fix_result *res);
+
+#endif
