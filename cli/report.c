@@ -117,9 +117,10 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
         if (by_status[s])
             fprintf(out, ", %llu %s", by_status[s], inetcsum_status_name((enum inetcsum_status)s));
     if (t->truncated)
-        fprintf(out, "; %llu frames truncated", t->truncated);
+        fprintf(out, "; %llu frame%s truncated", t->truncated, t->truncated == 1 ? "" : "s");
     if (t->reassembled || t->incomplete)
-        fprintf(out, "; %llu fragmented datagrams reassembled, %llu incomplete", t->reassembled, t->incomplete);
+        fprintf(out, "; %llu fragmented datagram%s reassembled, %llu incomplete", t->reassembled,
+                t->reassembled == 1 ? "" : "s", t->incomplete);
     if (t->unknown_link)
         fprintf(out, "; %llu frame%s of link type %d not decoded (a type inetcsum does not know)", t->unknown_link,
                 t->unknown_link == 1 ? "" : "s", t->unknown_link_type);

@@ -365,6 +365,7 @@ class Nested(unittest.TestCase):
                     ours = json_verdicts(self, res.stdout)
                     bad = [k for k, v in ours.items() if "B" in v]
                     self.assertEqual(len(bad), 1, (name, ours))
+                    self.assertIn(b"; 3 fragmented datagrams reassembled, 0 incomplete", run("verify", path).stdout)
                     if shutil.which("tshark"):
                         theirs = tshark_verdicts(path)
                         for (f, col), letters in theirs.items():

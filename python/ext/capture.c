@@ -1,19 +1,41 @@
 /* Captures from Python: the command's reader (cli/capture.c: pcap, pcapng, gzip, zstd, xz, cut
- * files judged to the cut) behind a capsule that inetcsum/capture.py wraps as an iterator. */
+ * files judged to the cut) behind a capsule that inetcsum/capture.py wraps as an iterator; verify
+ * of a whole capture with the command's reassembly (cli/defrag.c) and tallies (cli/report.c); fix
+ * through the command's engine (cli/fixer.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "capture.h"
+#include "cli.h" /* the exit statuses the fix engine returns */
+#include "defrag.h"
 #include "ext.h"
+#include "fixer.h"
+#include "report.h"
 
 #define CAPSULE "inetcsum._capture"
+
+/* The checks of a datagram dropped unfinished, waiting to be handed to Python. */
+struct unfinished {
+    uint64_t frame;
+    struct inetcsum_report r;
+};
 
 struct pycap {
     FILE *f;
     struct cap_reader r;
     int open;   /* r is set up (cap_open returned, whatever it said) */
     int done;   /* the end was reached, or an error */
+    /* verify: set up by the first _capture_verify */
+    int judging, finished;
+    int reassemble;
+    unsigned flags;
+    struct defrag df;
+    struct tally t;
+    struct unfinished *pend;
+    size_t npend, pend_cap;
+    int pend_lost; /* out of memory while queueing */
 };
 
 static void destroy(PyObject *capsule)
@@ -25,6 +47,9 @@ static void destroy(PyObject *capsule)
         cap_close(&c->r);
     if (c->f)
         fclose(c->f);
+    if (c->judging)
+        defrag_free(&c->df);
+    free(c->pend);
     free(c);
 }
 
@@ -61,7 +86,10 @@ static PyObject *py_capture_open(PyObject *self, PyObject *arg)
     Py_END_ALLOW_THREADS
     c->open = 1;
     if (got != 0) {
-        PyErr_SetString(PyExc_ValueError, c->r.err);
+        if (c->r.err_errno) /* could not be read (a directory, an I/O error): not a format problem */
+            PyErr_SetObject(PyExc_OSError, Py_BuildValue("(isO)", c->r.err_errno, c->r.err, arg));
+        else
+            PyErr_SetString(PyExc_ValueError, c->r.err);
         cap_close(&c->r);
         fclose(c->f);
         free(c);
@@ -78,6 +106,25 @@ static PyObject *py_capture_open(PyObject *self, PyObject *arg)
     return capsule;
 }
 
+/* The next packet record: 1, 0 at the end (and after it), -1 with ValueError at a corrupt record.
+ * The GIL is released while the reader reads (and decompresses). */
+static int next_packet(struct pycap *c, struct cap_record *rec)
+{
+    if (c->done)
+        return 0;
+    int got;
+    do {
+        Py_BEGIN_ALLOW_THREADS
+        got = cap_next(&c->r, rec);
+        Py_END_ALLOW_THREADS
+    } while (got == 1 && !rec->is_packet);
+    if (got < 0)
+        PyErr_SetString(PyExc_ValueError, c->r.err);
+    if (got <= 0)
+        c->done = 1;
+    return got;
+}
+
 PyDoc_STRVAR(capture_next_doc, "_capture_next($module, handle, /)\n--\n\n"
                                "The next frame as (number, data, link, wirelen, time_ns or None), or None at the end.");
 
@@ -87,20 +134,14 @@ static PyObject *py_capture_next(PyObject *self, PyObject *arg)
     struct pycap *c = unwrap(arg);
     if (!c)
         return NULL;
-    if (c->done)
-        Py_RETURN_NONE;
-    struct cap_record rec;
-    int got;
-    do {
-        Py_BEGIN_ALLOW_THREADS
-        got = cap_next(&c->r, &rec);
-        Py_END_ALLOW_THREADS
-    } while (got == 1 && !rec.is_packet);
-    if (got < 0) {
-        c->done = 1;
-        PyErr_SetString(PyExc_ValueError, c->r.err);
+    if (c->judging) {
+        PyErr_SetString(PyExc_ValueError, "the capture is being verified: its frames are read by verify() (a Capture is used once)");
         return NULL;
     }
+    struct cap_record rec;
+    int got = next_packet(c, &rec);
+    if (got < 0)
+        return NULL;
     if (got == 0) {
         c->done = 1;
         Py_RETURN_NONE;
@@ -142,10 +183,233 @@ static PyObject *py_capture_close(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* ---- verify ------------------------------------------------------------------------------------ */
+
+/* defrag's callback: a datagram dropped unfinished; its checks are queued for Python. */
+static void queue_unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
+{
+    struct pycap *p = ctx;
+    tally_checks(&p->t, c, n);
+    if (p->npend == p->pend_cap) {
+        size_t cap = p->pend_cap ? 2 * p->pend_cap : 4;
+        struct unfinished *more = realloc(p->pend, cap * sizeof *more);
+        if (!more) {
+            p->pend_lost = 1;
+            return;
+        }
+        p->pend = more;
+        p->pend_cap = cap;
+    }
+    struct unfinished *u = &p->pend[p->npend++];
+    u->frame = frame;
+    u->r.flags = 0;
+    u->r.count = n;
+    memcpy(u->r.checks, c, n * sizeof *c);
+}
+
+/* [(frame, Report), ...] of the queued unfinished datagrams; the queue is emptied. */
+static PyObject *take_unfinished(struct pycap *p)
+{
+    if (p->pend_lost) {
+        p->pend_lost = 0;
+        return PyErr_NoMemory();
+    }
+    PyObject *list = PyList_New((Py_ssize_t)p->npend);
+    for (size_t i = 0; list && i < p->npend; i++) {
+        PyObject *item = Py_BuildValue("(KN)", (unsigned long long)p->pend[i].frame, icspy_report(&p->pend[i].r, 0));
+        if (!item)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    p->npend = 0;
+    return list;
+}
+
+/* The tally as the tuple capture.py turns into a Summary: (frames, checksums, by, problems,
+ * truncated, reassembled, incomplete, undecoded, quoted, written, left); by[layer][status]. */
+static PyObject *tally_tuple(const struct tally *t)
+{
+    PyObject *by = PyTuple_New(INETCSUM_LAYER_COUNT);
+    for (int l = 0; by && l < INETCSUM_LAYER_COUNT; l++) {
+        PyObject *row = PyTuple_New(INETCSUM_STATUS_COUNT);
+        for (int s = 0; row && s < INETCSUM_STATUS_COUNT; s++) {
+            PyObject *v = PyLong_FromUnsignedLongLong(t->by[l][s]);
+            if (!v)
+                Py_CLEAR(row);
+            else
+                PyTuple_SET_ITEM(row, s, v);
+        }
+        if (!row)
+            Py_CLEAR(by);
+        else
+            PyTuple_SET_ITEM(by, l, row);
+    }
+    if (!by)
+        return NULL;
+    return Py_BuildValue("(KKNKKKKKKKK)", t->frames, t->checks, by, t->problems, t->truncated, t->reassembled,
+                         t->incomplete, t->unknown_link + t->malformed, t->quoted, t->written, t->left);
+}
+
+static const char *undecoded_reason(const struct inetcsum_report *r)
+{
+    if (!report_undecodable(r))
+        return NULL;
+    return (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) ? "unknown link type" : "malformed";
+}
+
+PyDoc_STRVAR(capture_verify_doc,
+             "_capture_verify($module, handle, udp6_zero_ok, reassemble, /)\n--\n\n"
+             "The next frame judged as `inetcsum verify` does: (frame, Report, whole Report or None,\n"
+             "datagram frames or None, unfinished [(frame, Report)], undecoded reason or None, link);\n"
+             "at the end (0, None, None, None, unfinished, None, 0) once, then None.");
+
+static PyObject *py_capture_verify(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    int udp6_zero_ok, reassemble;
+    if (!PyArg_ParseTuple(args, "Opp", &handle, &udp6_zero_ok, &reassemble))
+        return NULL;
+    struct pycap *c = unwrap(handle);
+    if (!c || icspy_types_ready() < 0)
+        return NULL;
+    if (!c->judging) {
+        if (c->r.frames) {
+            PyErr_SetString(PyExc_ValueError, "verify: the capture's frames were already read (a Capture is used once)");
+            return NULL;
+        }
+        c->judging = 1;
+        c->flags = udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0;
+        c->reassemble = reassemble;
+        defrag_init(&c->df, c->flags, 0, queue_unfinished, c);
+    }
+    if (c->finished)
+        Py_RETURN_NONE;
+    struct cap_record rec;
+    int got = next_packet(c, &rec);
+    if (got < 0)
+        return NULL;
+    if (got == 0) { /* the end: datagrams still waiting are unfinished */
+        c->done = c->finished = 1;
+        defrag_finish(&c->df);
+        c->t.reassembled = c->df.ra.completed;
+        c->t.incomplete = c->df.ra.dropped;
+        return Py_BuildValue("(KOOONOi)", 0ULL, Py_None, Py_None, Py_None, take_unfinished(c), Py_None, 0);
+    }
+    struct inetcsum_report r;
+    inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, c->flags, &r);
+    const int whole = c->reassemble && defrag_take(&c->df, &rec, &r, UINT64_MAX);
+    tally_frame(&c->t, &r, rec.caplen, rec.wirelen, rec.link);
+    PyObject *whole_report = Py_None, *frames = Py_None;
+    Py_INCREF(Py_None);
+    Py_INCREF(Py_None);
+    if (whole) {
+        tally_checks(&c->t, c->df.whole, c->df.nwhole);
+        struct inetcsum_report w = {.flags = 0, .count = c->df.nwhole};
+        memcpy(w.checks, c->df.whole, c->df.nwhole * sizeof w.checks[0]);
+        Py_DECREF(whole_report);
+        Py_DECREF(frames);
+        whole_report = icspy_report(&w, 0);
+        frames = PyTuple_New((Py_ssize_t)c->df.nframes);
+        for (size_t i = 0; frames && i < c->df.nframes; i++) {
+            PyObject *v = PyLong_FromUnsignedLongLong(c->df.frames[i]);
+            if (!v)
+                Py_CLEAR(frames);
+            else
+                PyTuple_SET_ITEM(frames, (Py_ssize_t)i, v);
+        }
+        if (!whole_report || !frames) {
+            Py_XDECREF(whole_report);
+            Py_XDECREF(frames);
+            return NULL;
+        }
+    }
+    const char *reason = undecoded_reason(&r);
+    return Py_BuildValue("(KNNNNzI)", (unsigned long long)rec.frame, icspy_report(&r, 0), whole_report, frames,
+                         take_unfinished(c), reason, rec.link);
+}
+
+PyDoc_STRVAR(capture_summary_doc, "_capture_summary($module, handle, /)\n--\n\n"
+                                  "The verify tally so far, as a tuple (see capture.py).");
+
+static PyObject *py_capture_summary(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    struct pycap *c = unwrap(arg);
+    return c ? tally_tuple(&c->t) : NULL;
+}
+
+/* ---- fix ---------------------------------------------------------------------------------------- */
+
+PyDoc_STRVAR(fix_capture_doc,
+             "_fix_capture($module, src, dst, all, udp_zero, udp6_zero_ok, reassemble, /)\n--\n\n"
+             "fix_capture's work: dst None fixes src in place.  (tally, cut or None).");
+
+static PyObject *py_fix_capture(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *src_obj, *dst_obj, *src = NULL, *dst = NULL;
+    int all, udp_zero, udp6_zero_ok, reassemble;
+    if (!PyArg_ParseTuple(args, "OOpppp", &src_obj, &dst_obj, &all, &udp_zero, &udp6_zero_ok, &reassemble))
+        return NULL;
+    const unsigned flags = (all ? INETCSUM_FILL_ALL : 0u) | (udp_zero ? INETCSUM_FILL_UDP_ZERO : 0u) |
+                           (udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0u);
+    if (!PyUnicode_FSConverter(src_obj, &src) || (dst_obj != Py_None && !PyUnicode_FSConverter(dst_obj, &dst))) {
+        Py_XDECREF(src);
+        return NULL;
+    }
+    const char *in_path = PyBytes_AS_STRING(src), *out_path = dst ? PyBytes_AS_STRING(dst) : in_path;
+    const struct fix_opts o = {.flags = flags, .reassemble = reassemble};
+    struct fix_result *res = malloc(sizeof *res);
+    if (!res) {
+        Py_XDECREF(src);
+        Py_XDECREF(dst);
+        return PyErr_NoMemory();
+    }
+    int status = -1, open_errno = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (!dst)
+        status = fix_in_place(in_path, &o, res);
+    if (status < 0) {
+        FILE *in = fopen(in_path, "rb");
+        if (!in) {
+            open_errno = errno;
+        } else {
+            status = fix_copy(in_path, in, out_path, &o, res);
+            fclose(in);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (open_errno) {
+        errno = open_errno;
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, src_obj);
+    } else if (status == EXIT_USAGE) {
+        if (res->error)
+            PyErr_SetObject(PyExc_OSError, Py_BuildValue("(is)", res->error, res->msg));
+        else
+            PyErr_SetString(PyExc_ValueError, res->msg);
+    } else {
+        PyObject *cut = res->cut ? Py_BuildValue("(KKnn)", (unsigned long long)res->cut_after,
+                                                 (unsigned long long)res->cut_offset, (Py_ssize_t)res->cut_have,
+                                                 (Py_ssize_t)res->cut_need)
+                                 : (Py_INCREF(Py_None), Py_None);
+        result = Py_BuildValue("(NN)", tally_tuple(&res->t), cut);
+    }
+    free(res);
+    Py_XDECREF(src);
+    Py_XDECREF(dst);
+    return result;
+}
+
 PyMethodDef icspy_capture_methods[] = {
     {"_capture_open", py_capture_open, METH_O, capture_open_doc},
     {"_capture_next", py_capture_next, METH_O, capture_next_doc},
     {"_capture_info", py_capture_info, METH_O, capture_info_doc},
     {"_capture_close", py_capture_close, METH_O, capture_close_doc},
+    {"_capture_verify", py_capture_verify, METH_VARARGS, capture_verify_doc},
+    {"_capture_summary", py_capture_summary, METH_O, capture_summary_doc},
+    {"_fix_capture", py_fix_capture, METH_VARARGS, fix_capture_doc},
     {NULL, NULL, 0, NULL},
 };

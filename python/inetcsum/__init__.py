@@ -61,7 +61,16 @@ from ._types import Check, CheckFlag, FrameFlag, Layer, Link, Offload, Report, S
 _register(Check, Verdict, Report, Layer, Status, CheckFlag, FrameFlag, Offload)
 del _register
 
-from .capture import Capture, Cut, Frame  # noqa: E402 (after the types it uses are registered)
+from .capture import (  # noqa: E402 (after the types it uses are registered)
+    Capture,
+    CaptureCheck,
+    Cut,
+    FixResult,
+    Frame,
+    Summary,
+    Undecoded,
+    fix_capture,
+)
 
 __version__ = version()
 
@@ -92,6 +101,11 @@ __all__ = [
     "Capture",
     "Frame",
     "Cut",
+    "CaptureCheck",
+    "Undecoded",
+    "Summary",
+    "fix_capture",
+    "FixResult",
     # kernels
     "impl_name",
     "impl_name_at",

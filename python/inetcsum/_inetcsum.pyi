@@ -102,3 +102,29 @@ def _capture_open(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes
 def _capture_next(handle: object, /) -> Optional[Tuple[int, bytes, int, int, Optional[int]]]: ...
 def _capture_info(handle: object, /) -> Tuple[str, str, Optional[Tuple[int, int, int, int]]]: ...
 def _capture_close(handle: object, /) -> None: ...
+
+# Verify and fix of whole captures (Capture.verify and fix_capture wrap these).
+_Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int]
+def _capture_verify(
+    handle: object, udp6_zero_ok: bool, reassemble: bool, /
+) -> Optional[
+    Tuple[
+        int,
+        Optional[Report],
+        Optional[Report],
+        Optional[Tuple[int, ...]],
+        List[Tuple[int, Report]],
+        Optional[str],
+        int,
+    ]
+]: ...
+def _capture_summary(handle: object, /) -> _Tally: ...
+def _fix_capture(
+    src: Union[str, bytes],
+    dst: Union[str, bytes, None],
+    all: bool,
+    udp_zero: bool,
+    udp6_zero_ok: bool,
+    reassemble: bool,
+    /,
+) -> Tuple[_Tally, Optional[Tuple[int, int, int, int]]]: ...

@@ -1,13 +1,15 @@
 """Captures read by the C library's reader: pcap and pcapng (either byte order, several
 interfaces and link types), gzip, zstd or xz compressed, and files cut short inside their last
-record (the frames before the cut are read, and the cut is reported) -- no scapy or dpkt needed."""
+record (the frames before the cut are read, and the cut is reported) -- no scapy or dpkt needed.
+Whole captures verified (Capture.verify) and fixed (fix_capture) by the engine of the inetcsum
+command, fragment reassembly included, so results match it and tshark."""
 from __future__ import annotations
 
 import os
-from typing import Iterator, NamedTuple, Optional, Union
+from typing import Dict, Iterator, NamedTuple, Optional, Tuple, Union
 
 from . import _inetcsum
-from ._types import Link
+from ._types import Check, CheckFlag, Layer, Link, Status
 
 
 class Frame(NamedTuple):
@@ -52,6 +54,7 @@ class Capture:
     def __init__(self, path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]) -> None:
         self._handle = _inetcsum._capture_open(path)
         self.path = path
+        self._summary: Optional[Summary] = None
 
     @property
     def format(self) -> str:
@@ -78,6 +81,20 @@ class Capture:
             number, data, link, wirelen, time_ns = item
             yield Frame(number, data, _link(link), wirelen, time_ns)
 
+    def verify(self, *, udp6_zero_ok: bool = False, reassemble: bool = True) -> Iterator[Union["CaptureCheck", "Undecoded"]]:
+        """Every checksum of the capture judged as ``inetcsum verify`` judges it, in the order of
+        its JSON Lines: a CaptureCheck per checksum (those of a fragmented datagram on the frame
+        that completes it, with its fragments' frames; those of a datagram never completed,
+        unverifiable, on its first fragment's frame, when it is given up), an Undecoded per frame
+        that could not be decoded.  ``x.problem`` says which to act on.  Once it is exhausted,
+        ``summary`` holds the counts.  Uses the capture (instead of iterating its frames)."""
+        return _verify(self, udp6_zero_ok, reassemble)
+
+    @property
+    def summary(self) -> Optional["Summary"]:
+        """The counts of verify(), once it went through the whole capture; None before."""
+        return self._summary
+
     def close(self) -> None:
         _inetcsum._capture_close(self._handle)
 
@@ -89,3 +106,142 @@ class Capture:
 
     def __repr__(self) -> str:
         return f"Capture({self.path!r}, format={self.format!r}, compression={self.compression!r})"
+
+
+# ---- verify and fix of a whole capture -------------------------------------------------------------
+
+
+class CaptureCheck(NamedTuple):
+    """One checksum of a capture as ``inetcsum verify`` judges it (its JSON Lines "check" object)."""
+
+    frame: int  # the frame; for a reassembled datagram's checksum, the frame that completed it
+    check: Check
+    # For the checksums of a reassembled datagram: the frames of its fragments, ascending (its
+    # check.offset is then in the reassembled datagram); None for a frame's own checksums.
+    datagram: Optional[Tuple[int, ...]] = None
+
+    @property
+    def problem(self) -> bool:
+        """Bad, partial or illegal, and not inside an ICMP error's quote (quoted packets are
+        evidence of what was sent, not problems): what the command counts and fix writes."""
+        return self.check.problem and not self.check.flags & CheckFlag.QUOTED
+
+
+class Undecoded(NamedTuple):
+    """A frame that could not be decoded (its JSON Lines "frame" object): a problem, since
+    nothing in it was judged."""
+
+    frame: int
+    reason: str  # "unknown link type" or "malformed" (its headers contradict each other)
+    link: Union[Link, int]
+
+    @property
+    def problem(self) -> bool:
+        return True
+
+
+class Summary(NamedTuple):
+    """A capture's counts, as the command's summary (and its JSON "summary" object) gives them."""
+
+    frames: int
+    checksums: int
+    statuses: Dict[Status, int]  # statuses present, with their counts
+    layers: Dict[Layer, Dict[Status, int]]  # the same per layer present
+    problems: int  # bad, partial and illegal outside ICMP quotes, plus frames not decoded
+    truncated: int  # frames captured shorter than they were on the wire
+    reassembled: int  # fragmented datagrams made whole
+    incomplete: int  # ... and those whose fragments never all came
+    undecoded: int  # frames of an unknown link type or malformed
+    quoted: int  # bad, partial or illegal inside ICMP quotes (not problems)
+    cut: Optional[Cut]  # the file ended inside a record: every record before it was judged
+
+    @property
+    def ok(self) -> bool:
+        """No problem found."""
+        return self.problems == 0
+
+
+class FixResult(NamedTuple):
+    """What fix_capture did: the input as verify sees it, what was written, what is left."""
+
+    input: Summary  # the input before the fix (its cut, if it was cut short)
+    written: int  # checksum fields written
+    left: int  # problems the output still holds: they cannot be fixed in place (truncated frames, ...)
+
+    @property
+    def ok(self) -> bool:
+        """The output holds no problem."""
+        return self.left == 0
+
+
+_Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int]
+
+
+def _summary(tally: _Tally, cut: Optional[Tuple[int, int, int, int]]) -> Summary:
+    frames, checksums, by, problems, truncated, reassembled, incomplete, undecoded, quoted = tally[:9]
+    statuses: Dict[Status, int] = {}
+    layers: Dict[Layer, Dict[Status, int]] = {}
+    for layer, row in zip(Layer, by):
+        for status, count in zip(Status, row):
+            if count:
+                statuses[status] = statuses.get(status, 0) + count
+                layers.setdefault(layer, {})[status] = count
+    return Summary(frames, checksums, statuses, layers, problems, truncated, reassembled, incomplete, undecoded,
+                   quoted, None if cut is None else Cut(*cut))
+
+
+def _verify(capture: "Capture", udp6_zero_ok: bool, reassemble: bool) -> Iterator[Union[CaptureCheck, Undecoded]]:
+    handle = capture._handle
+    while True:
+        item = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble)
+        if item is None:
+            return
+        number, report, whole, frames, unfinished, reason, link = item
+        for first, checks in unfinished:  # datagrams given up on: on their first fragment
+            for check in checks:
+                yield CaptureCheck(first, check)
+        if report is None:  # the end
+            capture._summary = _summary(_inetcsum._capture_summary(handle), _inetcsum._capture_info(handle)[2])
+            capture.close()
+            return
+        for check in report:
+            yield CaptureCheck(number, check)
+        if reason is not None:
+            yield Undecoded(number, reason, _link(link))
+        if whole is not None:
+            for check in whole:
+                yield CaptureCheck(number, check, frames)
+
+
+def _fs_path(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]) -> Union[str, bytes]:
+    """A path as the C engine takes it; "-" means a file of that name, never standard output."""
+    p = os.fspath(path)
+    return os.path.join(".", p) if p in ("-", b"-") else p  # type: ignore[arg-type]
+
+
+def fix_capture(
+    src: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
+    dst: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", None] = None,
+    *,
+    in_place: bool = False,
+    all: bool = False,
+    udp_zero: bool = False,
+    udp6_zero_ok: bool = False,
+    reassemble: bool = True,
+) -> FixResult:
+    """Writes dst, a copy of the capture src with every bad, partial or illegal checksum
+    recomputed, as ``inetcsum fix src dst`` does: innermost first, fragmented datagrams
+    reassembled so that a first fragment's checksum is fixed too, every other byte kept, in src's
+    format (compressed when dst's name ends in .gz, .zst or .xz).  dst appears whole or not at all.
+    With in_place=True (and no dst), src is fixed where it lies, writing only the bytes that
+    change.  all, udp_zero and udp6_zero_ok are fill()'s.
+
+    Raises OSError when a file cannot be read or written, ValueError when src is not a capture;
+    nothing is written then.  A src cut short inside its last record is not an error: every record
+    before the cut is fixed and the result's input.cut says where.  The GIL is released throughout."""
+    if in_place == (dst is not None):
+        raise TypeError("fix_capture: give dst, or in_place=True, not both" if in_place else "fix_capture: give dst (or in_place=True)")
+    tally, cut = _inetcsum._fix_capture(
+        _fs_path(src), None if dst is None else _fs_path(dst), all, udp_zero, udp6_zero_ok, reassemble
+    )
+    return FixResult(_summary(tally, cut), tally[9], tally[10])

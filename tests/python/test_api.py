@@ -124,6 +124,13 @@ def test_type_checker_accepts_typical_use(tmp_path):
         "    s: inetcsum.Status = check.status\n"
         "    n: int = check.stored\n"
         "inetcsum.offload(bytearray(60), inetcsum.Offload.TCP4 | inetcsum.Offload.IPV4)\n"
+        "def judge(path: str) -> int:\n"
+        "    with inetcsum.Capture(path) as cap:\n"
+        "        bad = [x.frame for x in cap.verify(reassemble=True) if x.problem]\n"
+        "    s = cap.summary\n"
+        "    assert s is not None and s.cut is None\n"
+        "    r: inetcsum.FixResult = inetcsum.fix_capture(path, path + '.fixed', udp_zero=True)\n"
+        "    return len(bad) + s.problems + r.written + r.input.frames\n"
     )
     bad = tmp_path / "bad.py"
     bad.write_text("import inetcsum\ninetcsum.checksum('text')\n")

@@ -1,17 +1,22 @@
 """inetcsum.Capture, the C reader from Python, against scapy's readers on every shared capture
 (frames, link types, lengths and timestamps), compressed forms against their plain ones, and cut
-and broken files."""
+and broken files; Capture.verify and fix_capture against the inetcsum command on every shared
+capture (given INETCSUM_CLI), and on fragmented datagrams built with scapy."""
 import gzip
+import json
 import lzma
+import os
 import pathlib
 import shutil
 import subprocess
 
 import pytest
-from scapy.utils import RawPcapNgReader, RawPcapReader
+from scapy.layers.inet import IP, UDP, fragment
+from scapy.layers.l2 import Ether
+from scapy.utils import RawPcapNgReader, RawPcapReader, wrpcap
 
 import inetcsum
-from inetcsum import Capture, Cut, Frame, Link
+from inetcsum import Capture, CaptureCheck, Cut, FixResult, Frame, Link, Status, Summary, Undecoded, fix_capture
 
 
 def scapy_frames(path):
@@ -100,3 +105,234 @@ def test_compressed_and_cut(tmp_path, shared):
         Capture(junk)
     with pytest.raises(OSError):
         Capture(tmp_path / "missing.pcap")
+
+
+# ---- verify and fix of whole captures ----------------------------------------------------------------
+
+
+def as_json(item):
+    """A Capture.verify item as the command's JSON Lines object (without type, schema, file)."""
+    if isinstance(item, Undecoded):
+        out = {"frame": item.frame, "reason": item.reason}
+        if item.reason == "unknown link type":
+            out["link"] = int(item.link)
+        return out
+    c = item.check
+    width = 8 if c.layer == "sctp" else 4
+    out = {
+        "frame": item.frame,
+        "layer": c.layer.value,
+        "depth": c.depth,
+        "status": c.status.value,
+        "stored": f"0x{c.stored:0{width}x}",
+        "expected": None if c.status == Status.UNVERIFIABLE else f"0x{c.expected:0{width}x}",
+        "offset": c.offset,
+        "length": c.length,
+        "flags": [f.name.lower() for f in type(c.flags) if f & c.flags and f.name in ("QUOTED", "FRAGMENT", "TRUNCATED", "MALFORMED")],
+    }
+    if item.datagram is not None:
+        out["datagram"] = {"frames": list(item.datagram)}
+    return out
+
+
+def summary_json(s):
+    return {
+        "frames": s.frames,
+        "checksums": s.checksums,
+        "statuses": {k.value: v for k, v in s.statuses.items()},
+        "layers": {k.value: {st.value: n for st, n in v.items()} for k, v in s.layers.items()},
+        "problems": s.problems,
+        "truncated": s.truncated,
+        "reassembled": s.reassembled,
+        "incomplete": s.incomplete,
+        "undecoded": s.undecoded,
+        "quoted": s.quoted,
+        "cut": None if s.cut is None else s.cut._asdict(),
+    }
+
+
+def cli_json(cli, path):
+    run = subprocess.run([cli, "verify", "--json", str(path)], capture_output=True, check=False)
+    assert run.returncode in (0, 1, 3), run.stderr
+    items, summary = [], None
+    for line in run.stdout.splitlines():
+        obj = json.loads(line)
+        kind = obj.pop("type")
+        for key in ("schema", "file"):
+            obj.pop(key)
+        if kind == "summary":
+            obj.pop("error")
+            summary = obj
+        else:
+            items.append(obj)
+    return items, summary
+
+
+needs_cli = pytest.mark.skipif(not os.environ.get("INETCSUM_CLI"), reason="INETCSUM_CLI (the inetcsum command) not given")
+
+
+@needs_cli
+def test_verify_is_the_commands_verify_on_every_shared_capture(shared):
+    cli = os.environ["INETCSUM_CLI"]
+    files = checks = reassembled = 0
+    for path in captures(shared):
+        theirs, their_summary = cli_json(cli, path)
+        cap = Capture(path)
+        ours = [as_json(x) for x in cap.verify()]
+        assert ours == theirs, path
+        assert summary_json(cap.summary) == their_summary, path
+        assert isinstance(cap.summary, Summary) and cap.summary.ok == (their_summary["problems"] == 0)
+        files += 1
+        checks += cap.summary.checksums
+        reassembled += cap.summary.reassembled
+    assert files > 150 and checks > 4000 and reassembled >= 10
+
+
+def fixable_captures(shared):
+    """The shared captures verify finds problems in (and some without)."""
+    out = []
+    for path in captures(shared):
+        try:
+            cap = Capture(path)
+        except ValueError:
+            continue
+        for _ in cap.verify():
+            pass
+        if cap.summary.problems or len(out) % 10 == 0:
+            out.append(path)
+    return out
+
+
+@needs_cli
+def test_fix_capture_writes_what_the_command_writes(shared, tmp_path):
+    cli = os.environ["INETCSUM_CLI"]
+    files = written = 0
+    for path in fixable_captures(shared):
+        theirs = tmp_path / ("cli" + path.suffix)
+        run = subprocess.run([cli, "fix", "--quiet", str(path), str(theirs)], capture_output=True, check=False)
+        ours = tmp_path / ("py" + path.suffix)
+        result = fix_capture(path, ours)
+        assert isinstance(result, FixResult)
+        assert ours.read_bytes() == theirs.read_bytes(), path
+        assert run.returncode == (3 if result.input.cut else 0 if result.ok else 1), (path, run.stderr)
+        # The result's input summary is verify's of the same file.
+        cap = Capture(path)
+        for _ in cap.verify():
+            pass
+        assert result.input == cap.summary, path
+        # In place: the same bytes, only the changed ones written.
+        copy = tmp_path / ("copy" + path.suffix)
+        shutil.copyfile(path, copy)
+        again = fix_capture(copy, in_place=True)
+        assert copy.read_bytes() == theirs.read_bytes() and again == result, path
+        files += 1
+        written += result.written
+    assert files > 20 and written > 100
+
+
+def fragmented_capture(path, bad_udp):
+    """Three frames: a 3000-byte UDP datagram in fragments (the last first), its UDP checksum wrong
+    when bad_udp, then a whole datagram with a wrong IPv4 header checksum."""
+    dgram = IP(src="192.0.2.1", dst="198.51.100.7", id=4242) / UDP(sport=5000, dport=6000) / (b"x" * 3000)
+    dgram = IP(bytes(dgram))
+    if bad_udp:
+        dgram[UDP].chksum ^= 0x1234
+    frags = fragment(dgram, fragsize=1480)
+    frames = [Ether() / f for f in reversed(frags)]
+    whole = Ether() / IP(src="192.0.2.9", dst="198.51.100.7", chksum=0x0BAD) / UDP(sport=1, dport=2) / b"hi"
+    wrpcap(str(path), frames + [whole])
+    return len(frags)
+
+
+def test_verify_reassembles_and_fix_capture_fixes_fragments(tmp_path):
+    src = tmp_path / "frag.pcap"
+    n = fragmented_capture(src, bad_udp=True)
+    cap = Capture(src)
+    items = list(cap.verify())
+    problems = [x for x in items if x.problem]
+    assert [(x.frame, x.check.layer, x.datagram) for x in problems] == [
+        (n, "udp", tuple(range(1, n + 1))),  # on the frame that completed it, with its fragments
+        (n + 1, "ipv4", None),
+    ]
+    assert cap.summary.reassembled == 1 and cap.summary.problems == 2 and not cap.summary.ok
+    with pytest.raises(ValueError, match="used once"):
+        next(iter(cap))
+    used = Capture(src)
+    next(iter(used))
+    with pytest.raises(ValueError, match="used once"):
+        next(used.verify())
+    assert cap.summary.statuses[Status.BAD] == 2
+
+    dst = tmp_path / "fixed.pcap.gz"
+    result = fix_capture(src, dst)
+    assert result.input == cap.summary and result.written == 2 and result.left == 0 and result.ok
+    assert dst.read_bytes()[:2] == b"\x1f\x8b"  # compressed as its name asks
+    fixed = Capture(dst)
+    assert not [x for x in fixed.verify() if x.problem] and fixed.summary.reassembled == 1
+    # Only checksum fields changed: the fixed frames equal those of a capture built right.
+    good = tmp_path / "good.pcap"
+    fragmented_capture(good, bad_udp=False)
+    assert [f.data for f in Capture(dst)][:n] == [f.data for f in Capture(good)][:n]
+
+    # Without reassembly, the first fragment's UDP checksum cannot be judged, nor fixed.
+    plain = Capture(src)
+    unverifiable = [x for x in plain.verify(reassemble=False) if x.check.layer == "udp" and x.frame <= n]
+    assert [x.check.status for x in unverifiable] == [Status.UNVERIFIABLE] and plain.summary.reassembled == 0
+    kept = fix_capture(src, tmp_path / "kept.pcap", reassemble=False)
+    assert kept.written == 1
+
+
+def test_verify_reports_datagrams_never_completed_and_undecoded_frames(tmp_path):
+    src = tmp_path / "frag.pcap"
+    n = fragmented_capture(src, bad_udp=True)
+    frames = [f.data for f in Capture(src)]
+    lost = tmp_path / "lost.pcap"
+    wrpcap(str(lost), [Ether(d) for d in frames[1:n]])  # without the datagram's last fragment
+    cap = Capture(lost)
+    items = list(cap.verify())
+    assert cap.summary.incomplete == 1 and cap.summary.reassembled == 0
+    # The first fragment's UDP checksum waited for the whole datagram; at the end it is given up:
+    # unverifiable, on the first fragment's frame, after every frame's own checks.
+    udp = CaptureCheck(n - 1, items[-1].check)
+    assert items[-1] == udp and udp.check.layer == "udp" and udp.check.status == Status.UNVERIFIABLE
+    assert udp.check.flags & inetcsum.CheckFlag.FRAGMENT and not udp.problem
+    assert [x.check.layer for x in items[:-1]] == ["ipv4"] * (n - 1)
+    # An unknown link type: an Undecoded item, counted as a problem.
+    odd = tmp_path / "odd.pcap"
+    wrpcap(str(odd), [Ether(frames[-1])], linktype=147)
+    cap = Capture(odd)
+    items = list(cap.verify())
+    assert items == [Undecoded(1, "unknown link type", 147)] and items[0].problem
+    assert cap.summary.undecoded == 1 and cap.summary.problems == 1
+
+
+def test_fix_capture_errors_write_nothing(tmp_path, shared, monkeypatch):
+    junk = tmp_path / "junk.pcap"
+    junk.write_bytes(b"not a capture at all")
+    out = tmp_path / "out.pcap"
+    with pytest.raises(ValueError, match="not a pcap or pcapng file"):
+        fix_capture(junk, out)
+    with pytest.raises(FileNotFoundError):
+        fix_capture(tmp_path / "missing.pcap", out)
+    with pytest.raises(TypeError):
+        fix_capture(junk)
+    with pytest.raises(TypeError):
+        fix_capture(junk, out, in_place=True)
+    with pytest.raises(OSError):
+        fix_capture(shared / "captures" / "zeek" / "chksums__localhost-bad-chksum.pcap", tmp_path / "no" / "such.pcap")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.pcap"]
+    # A file named "-" is a file, not standard output.
+    monkeypatch.chdir(tmp_path)
+    fix_capture(shared / "captures" / "zeek" / "chksums__localhost-bad-chksum.pcap", "-")
+    assert (tmp_path / "-").stat().st_size > 0
+
+
+def test_fix_capture_of_a_cut_capture(tmp_path, shared):
+    raw = (shared / "captures" / "zeek" / "chksums__localhost-bad-chksum.pcap").read_bytes()
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(raw[:-5])
+    out = tmp_path / "out.pcap"
+    result = fix_capture(cut, out)
+    assert result.input.cut is not None and result.input.cut.after_frame == result.input.frames == 9
+    assert len(list(Capture(out))) == 9 and Capture(out).cut is None
+    assert result.ok and result.written == 5
