@@ -131,5 +131,6 @@ extern PyMethodDef icspy_sum_methods[];
 extern PyMethodDef icspy_capture_methods[];
 extern PyMethodDef icspy_proto_methods[];
 extern PyMethodDef icspy_packet_methods[];
+extern PyMethodDef icspy_gso_methods[];
 
 #endif

@@ -71,6 +71,7 @@ from .capture import (  # noqa: E402 (after the types it uses are registered)
     Undecoded,
     fix_capture,
 )
+from .gso import GsoType, VnetFlag, VnetHeader, segment  # noqa: E402
 
 __version__ = version()
 
@@ -97,6 +98,11 @@ __all__ = [
     "fill",
     "offload",
     "complete_partial",
+    # segmentation offload
+    "segment",
+    "VnetHeader",
+    "VnetFlag",
+    "GsoType",
     # captures
     "Capture",
     "Frame",

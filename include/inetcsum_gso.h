@@ -1,0 +1,158 @@
+/* inetcsum: segmentation offload in user space (software TSO/USO), at the boundary where the Linux
+ * kernel hands a program 64 KB TCP and UDP super-packets: TUN/TAP devices opened with IFF_VNET_HDR
+ * and AF_PACKET sockets with PACKET_VNET_HDR.
+ *
+ * 1. The virtio-net header that comes before each packet there: read and written
+ *    (inetcsum_vnet_get/put), and checked against the packet as the kernel checks it
+ *    (inetcsum_gso_from_vnet: csum_start/csum_offset inside the packet and at its TCP or UDP
+ *    header, the GSO type matching the headers, hdr_len recomputed rather than trusted, gso_size
+ *    and segment-count bounds).
+ * 2. A super-packet described (struct inetcsum_gso): the headers each segment repeats, at every
+ *    level of a tunnel (VXLAN, GENEVE, GRE, IP-in-IP, 6in4, Teredo), and the payload to split.
+ *    Captures have no virtio-net header: inetcsum_gso_describe finds the same from the headers.
+ * 3. Segmentation (inetcsum_gso_segment): wire-sized packets in buffers the caller provides, each
+ *    header rewritten as Linux's tcp_gso_segment / __udp_gso_segment / inet_gso_segment /
+ *    ipv6_gso_segment / skb_udp_tunnel_segment / gre_gso_segment rewrite them:
+ *      - IPv4: total length, ID + i (kept when FIXEDID), header checksum; IPv6: payload length,
+ *        extension headers included;
+ *      - TCP: sequence number + i * gso_size; FIN and PSH only on the last segment, CWR only on the
+ *        first;
+ *      - UDP: each segment its own datagram (length, checksum; a computed 0 sent as 0xFFFF);
+ *      - tunnels: outer IP lengths and IDs, outer UDP length, the outer UDP checksum when the
+ *        super-packet carries one (else 0), GRE's checksum when its C bit is set.
+ *    Checksums are computed in software, or left for a device as inetcsum_offload leaves them
+ *    (struct inetcsum_offload's device kinds), the payload copied and summed in one pass.
+ *
+ * Errors are negative errno values: -EINVAL a malformed header or packet (lengths that contradict
+ * each other, csum_start outside the packet or not at the segmented header, gso_size 0, a GSO
+ * type the headers do not match), -EPROTONOSUPPORT headers this does not segment (IP fragments,
+ * AH, ESP, a tunnel it does not know, UFO), -E2BIG more segments than the kernel allows,
+ * -ENOSPC buffers too few or too small (nothing is written outside them). */
+#ifndef INETCSUM_GSO_H
+#define INETCSUM_GSO_H
+
+#include "inetcsum_packet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- The virtio-net header ----------------------------------------------------------------------- */
+
+#define INETCSUM_VNET_HDR_LEN 10    /* struct virtio_net_hdr */
+#define INETCSUM_VNET_HDR_V1_LEN 12 /* struct virtio_net_hdr_v1 / _mrg_rxbuf: num_buffers added */
+
+#define INETCSUM_VNET_F_NEEDS_CSUM 1 /* the L4 checksum at csum_start + csum_offset holds the
+                                      * pseudo-header sum: complete it (CHECKSUM_PARTIAL) */
+#define INETCSUM_VNET_F_DATA_VALID 2 /* checksums verified (CHECKSUM_UNNECESSARY) */
+
+#define INETCSUM_VNET_GSO_NONE 0
+#define INETCSUM_VNET_GSO_TCPV4 1
+#define INETCSUM_VNET_GSO_UDP 3 /* UFO: IP fragmentation of a UDP datagram (not supported) */
+#define INETCSUM_VNET_GSO_TCPV6 4
+#define INETCSUM_VNET_GSO_UDP_L4 5 /* USO: UDP datagrams of gso_size bytes each (UDP_SEGMENT) */
+#define INETCSUM_VNET_GSO_ECN 0x80 /* TCP with CWR set: Linux's SKB_GSO_TCP_ECN */
+
+/* A virtio-net header in host order. */
+struct inetcsum_vnet_hdr {
+    uint8_t flags;        /* INETCSUM_VNET_F_* */
+    uint8_t gso_type;     /* INETCSUM_VNET_GSO_*, with _ECN possibly or-ed in */
+    uint16_t hdr_len;     /* length of the headers to repeat (a hint: recomputed on input) */
+    uint16_t gso_size;    /* payload bytes per segment */
+    uint16_t csum_start;  /* where the checksummed message starts */
+    uint16_t csum_offset; /* where its checksum field is, from csum_start */
+    uint16_t num_buffers; /* the v1 form only */
+};
+
+/* Reads the header at buf, size INETCSUM_VNET_HDR_LEN or _V1_LEN bytes, little-endian as virtio
+ * 1.0 lays it out (and as a legacy device does on a little-endian host; a TUN device takes
+ * TUNSETVNETLE/BE for the rest).  0, or -EINVAL for another size. */
+INETCSUM_API int inetcsum_vnet_get(struct inetcsum_vnet_hdr *h, const void *buf, size_t size);
+/* Writes it; num_buffers only in the v1 form.  0, or -EINVAL for another size. */
+INETCSUM_API int inetcsum_vnet_put(void *buf, size_t size, const struct inetcsum_vnet_hdr *h);
+
+/* ---- A super-packet described -------------------------------------------------------------------- */
+
+#define INETCSUM_GSO_MAX_LEVELS 4 /* IP headers: a tunnel in a tunnel at most */
+
+/* What sits on an IP header (struct inetcsum_gso_level.l4). */
+enum inetcsum_gso_l4 {
+    INETCSUM_GSO_L4_NONE = 0, /* IP directly (IP-in-IP, 6in4, 6in6) */
+    INETCSUM_GSO_L4_TCP = 6,
+    INETCSUM_GSO_L4_UDP = 17, /* the segmented datagrams, or a tunnel's (VXLAN, GENEVE, Teredo) */
+    INETCSUM_GSO_L4_GRE = 47,
+};
+
+struct inetcsum_gso_level {
+    uint16_t ip_off;    /* the IP header */
+    uint8_t ip_version; /* 4 or 6 */
+    uint8_t l4;         /* enum inetcsum_gso_l4: what comes after its (extension) headers */
+    uint16_t l4_off;    /* that header (for NONE: the next level's IP header) */
+    uint8_t csum;       /* a tunnel UDP header's checksum is set, or GRE's C bit: to compute */
+    uint8_t pad;
+};
+
+#define INETCSUM_GSO_FIXEDID 0x1u /* keep every outermost IPv4 ID (only with DF: Linux GRO merges
+                                   * such packets and marks them SKB_GSO_TCP_FIXEDID) */
+#define INETCSUM_GSO_PARTIAL 0x2u /* the segmented L4 checksum field holds the pseudo-header sum
+                                   * (NEEDS_CSUM): no need to read it */
+
+struct inetcsum_gso {
+    uint8_t proto;      /* INETCSUM_GSO_L4_TCP or _UDP: what is segmented */
+    uint8_t nlevels;    /* level[0] outermost .. level[nlevels - 1] carries the segmented header */
+    uint16_t gso_size;  /* payload bytes per segment: TCP's MSS, or a UDP datagram's payload */
+    uint16_t hdr_len;   /* every header through the segmented TCP or UDP one: repeated per segment */
+    uint16_t link_len;  /* the link-layer header before level[0] */
+    uint32_t payload_len;
+    uint32_t segments;  /* ceil(payload_len / gso_size), or 1 when the payload fits in one */
+    unsigned flags;     /* INETCSUM_GSO_* */
+    struct inetcsum_gso_level level[INETCSUM_GSO_MAX_LEVELS];
+};
+
+/* Checks a packet and the virtio-net header that came with it as Linux's virtio_net_hdr_to_skb
+ * and the GSO code behind it would, and describes it.  link: INETCSUM_LINK_ETHERNET for a TAP
+ * device or an AF_PACKET socket, _RAW for a TUN device.  A packet without GSO (GSO_NONE, or a
+ * payload no larger than gso_size) is described as one segment.  0 or a negative errno. */
+INETCSUM_API int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
+                                        const struct inetcsum_vnet_hdr *h);
+
+/* Describes a packet from its headers alone (a capture taken where TSO or GRO was on): the
+ * innermost TCP or UDP header is the one segmented, into gso_size payload bytes each.  0 or a
+ * negative errno (-EPROTONOSUPPORT when it is neither TCP nor UDP). */
+INETCSUM_API int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
+                                       size_t gso_size);
+
+/* ---- Segmentation -------------------------------------------------------------------------------- */
+
+/* A buffer for one segment: data[0..size) is room the caller owns; len is set to what was used. */
+struct inetcsum_segment {
+    void *data;
+    size_t size;
+    size_t len;
+};
+
+/* Splits the packet pkt[0..len) that g describes into g->segments packets, segment i into
+ * seg[i]: g->hdr_len bytes of headers then up to gso_size payload bytes, every length, ID,
+ * sequence number and flag rewritten as the file header says, every checksum the packet carries
+ * computed in software, except the kinds offload->device names (NULL: none), which are left as
+ * inetcsum_offload leaves them (the TCP or UDP field seeded with the pseudo-header sum, or zeroed
+ * with INETCSUM_OFFLOAD_ZERO_SEED; an IPv4 header's zeroed).  vnet_size (0,
+ * INETCSUM_VNET_HDR_LEN or _V1_LEN): each segment starts with a virtio-net header, NEEDS_CSUM
+ * when its segmented checksum was left for the device (only that one can be: put no other kind in
+ * device then), else flags 0 (the receiver verifies).  Returns the number of segments, or a
+ * negative errno (-ENOSPC: fewer than g->segments buffers, or one too small; nothing is written
+ * past any buffer's size). */
+INETCSUM_API long inetcsum_gso_segment(const struct inetcsum_gso *g, const void *pkt, size_t len,
+                                       const struct inetcsum_offload *offload, size_t vnet_size,
+                                       struct inetcsum_segment *seg, size_t nseg);
+
+/* The same for a packet held as a list of buffers (any lengths; the headers may span them). */
+INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
+                                           const struct inetcsum_offload *offload, size_t vnet_size,
+                                           struct inetcsum_segment *seg, size_t nseg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INETCSUM_GSO_H */

@@ -1,0 +1,18 @@
+/* Internal to lib/gso: the header walker that segmentation and coalescing share. */
+#ifndef ICS_GSO_H
+#define ICS_GSO_H
+
+#include "inetcsum_gso.h"
+
+/* The longest run of headers a segment repeats: ample for two levels of IPv6 with extension
+ * headers and GENEVE options, and what segmenting a packet given as buffers copies to the stack. */
+#define ICS_GSO_MAX_HDR 1024
+
+/* Fills g's levels, proto, hdr_len, link_len and payload_len from the headers at p (avail bytes
+ * present) of a packet of total bytes.  target: the segmented header's offset when the
+ * virtio-net header says it (csum_start), else 0 (the innermost TCP or UDP header).  0 or a
+ * negative errno. */
+int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
+                   size_t target);
+
+#endif

@@ -1,0 +1,300 @@
+/* Segmentation: a super-packet into wire-sized packets, each header rewritten as Linux's GSO code
+ * rewrites it (include/inetcsum_gso.h lists the rules), every checksum computed or left for the
+ * device.  The payload is copied and summed in one pass (inetcsum_partial_copy): each segment's
+ * bytes are read once, and the sums of the headers around them are added to that one sum, for the
+ * segmented TCP or UDP checksum and again for a tunnel's UDP or GRE checksum, which covers it too. */
+#include <errno.h>
+#include <string.h>
+
+#include "gso.h"
+#include "inetcsum.h"
+#include "inetcsum_proto.h"
+
+enum { TCP_FIN = 0x01, TCP_PSH = 0x08, TCP_CWR = 0x80 };
+
+static unsigned get16(const uint8_t *p)
+{
+    return ((unsigned)p[0] << 8) | p[1];
+}
+
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v >> 16);
+    put16(p + 2, v & 0xFFFF);
+}
+
+/* Stores a checksum (host memory order, as the library computes it) in a header field. */
+static void store_csum(uint8_t *field, uint16_t c)
+{
+    memcpy(field, &c, 2);
+}
+
+/* Where the payload is read from: a list of buffers and a position in it. */
+struct cursor {
+    const struct iovec *iov;
+    size_t left; /* buffers left, iov[0] the current one */
+    size_t at;   /* in iov[0] */
+};
+
+/* Copies n bytes from the cursor to dst, returning their partial sum (as summed from dst, an
+ * even offset). */
+static uint32_t copy_sum(struct cursor *c, uint8_t *dst, size_t n)
+{
+    uint32_t sum = 0;
+    size_t done = 0;
+    while (done < n) {
+        while (c->at == c->iov->iov_len) {
+            c->iov++;
+            c->left--;
+            c->at = 0;
+        }
+        size_t k = c->iov->iov_len - c->at;
+        if (k > n - done)
+            k = n - done;
+        uint32_t s = inetcsum_partial_copy(dst + done, (const uint8_t *)c->iov->iov_base + c->at, k, 0);
+        sum = done ? inetcsum_block_add(sum, s, done) : s;
+        done += k;
+        c->at += k;
+    }
+    return sum;
+}
+
+/* Copies n bytes from the cursor without summing them (the headers). */
+static void copy_plain(struct cursor *c, uint8_t *dst, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        while (c->at == c->iov->iov_len) {
+            c->iov++;
+            c->left--;
+            c->at = 0;
+        }
+        size_t k = c->iov->iov_len - c->at;
+        if (k > n - done)
+            k = n - done;
+        memcpy(dst + done, (const uint8_t *)c->iov->iov_base + c->at, k);
+        done += k;
+        c->at += k;
+    }
+}
+
+/* The pseudo-header sum of the message at off, carried by the IP header at ip. */
+static uint32_t pseudo(const uint8_t *seg, const struct inetcsum_gso_level *lv, uint8_t proto, size_t len)
+{
+    const uint8_t *ip = seg + lv->ip_off;
+    if (lv->ip_version == 4)
+        return inetcsum_pseudo_ipv4(ip + 12, ip + 16, proto, (uint32_t)len, 0);
+    return inetcsum_pseudo_ipv6(ip + 8, ip + 24, proto, (uint32_t)len, 0);
+}
+
+/* The offload kind of a TCP or UDP checksum at level i (deeper than one tunnel: none). */
+static uint32_t l4_kind(const struct inetcsum_gso_level *lv, unsigned i, unsigned proto)
+{
+    uint32_t k = proto == INETCSUM_GSO_L4_TCP ? (lv->ip_version == 4 ? INETCSUM_OFL_TCP4 : INETCSUM_OFL_TCP6)
+                                              : (lv->ip_version == 4 ? INETCSUM_OFL_UDP4 : INETCSUM_OFL_UDP6);
+    return i == 0 ? k : i == 1 ? INETCSUM_OFL_INNER(k) : 0;
+}
+
+static uint32_t ipv4_kind(unsigned i)
+{
+    return i == 0 ? INETCSUM_OFL_IPV4 : i == 1 ? INETCSUM_OFL_INNER(INETCSUM_OFL_IPV4) : 0;
+}
+
+/* What stays the same from one segment to the next. */
+struct plan {
+    const struct inetcsum_gso *g;
+    uint32_t device;    /* kinds left for the device */
+    int zero_seed;
+    int partial;        /* the segmented checksum is left for the device */
+    uint16_t ip_id[INETCSUM_GSO_MAX_LEVELS];
+    uint32_t seq;
+    uint8_t tcp_flags;
+    size_t csum_field;  /* the segmented checksum field's offset */
+};
+
+/* Rewrites the lengths, IDs, sequence number and flags of segment i (seg: its headers and n
+ * payload bytes). */
+static void rewrite_headers(const struct plan *pl, uint8_t *seg, uint32_t i, size_t n)
+{
+    const struct inetcsum_gso *g = pl->g;
+    const size_t len = g->hdr_len + n;
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        uint8_t *ip = seg + lv->ip_off;
+        if (lv->ip_version == 4) {
+            put16(ip + 2, (unsigned)(len - lv->ip_off));
+            if (!(g->flags & INETCSUM_GSO_FIXEDID))
+                put16(ip + 4, (pl->ip_id[j] + i) & 0xFFFF);
+        } else {
+            put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
+        }
+        if (lv->l4 == INETCSUM_GSO_L4_UDP)
+            put16(seg + lv->l4_off + 4, (unsigned)(len - lv->l4_off));
+    }
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        uint8_t *th = seg + g->level[g->nlevels - 1].l4_off;
+        put32(th + 4, pl->seq + i * (uint32_t)g->gso_size);
+        uint8_t flags = pl->tcp_flags;
+        if (i + 1 < g->segments)
+            flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
+        if (i > 0)
+            flags &= (uint8_t)~TCP_CWR;
+        th[13] = flags;
+    }
+}
+
+/* Fills the checksums of a segment of len bytes whose payload (from hdr_len) sums to psum:
+ * innermost first, as each outer one covers the inner ones' final values. */
+static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint32_t psum)
+{
+    const struct inetcsum_gso *g = pl->g;
+    const unsigned last = g->nlevels - 1u;
+    const struct inetcsum_gso_level *in = &g->level[last];
+    const size_t l4 = in->l4_off, l4_len = len - l4;
+    uint8_t *field = seg + pl->csum_field;
+    const uint32_t ph = pseudo(seg, in, (uint8_t)g->proto, l4_len);
+    if (pl->partial) {
+        store_csum(field, pl->zero_seed ? 0 : inetcsum_fold(ph));
+    } else {
+        store_csum(field, 0);
+        uint32_t s = inetcsum_partial(seg + l4, g->hdr_len - l4, ph);
+        uint16_t c = (uint16_t)~inetcsum_fold(inetcsum_block_add(s, psum, g->hdr_len - l4));
+        store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
+    }
+    for (unsigned j = last; j-- > 0;) { /* tunnels' checksums, from the inside out */
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        if (!lv->csum)
+            continue;
+        const size_t at = lv->l4_off;
+        uint8_t *f = seg + at + (lv->l4 == INETCSUM_GSO_L4_UDP ? 6 : 4);
+        const uint32_t seed = lv->l4 == INETCSUM_GSO_L4_UDP ? pseudo(seg, lv, 17, len - at) : 0;
+        if (lv->l4 == INETCSUM_GSO_L4_UDP && (pl->device & l4_kind(lv, j, INETCSUM_GSO_L4_UDP))) {
+            store_csum(f, pl->zero_seed ? 0 : inetcsum_fold(seed));
+            continue;
+        }
+        store_csum(f, 0);
+        uint32_t s;
+        if (pl->partial) /* the inner message is the device's to fill: once filled it sums to the
+                          * complement of its pseudo-header sum (local checksum offload) */
+            s = inetcsum_block_add(inetcsum_partial(seg + at, l4 - at, seed), (uint16_t)~inetcsum_fold(ph), l4 - at);
+        else
+            s = inetcsum_block_add(inetcsum_partial(seg + at, g->hdr_len - at, seed), psum, g->hdr_len - at);
+        uint16_t c = (uint16_t)~inetcsum_fold(s);
+        store_csum(f, c == 0 && lv->l4 == INETCSUM_GSO_L4_UDP ? 0xFFFF : c);
+    }
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        if (lv->ip_version != 4)
+            continue;
+        uint8_t *ip = seg + lv->ip_off;
+        store_csum(ip + 10, 0);
+        if (!(pl->device & ipv4_kind(j)))
+            store_csum(ip + 10, inetcsum_ipv4_header(ip, ip[0] & 15u));
+    }
+}
+
+/* Whether g's offsets lie inside its headers (it may come from a caller, not from the walker). */
+static int plausible(const struct inetcsum_gso *g)
+{
+    if (g->nlevels == 0 || g->nlevels > INETCSUM_GSO_MAX_LEVELS || g->hdr_len > ICS_GSO_MAX_HDR || g->segments == 0 ||
+        (g->proto != INETCSUM_GSO_L4_TCP && g->proto != INETCSUM_GSO_L4_UDP))
+        return 0;
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        const size_t l4_room = j + 1u == g->nlevels ? (g->proto == INETCSUM_GSO_L4_TCP ? 20 : 8)
+                               : lv->l4 == INETCSUM_GSO_L4_NONE ? 0 : 8;
+        if ((lv->ip_version != 4 && lv->ip_version != 6) || (size_t)lv->ip_off + (lv->ip_version == 4 ? 20 : 40) > lv->l4_off ||
+            (size_t)lv->l4_off + l4_room > g->hdr_len)
+            return 0;
+    }
+    if (g->segments > 1 && (g->gso_size == 0 || g->segments != (g->payload_len + g->gso_size - 1u) / g->gso_size))
+        return 0;
+    const size_t biggest = g->segments > 1 ? g->gso_size : g->payload_len;
+    return g->level[g->nlevels - 1].l4 == g->proto && g->hdr_len - g->level[0].ip_off + biggest <= 0xFFFF;
+}
+
+long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
+                              const struct inetcsum_offload *offload, size_t vnet_size, struct inetcsum_segment *seg,
+                              size_t nseg)
+{
+    if (vnet_size != 0 && vnet_size != INETCSUM_VNET_HDR_LEN && vnet_size != INETCSUM_VNET_HDR_V1_LEN)
+        return -EINVAL;
+    if (!plausible(g))
+        return -EINVAL;
+    size_t total = 0;
+    for (size_t k = 0; k < iovcnt; k++)
+        total += iov[k].iov_len;
+    if (total != (size_t)g->hdr_len + g->payload_len)
+        return -EINVAL;
+    if (nseg < g->segments)
+        return -ENOSPC;
+    const size_t step = g->segments > 1 ? g->gso_size : g->payload_len;
+    for (uint32_t i = 0; i < g->segments; i++) {
+        const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
+        if (seg[i].size < vnet_size + g->hdr_len + n)
+            return -ENOSPC;
+    }
+
+    /* The headers, contiguous: in the first buffer, or gathered here. */
+    uint8_t gathered[ICS_GSO_MAX_HDR];
+    const uint8_t *hdr = iov[0].iov_base;
+    struct cursor cur = {iov, iovcnt, 0};
+    if (iovcnt == 0 || iov[0].iov_len < g->hdr_len) {
+        copy_plain(&cur, gathered, g->hdr_len);
+        hdr = gathered;
+    } else {
+        cur.at = g->hdr_len;
+    }
+
+    const struct inetcsum_gso_level *in = &g->level[g->nlevels - 1];
+    struct plan pl = {.g = g, .device = offload ? offload->device : 0};
+    pl.zero_seed = offload && (offload->flags & INETCSUM_OFFLOAD_ZERO_SEED);
+    pl.partial = (pl.device & l4_kind(in, g->nlevels - 1u, g->proto)) != 0;
+    pl.csum_field = in->l4_off + (g->proto == INETCSUM_GSO_L4_TCP ? 16 : 6);
+    for (unsigned j = 0; j < g->nlevels; j++)
+        if (g->level[j].ip_version == 4)
+            pl.ip_id[j] = (uint16_t)get16(hdr + g->level[j].ip_off + 4);
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        pl.seq = get32(hdr + in->l4_off + 4);
+        pl.tcp_flags = hdr[in->l4_off + 13];
+    }
+
+    for (uint32_t i = 0; i < g->segments; i++) {
+        const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
+        uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
+        memcpy(out, hdr, g->hdr_len);
+        const uint32_t psum = copy_sum(&cur, out + g->hdr_len, n);
+        rewrite_headers(&pl, out, i, n);
+        fill_checksums(&pl, out, g->hdr_len + n, psum);
+        if (vnet_size) {
+            struct inetcsum_vnet_hdr vh = {.hdr_len = g->hdr_len};
+            if (pl.partial) {
+                vh.flags = INETCSUM_VNET_F_NEEDS_CSUM;
+                vh.csum_start = in->l4_off;
+                vh.csum_offset = g->proto == INETCSUM_GSO_L4_TCP ? 16 : 6;
+            }
+            inetcsum_vnet_put(seg[i].data, vnet_size, &vh);
+        }
+        seg[i].len = vnet_size + g->hdr_len + n;
+    }
+    return (long)g->segments;
+}
+
+long inetcsum_gso_segment(const struct inetcsum_gso *g, const void *pkt, size_t len,
+                          const struct inetcsum_offload *offload, size_t vnet_size, struct inetcsum_segment *seg,
+                          size_t nseg)
+{
+    const struct iovec one = {(void *)(uintptr_t)pkt, len};
+    return inetcsum_gso_segment_iov(g, &one, 1, offload, vnet_size, seg, nseg);
+}

@@ -1,0 +1,59 @@
+"""Segmentation offload in user space: the virtio-net header that TUN/TAP devices (IFF_VNET_HDR)
+and AF_PACKET sockets (PACKET_VNET_HDR) put before each packet, and segment(), from the C
+extension, which splits a TCP or UDP super-packet into wire-sized packets as Linux's GSO does."""
+from __future__ import annotations
+
+import enum
+import struct
+from typing import NamedTuple
+
+from ._inetcsum import segment
+
+__all__ = ["VnetFlag", "GsoType", "VnetHeader", "segment"]
+
+
+class VnetFlag(enum.IntFlag):
+    """VnetHeader.flags."""
+
+    NEEDS_CSUM = 1  # the L4 checksum holds the pseudo-header sum: complete it (CHECKSUM_PARTIAL)
+    DATA_VALID = 2  # checksums verified (CHECKSUM_UNNECESSARY)
+
+
+class GsoType(enum.IntFlag):
+    """VnetHeader.gso_type: one kind, with ECN possibly or-ed in."""
+
+    NONE = 0
+    TCPV4 = 1
+    UDP = 3  # UFO (IP fragmentation): not supported
+    TCPV6 = 4
+    UDP_L4 = 5  # USO: UDP datagrams of gso_size bytes each
+    ECN = 0x80
+
+
+class VnetHeader(NamedTuple):
+    """struct virtio_net_hdr (10 bytes) or virtio_net_hdr_v1 (12: num_buffers added), as virtio
+    1.0 lays it out: little-endian."""
+
+    flags: int = 0
+    gso_type: int = 0
+    hdr_len: int = 0
+    gso_size: int = 0
+    csum_start: int = 0
+    csum_offset: int = 0
+    num_buffers: int = 0
+
+    def pack(self, size: int = 10) -> bytes:
+        """The header's bytes: size 10 or 12."""
+        if size not in (10, 12):
+            raise ValueError("a virtio-net header is 10 or 12 bytes")
+        data = struct.pack("<BBHHHHH", *self)
+        return data[:size]
+
+    @classmethod
+    def unpack(cls, data: bytes) -> "VnetHeader":
+        """Reads a 10- or 12-byte header (the start of a buffer read from the device)."""
+        if len(data) == 10:
+            return cls(*struct.unpack("<BBHHHH", data))
+        if len(data) == 12:
+            return cls(*struct.unpack("<BBHHHHH", data))
+        raise ValueError("a virtio-net header is 10 or 12 bytes")
