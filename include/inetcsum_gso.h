@@ -92,8 +92,9 @@ struct inetcsum_gso_level {
     uint8_t pad;
 };
 
-#define INETCSUM_GSO_FIXEDID 0x1u /* keep every outermost IPv4 ID (only with DF: Linux GRO merges
-                                   * such packets and marks them SKB_GSO_TCP_FIXEDID) */
+#define INETCSUM_GSO_FIXEDID 0x1u /* keep every IPv4 ID as it is, at every level: valid only with DF
+                                   * set in each (Linux GRO merges packets with one fixed ID only
+                                   * then, and marks them SKB_GSO_TCP_FIXEDID) */
 #define INETCSUM_GSO_PARTIAL 0x2u /* the segmented L4 checksum field holds the pseudo-header sum
                                    * (NEEDS_CSUM): no need to read it */
 

@@ -47,11 +47,11 @@ struct cursor {
     size_t at;   /* in iov[0] */
 };
 
-/* Copies n bytes from the cursor to dst, returning their partial sum (as summed from dst, an
- * even offset). */
-static uint32_t copy_sum(struct cursor *c, uint8_t *dst, size_t n)
+/* Copies n bytes from the cursor to dst; with sum, returns their partial sum (as summed from dst,
+ * an even offset) in the same pass, else 0 (the headers). */
+static uint32_t copy_from(struct cursor *c, uint8_t *dst, size_t n, int sum)
 {
-    uint32_t sum = 0;
+    uint32_t total = 0;
     size_t done = 0;
     while (done < n) {
         while (c->at == c->iov->iov_len) {
@@ -62,31 +62,17 @@ static uint32_t copy_sum(struct cursor *c, uint8_t *dst, size_t n)
         size_t k = c->iov->iov_len - c->at;
         if (k > n - done)
             k = n - done;
-        uint32_t s = inetcsum_partial_copy(dst + done, (const uint8_t *)c->iov->iov_base + c->at, k, 0);
-        sum = done ? inetcsum_block_add(sum, s, done) : s;
-        done += k;
-        c->at += k;
-    }
-    return sum;
-}
-
-/* Copies n bytes from the cursor without summing them (the headers). */
-static void copy_plain(struct cursor *c, uint8_t *dst, size_t n)
-{
-    size_t done = 0;
-    while (done < n) {
-        while (c->at == c->iov->iov_len) {
-            c->iov++;
-            c->left--;
-            c->at = 0;
+        const uint8_t *src = (const uint8_t *)c->iov->iov_base + c->at;
+        if (sum) {
+            uint32_t s = inetcsum_partial_copy(dst + done, src, k, 0);
+            total = done ? inetcsum_block_add(total, s, done) : s;
+        } else {
+            memcpy(dst + done, src, k);
         }
-        size_t k = c->iov->iov_len - c->at;
-        if (k > n - done)
-            k = n - done;
-        memcpy(dst + done, (const uint8_t *)c->iov->iov_base + c->at, k);
         done += k;
         c->at += k;
     }
+    return total;
 }
 
 /* The pseudo-header sum of the message at off, carried by the IP header at ip. */
@@ -154,12 +140,24 @@ static void rewrite_headers(const struct plan *pl, uint8_t *seg, uint32_t i, siz
     }
 }
 
-/* Fills the checksums of a segment of len bytes whose payload (from hdr_len) sums to psum:
- * innermost first, as each outer one covers the inner ones' final values. */
+/* Fills the checksums of a segment of len bytes whose payload (from hdr_len) sums to psum: the
+ * IPv4 headers', then the segmented TCP or UDP one, then the tunnels' from the inside out, as each
+ * of those covers the final values of the ones inside. */
 static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint32_t psum)
 {
     const struct inetcsum_gso *g = pl->g;
     const unsigned last = g->nlevels - 1u;
+    /* IPv4 header checksums first: each covers only its own header, and a tunnel's UDP or GRE
+     * checksum covers the inner ones. */
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        if (lv->ip_version != 4)
+            continue;
+        uint8_t *ip = seg + lv->ip_off;
+        store_csum(ip + 10, 0);
+        if (!(pl->device & ipv4_kind(j)))
+            store_csum(ip + 10, inetcsum_ipv4_header(ip, ip[0] & 15u));
+    }
     const struct inetcsum_gso_level *in = &g->level[last];
     const size_t l4 = in->l4_off, l4_len = len - l4;
     uint8_t *field = seg + pl->csum_field;
@@ -192,15 +190,6 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
             s = inetcsum_block_add(inetcsum_partial(seg + at, g->hdr_len - at, seed), psum, g->hdr_len - at);
         uint16_t c = (uint16_t)~inetcsum_fold(s);
         store_csum(f, c == 0 && lv->l4 == INETCSUM_GSO_L4_UDP ? 0xFFFF : c);
-    }
-    for (unsigned j = 0; j < g->nlevels; j++) {
-        const struct inetcsum_gso_level *lv = &g->level[j];
-        if (lv->ip_version != 4)
-            continue;
-        uint8_t *ip = seg + lv->ip_off;
-        store_csum(ip + 10, 0);
-        if (!(pl->device & ipv4_kind(j)))
-            store_csum(ip + 10, inetcsum_ipv4_header(ip, ip[0] & 15u));
     }
 }
 
@@ -251,7 +240,7 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
     const uint8_t *hdr = iov[0].iov_base;
     struct cursor cur = {iov, iovcnt, 0};
     if (iovcnt == 0 || iov[0].iov_len < g->hdr_len) {
-        copy_plain(&cur, gathered, g->hdr_len);
+        copy_from(&cur, gathered, g->hdr_len, 0);
         hdr = gathered;
     } else {
         cur.at = g->hdr_len;
@@ -262,9 +251,13 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
     pl.zero_seed = offload && (offload->flags & INETCSUM_OFFLOAD_ZERO_SEED);
     pl.partial = (pl.device & l4_kind(in, g->nlevels - 1u, g->proto)) != 0;
     pl.csum_field = in->l4_off + (g->proto == INETCSUM_GSO_L4_TCP ? 16 : 6);
-    for (unsigned j = 0; j < g->nlevels; j++)
-        if (g->level[j].ip_version == 4)
-            pl.ip_id[j] = (uint16_t)get16(hdr + g->level[j].ip_off + 4);
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        if (g->level[j].ip_version != 4)
+            continue;
+        pl.ip_id[j] = (uint16_t)get16(hdr + g->level[j].ip_off + 4);
+        if ((g->flags & INETCSUM_GSO_FIXEDID) && !(hdr[g->level[j].ip_off + 6] & 0x40))
+            return -EINVAL; /* a fixed ID is valid only with DF (Linux's inet_gso_segment refuses it too) */
+    }
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         pl.seq = get32(hdr + in->l4_off + 4);
         pl.tcp_flags = hdr[in->l4_off + 13];
@@ -274,7 +267,7 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
         const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
         uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
         memcpy(out, hdr, g->hdr_len);
-        const uint32_t psum = copy_sum(&cur, out + g->hdr_len, n);
+        const uint32_t psum = copy_from(&cur, out + g->hdr_len, n, 1);
         rewrite_headers(&pl, out, i, n);
         fill_checksums(&pl, out, g->hdr_len + n, psum);
         if (vnet_size) {

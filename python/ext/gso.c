@@ -21,7 +21,7 @@ static PyObject *gso_error(const char *func, int rc)
 
 PyDoc_STRVAR(segment_doc,
              "segment($module, packet, *, gso_size=None, vnet=None, link=1, device=0, zero_seed=False,\n"
-             "        vnet_out=0, out=None)\n--\n\n"
+             "        vnet_out=0, out=None, fixed_id=False)\n--\n\n"
              "Splits a TCP or UDP super-packet into wire-sized packets as Linux's GSO does: lengths,\n"
              "IPv4 IDs, TCP sequence numbers and flags (FIN/PSH on the last, CWR on the first) rewritten\n"
              "at every level of a tunnel, every checksum computed, except the Offload kinds in device,\n"
@@ -30,18 +30,20 @@ PyDoc_STRVAR(segment_doc,
              "kernel checks it), or from gso_size (payload bytes per segment).  vnet_out=10 or 12 puts\n"
              "a virtio-net header before each segment.  Returns a list of bytes, or with out (a\n"
              "writable buffer) memoryviews of out, where the segments are written back to back.\n"
+             "fixed_id=True keeps every IPv4 ID (valid only with DF, as Linux's FIXEDID).\n"
              "ValueError for a malformed or unsupported packet.");
 
 static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
-    static const char *const names[] = {"packet", "gso_size", "vnet", "link", "device", "zero_seed", "vnet_out", "out"};
-    static const struct icspy_params p = {"segment", names, 8, 1, 1};
-    PyObject *a[8];
+    static const char *const names[] = {"packet", "gso_size", "vnet",     "link",
+                                        "device", "zero_seed", "vnet_out", "out", "fixed_id"};
+    static const struct icspy_params p = {"segment", names, 9, 1, 1};
+    PyObject *a[9];
     unsigned long long gso_size = 0, device = 0, vnet_out = 0;
     uint32_t link = INETCSUM_LINK_ETHERNET;
-    int zero_seed = 0;
-    if (icspy_parse(&p, args, nargs, kwnames, a) < 0 ||
+    int zero_seed = 0, fixed_id = 0;
+    if (icspy_parse(&p, args, nargs, kwnames, a) < 0 || icspy_flag(a[8], &fixed_id) < 0 ||
         (a[1] && a[1] != Py_None && icspy_uint(a[1], "segment", "gso_size", 0xFFFF, &gso_size) < 0) ||
         icspy_link(a[3], "segment", &link) < 0 || icspy_uint(a[4], "segment", "device", INETCSUM_OFL_ALL, &device) < 0 ||
         icspy_flag(a[5], &zero_seed) < 0 || icspy_uint(a[6], "segment", "vnet_out", INETCSUM_VNET_HDR_V1_LEN, &vnet_out) < 0)
@@ -81,6 +83,8 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
         icspy_buf_release(&pkt);
         return gso_error("segment", rc);
     }
+    if (fixed_id)
+        g.flags |= INETCSUM_GSO_FIXEDID;
     const size_t n = g.segments, step = n > 1 ? g.gso_size : g.payload_len;
     struct inetcsum_segment *seg = PyMem_Calloc(n, sizeof *seg);
     PyObject *list = PyList_New((Py_ssize_t)n);
