@@ -90,6 +90,8 @@ struct inetcsum_gso_level {
     uint16_t l4_off;    /* that header (for NONE: the next level's IP header) */
     uint8_t csum;       /* a tunnel UDP header's checksum is set, or GRE's C bit: to compute */
     uint8_t pad;
+    uint32_t pseudo;    /* TCP, UDP: the pseudo-header sum without the length (the addresses, a
+                         * source route's or routing header's final destination, the protocol) */
 };
 
 #define INETCSUM_GSO_FIXEDID 0x1u /* keep every IPv4 ID as it is, at every level: valid only with DF

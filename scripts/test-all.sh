@@ -39,11 +39,11 @@ build_and_test no-simd -DCMAKE_BUILD_TYPE=Release -DINETCSUM_SIMD=OFF
 INETCSUM_TEST_QUICK=1 build_and_test aarch64-qemu -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake"
 
-step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly)"
+step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly, segmentation)"
 if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
      -DINETCSUM_FUZZ=ON -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
-   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet fuzz_capture fuzz_defrag >>"$out/fuzz.log" 2>&1; then
-  for target in kernels packet capture defrag; do
+   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet fuzz_capture fuzz_defrag fuzz_gso >>"$out/fuzz.log" 2>&1; then
+  for target in kernels packet capture defrag gso; do
     work=$(mktemp -d)
     if "$out/fuzz/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" -max_len=70000 -print_final_stats=1 \
          "$work" "$root/fuzz/corpus/$target" >"$out/fuzz.$target.log" 2>&1; then

@@ -11,6 +11,7 @@
 #include <errno.h>
 
 #include "gso.h"
+#include "packet/parse.h"
 
 struct walk {
     const uint8_t *p;
@@ -236,6 +237,31 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
     }
 }
 
+/* The pseudo-header sums of the levels' TCP and UDP headers, taken from the checksum parser, which
+ * knows which destination a pseudo-header uses (an IPv4 source route's or an IPv6 routing
+ * header's final one, RFC 791 and RFC 8200 8.1), less the length, which each segment adds.  0, or
+ * -EPROTONOSUPPORT when the parser does not see a header the walk found. */
+static int pseudo_sums(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link)
+{
+    struct ics_view v = {(uint8_t *)(uintptr_t)p, NULL, 0, avail};
+    struct ics_parsed parsed;
+    ics_parse(&v, total, link, &parsed, NULL);
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        struct inetcsum_gso_level *lv = &g->level[j];
+        if (lv->l4 != INETCSUM_GSO_L4_TCP && lv->l4 != INETCSUM_GSO_L4_UDP)
+            continue;
+        const unsigned layer = lv->l4 == INETCSUM_GSO_L4_TCP ? INETCSUM_LAYER_TCP : INETCSUM_LAYER_UDP;
+        unsigned k = 0;
+        while (k < parsed.n && (parsed.item[k].off != lv->l4_off || parsed.item[k].layer != layer))
+            k++;
+        if (k == parsed.n)
+            return -EPROTONOSUPPORT;
+        const uint8_t len[2] = {(uint8_t)(parsed.item[k].len >> 8), (uint8_t)parsed.item[k].len};
+        lv->pseudo = inetcsum_sub(parsed.item[k].pseudo, inetcsum_partial(len, 2, 0));
+    }
+    return 0;
+}
+
 int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
                    size_t target)
 {
@@ -252,6 +278,9 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
         return rc;
     if (g->hdr_len > ICS_GSO_MAX_HDR)
         return -EPROTONOSUPPORT;
+    rc = pseudo_sums(g, p, avail < total ? avail : total, total, link);
+    if (rc != 0)
+        return rc;
     g->link_len = (uint16_t)off;
     g->payload_len = (uint32_t)(total - g->hdr_len);
     return 0;

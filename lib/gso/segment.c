@@ -8,7 +8,7 @@
 
 #include "gso.h"
 #include "inetcsum.h"
-#include "inetcsum_proto.h"
+#include "inetcsum_proto.h" /* inetcsum_ipv4_header */
 
 enum { TCP_FIN = 0x01, TCP_PSH = 0x08, TCP_CWR = 0x80 };
 
@@ -75,13 +75,11 @@ static uint32_t copy_from(struct cursor *c, uint8_t *dst, size_t n, int sum)
     return total;
 }
 
-/* The pseudo-header sum of the message at off, carried by the IP header at ip. */
-static uint32_t pseudo(const uint8_t *seg, const struct inetcsum_gso_level *lv, uint8_t proto, size_t len)
+/* The pseudo-header sum of a message of len bytes at level lv. */
+static uint32_t pseudo(const struct inetcsum_gso_level *lv, size_t len)
 {
-    const uint8_t *ip = seg + lv->ip_off;
-    if (lv->ip_version == 4)
-        return inetcsum_pseudo_ipv4(ip + 12, ip + 16, proto, (uint32_t)len, 0);
-    return inetcsum_pseudo_ipv6(ip + 8, ip + 24, proto, (uint32_t)len, 0);
+    const uint8_t be[2] = {(uint8_t)(len >> 8), (uint8_t)len};
+    return inetcsum_add(lv->pseudo, inetcsum_partial(be, 2, 0));
 }
 
 /* The offload kind of a TCP or UDP checksum at level i (deeper than one tunnel: none). */
@@ -161,7 +159,7 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
     const struct inetcsum_gso_level *in = &g->level[last];
     const size_t l4 = in->l4_off, l4_len = len - l4;
     uint8_t *field = seg + pl->csum_field;
-    const uint32_t ph = pseudo(seg, in, (uint8_t)g->proto, l4_len);
+    const uint32_t ph = pseudo(in, l4_len);
     if (pl->partial) {
         store_csum(field, pl->zero_seed ? 0 : inetcsum_fold(ph));
     } else {
@@ -176,7 +174,7 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
             continue;
         const size_t at = lv->l4_off;
         uint8_t *f = seg + at + (lv->l4 == INETCSUM_GSO_L4_UDP ? 6 : 4);
-        const uint32_t seed = lv->l4 == INETCSUM_GSO_L4_UDP ? pseudo(seg, lv, 17, len - at) : 0;
+        const uint32_t seed = lv->l4 == INETCSUM_GSO_L4_UDP ? pseudo(lv, len - at) : 0;
         if (lv->l4 == INETCSUM_GSO_L4_UDP && (pl->device & l4_kind(lv, j, INETCSUM_GSO_L4_UDP))) {
             store_csum(f, pl->zero_seed ? 0 : inetcsum_fold(seed));
             continue;

@@ -112,8 +112,10 @@ def kinds():
         "ipv4-tcp": ETH / IP(src=A4, dst=B4, id=65530, flags="DF") / tcp(),
         "ipv4-options-tcp-options": ETH / IP(src=A4, dst=B4, id=7, options=[b"\x94\x04\x00\x00"]) / tcp(options=ts),
         "ipv6-tcp": ETH / IPv6(src=A6, dst=B6) / tcp(flags="FPAC"),
-        "ipv6-ext-tcp": ETH / IPv6(src=A6, dst=B6) / IPv6ExtHdrHopByHop() / IPv6ExtHdrRouting(addresses=[B6])
+        "ipv6-ext-tcp": ETH / IPv6(src=A6, dst=B6) / IPv6ExtHdrHopByHop() / IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1)
         / IPv6ExtHdrDestOpt() / tcp(flags="PAE"),
+        "ipv4-source-route-udp": ETH / IP(src=A4, dst=B4, options=[b"\x83\x07\x04\xcb\x00\x71\x09", b"\x00"])
+        / udp(),  # LSRR to 203.0.113.9: the pseudo-header's destination
         "vlan-ipv4-tcp": ETH / Dot1Q(vlan=5) / IP(src=A4, dst=B4) / tcp(flags="FA"),
         "qinq-ipv6-udp": ETH / Dot1AD(vlan=6) / Dot1Q(vlan=7) / IPv6(src=A6, dst=B6) / udp(),
         "ipv4-udp": ETH / IP(src=A4, dst=B4, id=1) / udp(),

@@ -1,0 +1,144 @@
+/* Fuzz target over segmentation offload: super-packets described from a virtio-net header or from
+ * their headers, then segmented.  Input: byte 0 picks how (bit 0: from the virtio-net header in
+ * bytes 3-12, else from the segment size in bytes 1-2; bits 1-2: the link type; bit 3: fixed IDs;
+ * bits 4-5: where the packet is split into buffers), then the packet from byte 13.
+ * Besides the sanitizers' checks (every output buffer is allocated to its exact size) it asserts:
+ * what is accepted is segmented as the reference of the rules says (tests/gso_ref.c), the same
+ * from buffers as from one block, the same once a device's share is completed as when all is done
+ * in software, and a buffer one byte short is refused. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gso_ref.h"
+#include "inetcsum_gso.h"
+
+static const enum inetcsum_link links[4] = {INETCSUM_LINK_ETHERNET, INETCSUM_LINK_RAW, INETCSUM_LINK_LINUX_SLL,
+                                            INETCSUM_LINK_LINUX_SLL2};
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
+
+/* Segments into exactly sized buffers (vnet bytes before each); NULL on refusal (*rc says why). */
+static struct inetcsum_segment *run(const struct inetcsum_gso *g, const struct iovec *iov, size_t n,
+                                    const struct inetcsum_offload *ofl, size_t vnet, long *rc)
+{
+    const size_t step = g->segments > 1 ? g->gso_size : g->payload_len;
+    struct inetcsum_segment *seg = calloc(g->segments, sizeof *seg);
+    for (uint32_t i = 0; i < g->segments; i++) {
+        seg[i].size = vnet + g->hdr_len + (i + 1 < g->segments ? step : g->payload_len - step * i);
+        seg[i].data = malloc(seg[i].size);
+    }
+    *rc = inetcsum_gso_segment_iov(g, iov, n, ofl, vnet, seg, g->segments);
+    if (*rc < 0) {
+        for (uint32_t i = 0; i < g->segments; i++)
+            free(seg[i].data);
+        free(seg);
+        return NULL;
+    }
+    return seg;
+}
+
+/* Whether a completed segment equals the software one: a TCP checksum that computes to 0 is
+ * stored as 0xFFFF on completion, as Linux's skb_checksum_help stores it (equivalent values). */
+static int same_completed(const uint8_t *done, const uint8_t *soft, size_t n, size_t field)
+{
+    if (memcmp(done, soft, n) == 0)
+        return 1;
+    return memcmp(done, soft, field) == 0 && memcmp(done + field + 2, soft + field + 2, n - field - 2) == 0 &&
+           done[field] == 0xFF && done[field + 1] == 0xFF && soft[field] == 0 && soft[field + 1] == 0;
+}
+
+static void release(struct inetcsum_segment *seg, uint32_t n)
+{
+    for (uint32_t i = 0; seg && i < n; i++)
+        free(seg[i].data);
+    free(seg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+    if (size < 13)
+        return 0;
+    const enum inetcsum_link link = links[(in[0] >> 1) & 3];
+    const size_t len = size - 13;
+    uint8_t *pkt = malloc(len ? len : 1); /* exact size: an over-read is seen */
+    memcpy(pkt, in + 13, len);
+    struct inetcsum_gso g;
+    int rc;
+    if (in[0] & 1) {
+        struct inetcsum_vnet_hdr h;
+        inetcsum_vnet_get(&h, in + 3, INETCSUM_VNET_HDR_LEN);
+        rc = inetcsum_gso_from_vnet(&g, pkt, len, link, &h);
+    } else {
+        rc = inetcsum_gso_describe(&g, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
+    }
+    if (rc != 0 || g.segments > 4096) { /* refused (or too many to check quickly) */
+        free(pkt);
+        return 0;
+    }
+    if (g.hdr_len > len || g.payload_len != len - g.hdr_len || g.nlevels == 0)
+        abort();
+    const int fixed = (in[0] >> 3) & 1;
+    if (fixed)
+        g.flags |= INETCSUM_GSO_FIXEDID;
+    const struct iovec whole = {pkt, len};
+    long got;
+    struct inetcsum_segment *seg = run(&g, &whole, 1, NULL, 0, &got);
+    if (!seg) {
+        if (!(fixed && got == -EINVAL)) /* only a fixed ID without DF may be refused here */
+            abort();
+        free(pkt);
+        return 0;
+    }
+    const char *why = gso_ref_check(pkt, len, link, &g, fixed, seg, g.segments);
+    if (why) {
+        fprintf(stderr, "fuzz_gso: %s\n", why);
+        abort();
+    }
+
+    /* From buffers split anywhere: the same bytes. */
+    const size_t a = ((size_t)((in[0] >> 4) & 3) * len) / 4, b = a + (len - a) / 2;
+    const struct iovec parts[3] = {{pkt, a}, {pkt + a, b - a}, {pkt + b, len - b}};
+    struct inetcsum_segment *again = run(&g, parts, 3, NULL, 0, &got);
+    for (uint32_t i = 0; i < g.segments; i++)
+        if (!again || again[i].len != seg[i].len || memcmp(again[i].data, seg[i].data, seg[i].len) != 0)
+            abort();
+    release(again, g.segments);
+
+    /* The segmented checksum left for a device, then completed: the same bytes. */
+    const struct inetcsum_gso_level *inner = &g.level[g.nlevels - 1];
+    const uint32_t kind = g.proto == INETCSUM_GSO_L4_TCP ? (inner->ip_version == 4 ? INETCSUM_OFL_TCP4 : INETCSUM_OFL_TCP6)
+                                                         : (inner->ip_version == 4 ? INETCSUM_OFL_UDP4 : INETCSUM_OFL_UDP6);
+    if (g.nlevels <= 2) {
+        const struct inetcsum_offload ofl = {0, g.nlevels == 1 ? kind : INETCSUM_OFL_INNER(kind), 0};
+        struct inetcsum_segment *left = run(&g, &whole, 1, &ofl, INETCSUM_VNET_HDR_LEN, &got);
+        for (uint32_t i = 0; left && i < g.segments; i++) {
+            struct inetcsum_vnet_hdr h;
+            uint8_t *p = (uint8_t *)left[i].data + INETCSUM_VNET_HDR_LEN;
+            const size_t n = left[i].len - INETCSUM_VNET_HDR_LEN;
+            inetcsum_vnet_get(&h, left[i].data, INETCSUM_VNET_HDR_LEN);
+            if (!(h.flags & INETCSUM_VNET_F_NEEDS_CSUM) ||
+                inetcsum_complete_partial(p, n, h.csum_start, h.csum_offset, 0) != 0 || n != seg[i].len ||
+                !same_completed(p, seg[i].data, n, (size_t)h.csum_start + h.csum_offset))
+                abort();
+        }
+        if (!left)
+            abort();
+        release(left, g.segments);
+    }
+
+    /* The last buffer one byte short: refused. */
+    const size_t last = g.segments - 1;
+    struct inetcsum_segment *tight = calloc(g.segments, sizeof *tight);
+    for (uint32_t i = 0; i < g.segments; i++) {
+        tight[i].size = seg[i].len - (i == last);
+        tight[i].data = malloc(tight[i].size ? tight[i].size : 1);
+    }
+    if (inetcsum_gso_segment(&g, pkt, len, NULL, 0, tight, g.segments) != -ENOSPC)
+        abort();
+    release(tight, g.segments);
+    release(seg, g.segments);
+    free(pkt);
+    return 0;
+}

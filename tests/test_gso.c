@@ -1,0 +1,179 @@
+/* Segmentation offload in C: the virtio-net header's bytes, segments checked against the reference
+ * of the rules (gso_ref.c) for random sizes, inputs and outputs against guard pages, packets split
+ * into buffers anywhere (headers too), buffers too few or too small (nothing written), and
+ * descriptions that do not fit their packet.  The kinds of packet (tunnels, extension headers, ...)
+ * are covered from Python against scapy (tests/python/test_gso.py) and by fuzz_gso. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gso_ref.h"
+#include "inetcsum_gso.h"
+#include "testutil.h"
+
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+/* Ethernet + IPv4 (or IPv6) + TCP (or UDP) + n random payload bytes, lengths right, checksums
+ * whatever; returns its length. */
+static size_t build(uint8_t *p, int v6, int udp, size_t n)
+{
+    const size_t ip_len = v6 ? 40 : 20, l4_len = udp ? 8 : 32;
+    memset(p, 0, 14 + ip_len + l4_len);
+    tu_fill_random(p, 12);
+    put16(p + 12, v6 ? 0x86DD : 0x0800);
+    uint8_t *ip = p + 14, *l4 = ip + ip_len;
+    if (v6) {
+        ip[0] = 0x60;
+        put16(ip + 4, (unsigned)(l4_len + n));
+        ip[6] = udp ? 17 : 6;
+        ip[7] = 64;
+        tu_fill_random(ip + 8, 32);
+    } else {
+        ip[0] = 0x45;
+        put16(ip + 2, (unsigned)(20 + l4_len + n));
+        tu_fill_random(ip + 4, 2);
+        ip[6] = 0x40; /* DF */
+        ip[8] = 64;
+        ip[9] = udp ? 17 : 6;
+        tu_fill_random(ip + 12, 8);
+    }
+    tu_fill_random(l4, 8);
+    if (udp) {
+        put16(l4 + 4, (unsigned)(8 + n));
+    } else {
+        l4[12] = 0x80; /* 32 bytes: with options */
+        l4[13] = (uint8_t)(0x10 | (tu_rand() & 0xC9)); /* ACK, and any of CWR, ECE... FIN, PSH */
+        memset(l4 + 20, 1, 12); /* NOPs */
+    }
+    tu_fill_random(l4 + l4_len, n);
+    return 14 + ip_len + l4_len + n;
+}
+
+static void test_vnet_header(void)
+{
+    const struct inetcsum_vnet_hdr h = {1, 0x85, 0x1234, 1448, 54, 16, 7};
+    uint8_t b[12], c[12];
+    struct inetcsum_vnet_hdr back;
+    CHECK(inetcsum_vnet_put(b, 12, &h) == 0 && inetcsum_vnet_get(&back, b, 12) == 0 &&
+              memcmp(&back, &h, sizeof h) == 0, "v1 header round trip");
+    static const uint8_t le[12] = {1, 0x85, 0x34, 0x12, 0xA8, 0x05, 54, 0, 16, 0, 7, 0};
+    CHECK(memcmp(b, le, 12) == 0, "little-endian layout");
+    memset(c, 0xEE, sizeof c);
+    CHECK(inetcsum_vnet_put(c, 10, &h) == 0 && c[10] == 0xEE && inetcsum_vnet_get(&back, c, 10) == 0 &&
+              back.num_buffers == 0 && back.csum_offset == 16, "10-byte header: no num_buffers");
+    CHECK(inetcsum_vnet_put(c, 11, &h) == -EINVAL && inetcsum_vnet_get(&back, c, 8) == -EINVAL, "other sizes");
+}
+
+/* Segments into buffers that end at a guard page; checks against the reference. */
+static void test_guarded(int v6, int udp, size_t n, size_t gso)
+{
+    struct guarded in, out;
+    guarded_alloc(&in, 70000);
+    uint8_t buf[70000];
+    const size_t len = build(buf, v6, udp, n);
+    uint8_t *pkt = in.base + in.size - len; /* the packet ends where the page becomes inaccessible */
+    memcpy(pkt, buf, len);
+    struct inetcsum_gso g;
+    int rc = inetcsum_gso_describe(&g, pkt, len, INETCSUM_LINK_ETHERNET, gso);
+    CHECK(rc == 0, "describe v6=%d udp=%d n=%zu gso=%zu: %d", v6, udp, n, gso, rc);
+    if (rc != 0) {
+        guarded_free(&in);
+        return;
+    }
+    struct inetcsum_segment seg[300];
+    guarded_alloc(&out, (size_t)g.segments * 4096 * 3);
+    const size_t step = g.segments > 1 ? g.gso_size : g.payload_len;
+    uint8_t *end = out.base + out.size;
+    for (uint32_t i = g.segments; i-- > 0;) { /* back to back, the last against the guard page */
+        seg[i].size = g.hdr_len + (i + 1 < g.segments ? step : g.payload_len - step * i);
+        end -= seg[i].size;
+        seg[i].data = end;
+    }
+    long got = inetcsum_gso_segment(&g, pkt, len, NULL, 0, seg, g.segments);
+    CHECK(got == (long)g.segments, "segment: %ld", got);
+    const char *why = got > 0 ? gso_ref_check(pkt, len, INETCSUM_LINK_ETHERNET, &g, 0, seg, g.segments) : "failed";
+    CHECK(why == NULL, "v6=%d udp=%d n=%zu gso=%zu: %s", v6, udp, n, gso, why);
+    guarded_free(&out);
+    guarded_free(&in);
+}
+
+/* The packet as buffers split at a and b (headers included): the same segments as from one block. */
+static void test_split(void)
+{
+    uint8_t pkt[4000], one[8][1600], two[8][1600];
+    const size_t len = build(pkt, 1, 0, 3000);
+    struct inetcsum_gso g;
+    CHECK(inetcsum_gso_describe(&g, pkt, len, INETCSUM_LINK_ETHERNET, 1000) == 0 && g.segments == 3, "describe");
+    struct inetcsum_segment a[3], b[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = (struct inetcsum_segment){one[i], sizeof one[i], 0};
+        b[i] = (struct inetcsum_segment){two[i], sizeof two[i], 0};
+    }
+    CHECK(inetcsum_gso_segment(&g, pkt, len, NULL, 0, a, 3) == 3, "whole");
+    unsigned bad = 0;
+    const size_t stride = tu_quick ? 37 : 5;
+    for (size_t x = 0; x <= len; x += stride) {
+        for (size_t y = x; y <= len; y += stride * 7) {
+            const struct iovec iov[4] = {{pkt, x}, {pkt + x, 0}, {pkt + x, y - x}, {pkt + y, len - y}};
+            memset(two, 0, sizeof two);
+            if (inetcsum_gso_segment_iov(&g, iov, 4, NULL, 0, b, 3) != 3)
+                bad++;
+            for (int i = 0; i < 3; i++)
+                bad += a[i].len != b[i].len || memcmp(one[i], two[i], a[i].len) != 0;
+        }
+    }
+    CHECK(bad == 0, "split buffers: %u differences", bad);
+}
+
+/* Too few buffers, one too small, a bad vnet size, a description that does not fit: refused, and
+ * nothing written. */
+static void test_refusals(void)
+{
+    uint8_t pkt[4000], out[4][1600], before[4][1600];
+    const size_t len = build(pkt, 0, 1, 3000);
+    struct inetcsum_gso g;
+    CHECK(inetcsum_gso_describe(&g, pkt, len, INETCSUM_LINK_ETHERNET, 1000) == 0 && g.segments == 3, "describe");
+    struct inetcsum_segment seg[3];
+    for (int i = 0; i < 3; i++)
+        seg[i] = (struct inetcsum_segment){out[i], g.hdr_len + 1000u, 0};
+    tu_fill_random(&out[0][0], sizeof out);
+    memcpy(before, out, sizeof out);
+    CHECK(inetcsum_gso_segment(&g, pkt, len, NULL, 0, seg, 2) == -ENOSPC, "two buffers for three");
+    seg[2].size--;
+    CHECK(inetcsum_gso_segment(&g, pkt, len, NULL, 0, seg, 3) == -ENOSPC, "the last one byte short");
+    seg[2].size++;
+    CHECK(inetcsum_gso_segment(&g, pkt, len, NULL, 10, seg, 3) == -ENOSPC, "no room for a vnet header");
+    CHECK(inetcsum_gso_segment(&g, pkt, len, NULL, 12, seg, 3) == -ENOSPC, "no room for a 12-byte vnet header");
+    CHECK(inetcsum_gso_segment(&g, pkt, len, NULL, 11, seg, 3) == -EINVAL, "an 11-byte vnet header");
+    CHECK(inetcsum_gso_segment(&g, pkt, len - 1, NULL, 0, seg, 3) == -EINVAL, "a packet shorter than described");
+    struct inetcsum_gso bad = g;
+    bad.level[0].l4_off = (uint16_t)(g.hdr_len - 4);
+    CHECK(inetcsum_gso_segment(&bad, pkt, len, NULL, 0, seg, 3) == -EINVAL, "a header past hdr_len");
+    bad = g;
+    bad.segments = 2;
+    CHECK(inetcsum_gso_segment(&bad, pkt, len, NULL, 0, seg, 3) == -EINVAL, "a segment count that does not add up");
+    bad = g;
+    bad.nlevels = 0;
+    CHECK(inetcsum_gso_segment(&bad, pkt, len, NULL, 0, seg, 3) == -EINVAL, "no level");
+    CHECK(memcmp(before, out, sizeof out) == 0, "nothing written by a refused call");
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(argc, argv, "test_gso");
+    test_vnet_header();
+    const int rounds = tu_quick ? 40 : 400;
+    for (int r = 0; r < rounds; r++) {
+        const size_t n = 1 + tu_rand() % 20000, gso = 1 + (n / 64) + tu_rand() % 9000;
+        test_guarded((int)(tu_rand() & 1), (int)(tu_rand() & 1), n, gso);
+    }
+    test_guarded(0, 0, 65000 - 20 - 32, 1448); /* the largest IPv4 TCP packet */
+    test_guarded(1, 1, 1, 1);
+    test_split();
+    test_refusals();
+    return tu_finish();
+}
