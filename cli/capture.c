@@ -547,3 +547,51 @@ void cap_writer_detach(struct cap_writer *w)
     pthread_cond_destroy(&w->cond);
     w->async = 0;
 }
+
+int cap_writer_put(struct cap_writer *w, const uint8_t *bytes, size_t n, uint64_t frame)
+{
+    if (cap_writer_flush(w) != 0)
+        return w->err;
+    if (fwrite(bytes, 1, n, w->out) != n) {
+        w->err = errno ? errno : EIO;
+        w->err_first = w->err_last = frame;
+    }
+    w->written += n;
+    return w->err;
+}
+
+/* A record's field in the file's byte order. */
+static void put_u32(const struct cap_reader *r, uint8_t *p, uint32_t v)
+{
+    v = r->swapped ? __builtin_bswap32(v) : v;
+    memcpy(p, &v, 4);
+}
+
+size_t cap_packet_record(const struct cap_reader *r, const struct cap_record *rec, const uint8_t *data, uint32_t len,
+                         uint8_t *out)
+{
+    if (r->format == CAP_PCAP) { /* the timestamp kept, both lengths the new one */
+        memcpy(out, rec->raw, 8);
+        put_u32(r, out + 8, len);
+        put_u32(r, out + 12, len);
+        memcpy(out + 16, data, len);
+        return 16 + (size_t)len;
+    }
+    const size_t head = (size_t)(rec->data - rec->raw); /* 28: enhanced (or obsolete) packet; 12: simple */
+    const size_t old_pad = (4 - rec->caplen % 4) % 4, pad = (4 - len % 4) % 4;
+    const size_t opts_at = head + rec->caplen + old_pad, opts = rec->raw_len - 4 - opts_at;
+    const size_t total = head + len + pad + opts + 4;
+    memcpy(out, rec->raw, head);
+    put_u32(r, out + 4, (uint32_t)total);
+    if (head == 28) {
+        put_u32(r, out + 20, len);
+        put_u32(r, out + 24, len);
+    } else {
+        put_u32(r, out + 8, len);
+    }
+    memcpy(out + head, data, len);
+    memset(out + head + len, 0, pad);
+    memcpy(out + head + len + pad, rec->raw + opts_at, opts);
+    put_u32(r, out + total - 4, (uint32_t)total);
+    return total;
+}

@@ -113,5 +113,15 @@ void cap_writer_add(struct cap_writer *w, const struct cap_record *rec);
 int cap_writer_flush(struct cap_writer *w);
 /* Stops the writer's thread (asynchronous mode; after the last flush). */
 void cap_writer_detach(struct cap_writer *w);
+/* Synchronous mode: writes what is held, then n bytes of a record made by the caller (frame: its
+ * number in errors).  0 or the errno of the first failed write. */
+int cap_writer_put(struct cap_writer *w, const uint8_t *bytes, size_t n, uint64_t frame);
+
+/* The packet record rec as it would be holding data[0..len) instead of its frame (captured and
+ * wire length both len), in out: the same timestamp, interface and pcapng options.  Returns its
+ * length, at most CAP_RECORD_ROOM(rec, len). */
+#define CAP_RECORD_ROOM(rec, len) ((rec)->raw_len + (size_t)(len) + 4)
+size_t cap_packet_record(const struct cap_reader *r, const struct cap_record *rec, const uint8_t *data, uint32_t len,
+                         uint8_t *out);
 
 #endif

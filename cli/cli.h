@@ -21,6 +21,7 @@ int cmd_fix(int argc, char **argv);
 int cmd_sum(int argc, char **argv);
 int cmd_impls(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_segment(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 /* The end of every option switch: asked (--help) prints help on stdout and returns EXIT_ALL_GOOD;

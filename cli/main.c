@@ -1,4 +1,4 @@
-/* inetcsum: verify and fix the checksums of captures, checksum files, list the kernels, benchmark. */
+/* inetcsum: verify, fix and segment captures, checksum files, list the kernels, benchmark. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +14,7 @@ static const char usage[] =
     "commands:\n"
     "  verify CAPTURE...   report every checksum of pcap/pcapng captures that is not right\n"
     "  fix IN OUT          write OUT with every wrong checksum of IN recomputed (--in-place: IN)\n"
+    "  segment IN OUT      write OUT with IN's TSO/GRO super-packets split into frames that fit the MTU\n"
     "  sum FILE...         the Internet checksum of files ('-': standard input)\n"
     "  impls               the kernels built, which this CPU runs, which one is in use\n"
     "  gen OUT             write a capture of synthetic frames, some checksums made wrong on request\n"
@@ -124,7 +125,7 @@ static int run(int argc, char **argv)
         const char *name;
         int (*run)(int, char **);
     } commands[] = {{"verify", cmd_verify}, {"fix", cmd_fix}, {"sum", cmd_sum}, {"impls", cmd_impls}, {"gen", cmd_gen},
-                    {"bench", cmd_bench}};
+                    {"segment", cmd_segment}, {"bench", cmd_bench}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);

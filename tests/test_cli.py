@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 CLI = CAPTURES = None
@@ -20,7 +21,7 @@ REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SAMPLE = os.path.join(REPO, "examples", "sample.pcap")
 MANPAGE = os.path.join(REPO, "docs", "inetcsum.1")
 COMPLETION = os.path.join(REPO, "cli", "completion", "inetcsum.bash")
-COMMANDS = ["verify", "fix", "sum", "impls", "gen", "bench"]
+COMMANDS = ["verify", "fix", "sum", "impls", "gen", "segment", "bench"]
 
 
 def read_bytes(path):
@@ -754,6 +755,143 @@ class Gen(unittest.TestCase):
             res = run("gen", *bad)
             self.assertEqual(res.returncode, 2, bad)
             self.assertEqual(res.stdout, b"", bad)
+
+
+def scapy_or_skip(test):
+    try:
+        import scapy.all  # noqa: F401
+    except ImportError:
+        test.skipTest("scapy is not installed (scripts/install-deps.sh installs it)")
+
+
+def tshark_bad(test, path):
+    """Frames tshark calls bad (any checksum), or None without tshark."""
+    if not shutil.which("tshark"):
+        return None
+    return {f for (f, _), letters in tshark_verdicts(path).items() if "B" in letters or "I" in letters}
+
+
+def tcp_stream(frames, dport):
+    """The bytes a TCP stream to dport carried, in sequence order (scapy packets)."""
+    from scapy.layers.inet import TCP
+    parts = {}
+    for p in frames:
+        if TCP in p and p[TCP].dport == dport and len(p[TCP].payload):
+            parts[p[TCP].seq] = bytes(p[TCP].payload)
+    return b"".join(parts[k] for k in sorted(parts))
+
+
+class Segment(unittest.TestCase):
+    def test_synthetic_super_packets(self):
+        scapy_or_skip(self)
+        from scapy.layers.inet import ICMP, IP, TCP, UDP
+        from scapy.layers.inet6 import IPv6
+        from scapy.layers.l2 import Ether
+        from scapy.utils import PcapNgWriter, rdpcap, wrpcap
+        eth = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
+        data = random.Random(5).randbytes(30000)
+        tcp = eth / IP(src="10.0.0.1", dst="10.0.0.2", id=100, flags="DF") / TCP(
+            sport=1000, dport=2000, seq=5, flags="FPAC", options=[("Timestamp", (1, 2))]) / data
+        udp6 = eth / IPv6(src="fd00::1", dst="fd00::2") / UDP(sport=3, dport=4) / data[:9000]
+        ping = eth / IP(src="10.0.0.1", dst="10.0.0.2") / ICMP() / data[:3000]
+        small = eth / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=5, dport=6, chksum=0x1234) / b"hello"
+        with tempfile.TemporaryDirectory() as d:
+            for fmt in ("pcap", "pcapng"):
+                src, out = os.path.join(d, f"in.{fmt}"), os.path.join(d, f"out.{fmt}")
+                frames = [tcp, udp6, ping, small]
+                if fmt == "pcap":
+                    wrpcap(src, frames)
+                else:
+                    with PcapNgWriter(src) as w:
+                        for f in frames:
+                            w.write(f)
+                res = run("segment", "--udp-size", "1000", src, out)
+                self.assertEqual(res.returncode, 1, res.stderr)  # the ICMP frame is left over the MTU
+                self.assertRegex(res.stderr, rb"frame 3: 3042 bytes, over the MTU of 1500: neither TCP nor UDP")
+                self.assertIn(b"1 TCP and 1 UDP super-packets split into", res.stderr)
+                self.assertEqual(read_bytes(out)[:4], read_bytes(src)[:4])  # IN's format
+                got = rdpcap(out)
+                sizes = [len(p) for p in got]
+                self.assertEqual(len(got), 21 + 9 + 1 + 1)  # 30000 / 1448 = 21, 9000 / 1000 = 9
+                self.assertTrue(all(n <= 1514 for n in sizes[:30]), sizes)
+                self.assertEqual(tcp_stream(got, 2000), data)
+                seqs = [p[TCP].seq for p in got[:21]]
+                self.assertEqual(seqs, [5 + 1448 * i for i in range(21)])
+                self.assertEqual([p[IP].id for p in got[:21]], list(range(100, 121)))
+                flags = [str(p[TCP].flags) for p in got[:21]]
+                self.assertEqual((flags[0], flags[1], flags[-1]), ("AC", "A", "FPA"))
+                self.assertEqual([len(p[UDP].payload) for p in got[21:30]], [1000] * 9)
+                self.assertEqual(bytes(got[30]), bytes(ping))  # left as it was
+                self.assertEqual(run("verify", out).returncode, 0)
+                self.assertEqual(tshark_bad(self, out) or set(), set())
+            # Without --udp-size: datagrams as large as the MTU allows, and a word saying so.
+            res = run("segment", "--quiet", src, out)
+            self.assertEqual(res.returncode, 1)
+            res = run("segment", src, out)
+            self.assertIn(b"--udp-size gives it", res.stderr)
+            self.assertEqual([len(p[UDP].payload) for p in rdpcap(out)[21:28]], [1452] * 6 + [9000 - 6 * 1452])
+            self.assertEqual(run("segment", "--mtu", "20", src, out).returncode, 2)
+            self.assertEqual(run("segment", src).returncode, 2)
+
+    def test_real_tso_traffic(self):
+        """tcpdump on a veth with TSO on captures 64 KB frames; segment makes them what the wire
+        carried; tcpreplay can then send them through a veth with MTU 1500 (not before)."""
+        scapy_or_skip(self)
+        for tool in ("ip", "tcpdump", "tcpreplay"):
+            if not shutil.which(tool):
+                self.skipTest(f"{tool} is not installed (scripts/install-deps.sh installs it)")
+        if os.geteuid() != 0:
+            self.skipTest("needs root: network namespaces and veth devices")
+        from scapy.utils import rdpcap
+        tag = f"{os.getpid() % 100000}"
+        ns = [f"icss{tag}", f"icsr{tag}"]
+        sh = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
+        data = random.Random(3).randbytes(3 << 20)
+        try:
+            for n in ns:
+                sh("ip", "netns", "add", n)
+            sh("ip", "link", "add", f"vs{tag}", "netns", ns[0], "type", "veth", "peer", "name", f"vr{tag}", "netns", ns[1])
+            for n, dev, addr in ((ns[0], f"vs{tag}", "10.66.0.1"), (ns[1], f"vr{tag}", "10.66.0.2")):
+                sh("ip", "-n", n, "addr", "add", f"{addr}/24", "dev", dev)
+                sh("ip", "-n", n, "link", "set", dev, "up")
+            with tempfile.TemporaryDirectory() as d:
+                src, out = os.path.join(d, "tso.pcap"), os.path.join(d, "wire.pcap")
+                dump = subprocess.Popen(["ip", "netns", "exec", ns[0], "tcpdump", "-i", f"vs{tag}", "-s", "0", "-U",
+                                         "-w", src, "tcp"], stderr=subprocess.PIPE)
+                dump.stderr.readline()  # "listening on ..."
+                server = subprocess.Popen(["ip", "netns", "exec", ns[1], sys.executable, "-c",
+                                           "import socket; s=socket.socket(); s.bind(('10.66.0.2', 7001)); s.listen(1);"
+                                           "print('ready', flush=True); c, _ = s.accept()\n"
+                                           "while c.recv(1 << 20): pass"], stdout=subprocess.PIPE)
+                server.stdout.readline()
+                subprocess.run(["ip", "netns", "exec", ns[0], sys.executable, "-c",
+                                "import socket, sys; s = socket.create_connection(('10.66.0.2', 7001));"
+                                "s.sendall(sys.stdin.buffer.read()); s.close()"], input=data, check=True)
+                server.wait(timeout=30)
+                time.sleep(1)  # tcpdump's last packets, still in the kernel's buffer
+                dump.terminate()
+                dump.wait(timeout=10)
+                before = rdpcap(src)
+                self.assertGreater(max(len(p) for p in before), 1514 * 4)  # TSO was on: super-packets
+                res = run("segment", src, out)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                after = rdpcap(out)
+                self.assertTrue(all(len(p) <= 1514 for p in after))
+                self.assertEqual(tcp_stream(after, 7001), data)
+                self.assertEqual(run("verify", out).returncode, 0)
+                self.assertEqual(tshark_bad(self, out) or set(), set())
+                # tcpreplay through a veth of MTU 1500: the capture fails, the segmented one goes.
+                replay = lambda path: subprocess.run(  # noqa: E731
+                    ["ip", "netns", "exec", ns[0], "tcpreplay", "-i", f"vs{tag}", "-t", path], capture_output=True,
+                    text=True)
+                self.assertRegex(replay(src).stdout + replay(src).stderr, r"Failed packets:\s+[1-9]|Message too long")
+                ok = replay(out)
+                self.assertEqual(ok.returncode, 0, ok.stderr)
+                self.assertRegex(ok.stdout, r"Failed packets:\s+0\b")
+                self.assertRegex(ok.stdout, rf"Successful packets:\s+{len(after)}\b")
+        finally:
+            for n in ns:
+                subprocess.run(["ip", "netns", "del", n], capture_output=True)
 
 
 class Docs(unittest.TestCase):

@@ -6,7 +6,7 @@ _inetcsum()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "verify fix sum impls gen bench --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "verify fix sum impls gen segment bench --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -22,6 +22,8 @@ _inetcsum()
                     --format) COMPREPLY=($(compgen -W "pcap pcapng" -- "$cur")); return ;;
                     --frames|--size|--bad|--frame-size|--fragment|--seed) return ;;
                 esac ;;
+        segment) opts="--mtu --udp-size --quiet --help"
+                case $prev in --mtu|--udp-size) return ;; esac ;;
         bench)  opts="--quick --smoke --json --plot --impl --cpu --trials --all --confidence --help"; captures=0
                 case $prev in
                     --impl) COMPREPLY=($(compgen -W "$(inetcsum impls 2>/dev/null | awk '/runs on this CPU/ {print $1}')" -- "$cur")); return ;;
