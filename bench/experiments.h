@@ -15,6 +15,7 @@ int exp_offload(struct bench_run *r);  /* seed 003: IPv4 header checksum in soft
 int exp_crc32c(struct bench_run *r);   /* SCTP's CRC32c, every kernel against DPDK's rte_hash_crc */
 int exp_packet(struct bench_run *r);   /* the packet layer per packet against DPDK's helpers */
 int exp_dram(struct bench_run *r);     /* 64 MiB far beyond the caches, GB/s */
+int exp_gso(struct bench_run *r);      /* software segmentation of a 64 KB super-packet vs memcpy */
 
 struct experiment {
     const char *name, *what;

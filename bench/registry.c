@@ -11,5 +11,6 @@ const struct experiment bench_experiments[] = {
     {"crc32c", "ticks per call of CRC32c (SCTP), every kernel beside DPDK's rte_hash_crc", exp_crc32c},
     {"packet", "ns per packet: verify, fill, offload against DPDK's known-layout helpers", exp_packet},
     {"dram", "GB/s over 64 MiB: the sum, the copies, the read limit and DPDK", exp_dram},
+    {"gso", "a 64 KB super-packet segmented with every checksum, against memcpy of the same bytes", exp_gso},
 };
 const size_t bench_experiment_count = sizeof bench_experiments / sizeof bench_experiments[0];

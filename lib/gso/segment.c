@@ -8,7 +8,8 @@
 
 #include "gso.h"
 #include "inetcsum.h"
-#include "inetcsum_proto.h" /* inetcsum_ipv4_header */
+#include "kernels.h"      /* the inline sums and arithmetic: per segment, calls would cost more */
+#include "proto/pseudo.h" /* wire16 */
 
 enum { TCP_FIN = 0x01, TCP_PSH = 0x08, TCP_CWR = 0x80 };
 
@@ -48,7 +49,8 @@ struct cursor {
 };
 
 /* Copies n bytes from the cursor to dst; with sum, returns their partial sum (as summed from dst,
- * an even offset) in the same pass, else 0 (the headers). */
+ * an even offset) in the same pass, else 0 (the headers; a payload whose checksum the device
+ * computes, tunnels' included, through local checksum offload). */
 static uint32_t copy_from(struct cursor *c, uint8_t *dst, size_t n, int sum)
 {
     uint32_t total = 0;
@@ -78,8 +80,20 @@ static uint32_t copy_from(struct cursor *c, uint8_t *dst, size_t n, int sum)
 /* The pseudo-header sum of a message of len bytes at level lv. */
 static uint32_t pseudo(const struct inetcsum_gso_level *lv, size_t len)
 {
-    const uint8_t be[2] = {(uint8_t)(len >> 8), (uint8_t)len};
-    return inetcsum_add(lv->pseudo, inetcsum_partial(be, 2, 0));
+    return ics_add32(lv->pseudo, wire16((uint32_t)len));
+}
+
+/* The sum of a header's n bytes (well under ICS_SMALL_MAX), inline. */
+static uint32_t header_sum(const uint8_t *p, size_t n, uint32_t seed)
+{
+    return n < ICS_SMALL_MAX ? ics_partial_small(p, n, seed) : inetcsum_partial(p, n, seed);
+}
+
+/* Adds the sum of a block that starts `offset` bytes in (even for every header layout walked;
+ * inetcsum_block_add swaps an odd one's bytes). */
+static uint32_t add_at(uint32_t sum, uint32_t block, size_t offset)
+{
+    return offset & 1 ? inetcsum_block_add(sum, block, offset) : ics_add32(sum, block);
 }
 
 /* The offload kind of a TCP or UDP checksum at level i (deeper than one tunnel: none). */
@@ -105,7 +119,82 @@ struct plan {
     uint32_t seq;
     uint8_t tcp_flags;
     size_t csum_field;  /* the segmented checksum field's offset */
+    /* One level (no tunnel), the common case: the sums of the IPv4 header and of the TCP or UDP
+     * header with the fields that change per segment zeroed, so that a segment's checksums add
+     * only those fields to them (as RFC 1624 updates do) instead of summing its headers. */
+    int single;
+    uint32_t ip_base, l4_base;
 };
+
+/* One level: rewrites segment i's headers and fills its checksums from the plan's sums (the
+ * fields that change are the IPv4 length and ID, the TCP sequence number and flags, the UDP
+ * length, and the checksums). */
+static void single_level(const struct plan *pl, uint8_t *seg, uint32_t i, size_t n, uint32_t psum)
+{
+    const struct inetcsum_gso *g = pl->g;
+    const struct inetcsum_gso_level *lv = &g->level[0];
+    const size_t len = g->hdr_len + n, l4_len = len - lv->l4_off;
+    uint8_t *ip = seg + lv->ip_off, *l4 = seg + lv->l4_off;
+    if (lv->ip_version == 4) {
+        const unsigned tot = (unsigned)(len - lv->ip_off);
+        const unsigned id = g->flags & INETCSUM_GSO_FIXEDID ? pl->ip_id[0] : (pl->ip_id[0] + i) & 0xFFFF;
+        put16(ip + 2, tot);
+        put16(ip + 4, id);
+        const uint64_t s = (uint64_t)pl->ip_base + wire16(tot) + wire16(id);
+        store_csum(ip + 10, pl->device & INETCSUM_OFL_IPV4 ? 0 : (uint16_t)~ics_fold16(ics_reduce64(s)));
+    } else {
+        put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
+    }
+    uint64_t var;
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        const uint32_t seq = pl->seq + i * (uint32_t)g->gso_size;
+        uint8_t flags = pl->tcp_flags;
+        if (i + 1 < g->segments)
+            flags &= (uint8_t) ~(TCP_FIN | TCP_PSH);
+        if (i > 0)
+            flags &= (uint8_t)~TCP_CWR;
+        put32(l4 + 4, seq);
+        l4[13] = flags;
+        var = (uint64_t)wire16(seq >> 16) + wire16(seq & 0xFFFF) + wire16(((unsigned)l4[12] << 8) | flags);
+    } else {
+        put16(l4 + 4, (unsigned)l4_len);
+        var = wire16((uint32_t)l4_len);
+    }
+    const uint32_t ph = pseudo(lv, l4_len);
+    uint8_t *field = seg + pl->csum_field;
+    if (pl->partial) {
+        store_csum(field, pl->zero_seed ? 0 : ics_fold16(ph));
+        return;
+    }
+    /* The headers end at an even offset from the TCP or UDP header: psum adds as it is. */
+    const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64((uint64_t)ph + pl->l4_base + var + psum));
+    store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
+}
+
+/* Sets up single_level's sums from the headers (hdr: the super-packet's). */
+static void plan_single(struct plan *pl, const uint8_t *hdr)
+{
+    const struct inetcsum_gso *g = pl->g;
+    const struct inetcsum_gso_level *lv = &g->level[0];
+    uint8_t h[ICS_GSO_MAX_HDR];
+    memcpy(h, hdr, g->hdr_len);
+    if (lv->ip_version == 4) {
+        uint8_t *ip = h + lv->ip_off;
+        memset(ip + 2, 0, 4);  /* total length, ID */
+        memset(ip + 10, 0, 2); /* checksum */
+        pl->ip_base = header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0);
+    }
+    uint8_t *l4 = h + lv->l4_off;
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        memset(l4 + 4, 0, 4);   /* sequence number */
+        memset(l4 + 12, 0, 2);  /* data offset and flags */
+        memset(l4 + 16, 0, 2);  /* checksum */
+    } else {
+        memset(l4 + 4, 0, 4);   /* length, checksum */
+    }
+    pl->l4_base = header_sum(l4, g->hdr_len - lv->l4_off, 0);
+    pl->single = !((g->hdr_len - lv->l4_off) & 1);
+}
 
 /* Rewrites the lengths, IDs, sequence number and flags of segment i (seg: its headers and n
  * payload bytes). */
@@ -154,18 +243,18 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
         uint8_t *ip = seg + lv->ip_off;
         store_csum(ip + 10, 0);
         if (!(pl->device & ipv4_kind(j)))
-            store_csum(ip + 10, inetcsum_ipv4_header(ip, ip[0] & 15u));
+            store_csum(ip + 10, (uint16_t)~ics_fold16(header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0)));
     }
     const struct inetcsum_gso_level *in = &g->level[last];
     const size_t l4 = in->l4_off, l4_len = len - l4;
     uint8_t *field = seg + pl->csum_field;
     const uint32_t ph = pseudo(in, l4_len);
     if (pl->partial) {
-        store_csum(field, pl->zero_seed ? 0 : inetcsum_fold(ph));
+        store_csum(field, pl->zero_seed ? 0 : ics_fold16(ph));
     } else {
         store_csum(field, 0);
-        uint32_t s = inetcsum_partial(seg + l4, g->hdr_len - l4, ph);
-        uint16_t c = (uint16_t)~inetcsum_fold(inetcsum_block_add(s, psum, g->hdr_len - l4));
+        uint32_t s = header_sum(seg + l4, g->hdr_len - l4, ph);
+        uint16_t c = (uint16_t)~ics_fold16(add_at(s, psum, g->hdr_len - l4));
         store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
     }
     for (unsigned j = last; j-- > 0;) { /* tunnels' checksums, from the inside out */
@@ -176,17 +265,17 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
         uint8_t *f = seg + at + (lv->l4 == INETCSUM_GSO_L4_UDP ? 6 : 4);
         const uint32_t seed = lv->l4 == INETCSUM_GSO_L4_UDP ? pseudo(lv, len - at) : 0;
         if (lv->l4 == INETCSUM_GSO_L4_UDP && (pl->device & l4_kind(lv, j, INETCSUM_GSO_L4_UDP))) {
-            store_csum(f, pl->zero_seed ? 0 : inetcsum_fold(seed));
+            store_csum(f, pl->zero_seed ? 0 : ics_fold16(seed));
             continue;
         }
         store_csum(f, 0);
         uint32_t s;
         if (pl->partial) /* the inner message is the device's to fill: once filled it sums to the
                           * complement of its pseudo-header sum (local checksum offload) */
-            s = inetcsum_block_add(inetcsum_partial(seg + at, l4 - at, seed), (uint16_t)~inetcsum_fold(ph), l4 - at);
+            s = add_at(header_sum(seg + at, l4 - at, seed), (uint16_t)~ics_fold16(ph), l4 - at);
         else
-            s = inetcsum_block_add(inetcsum_partial(seg + at, g->hdr_len - at, seed), psum, g->hdr_len - at);
-        uint16_t c = (uint16_t)~inetcsum_fold(s);
+            s = add_at(header_sum(seg + at, g->hdr_len - at, seed), psum, g->hdr_len - at);
+        uint16_t c = (uint16_t)~ics_fold16(s);
         store_csum(f, c == 0 && lv->l4 == INETCSUM_GSO_L4_UDP ? 0xFFFF : c);
     }
 }
@@ -260,14 +349,20 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
         pl.seq = get32(hdr + in->l4_off + 4);
         pl.tcp_flags = hdr[in->l4_off + 13];
     }
+    if (g->nlevels == 1)
+        plan_single(&pl, hdr);
 
     for (uint32_t i = 0; i < g->segments; i++) {
         const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
         uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
         memcpy(out, hdr, g->hdr_len);
-        const uint32_t psum = copy_from(&cur, out + g->hdr_len, n, 1);
-        rewrite_headers(&pl, out, i, n);
-        fill_checksums(&pl, out, g->hdr_len + n, psum);
+        const uint32_t psum = copy_from(&cur, out + g->hdr_len, n, !pl.partial);
+        if (pl.single) {
+            single_level(&pl, out, i, n, psum);
+        } else {
+            rewrite_headers(&pl, out, i, n);
+            fill_checksums(&pl, out, g->hdr_len + n, psum);
+        }
         if (vnet_size) {
             struct inetcsum_vnet_hdr vh = {.hdr_len = g->hdr_len};
             if (pl.partial) {
