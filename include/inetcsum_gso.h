@@ -154,6 +154,44 @@ INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const s
                                            const struct inetcsum_offload *offload, size_t vnet_size,
                                            struct inetcsum_segment *seg, size_t nseg);
 
+/* ---- Coalescing (GRO) ------------------------------------------------------------------------------ */
+
+/* A table that merges consecutive TCP segments and UDP datagrams of one flow into super-packets by
+ * Linux's rules (tcp_gro_receive, inet_gro_receive / ipv6_gro_receive, udp_gro_receive): the same
+ * headers byte for byte (link layer, addresses, ports, TTL or hop limit, TOS or traffic class, DF,
+ * IPv6 extension headers, TCP ACK, window and options), except the lengths, the IPv4 ID (one more
+ * each time, or the same with DF: FIXEDID), the TCP sequence number (contiguous) and the flags
+ * CWR (only the first may have it), FIN and PSH (the last); segments of the first one's size, a
+ * shorter one ending the train; UDP checksums all zero or none zero; at most 64 KB, and 64 UDP
+ * datagrams.  Every packet's checksum is verified as it is copied in: a packet with a bad one
+ * ends its flow's train and passes alone, untouched.  Tunnelled packets pass alone.
+ *
+ * Packets come out through the emit callback, each preceded by a virtio-net header of vnet_size
+ * bytes: a super-packet as the kernel takes it from a TAP with offloads on (NEEDS_CSUM, its
+ * TCP/UDP checksum the pseudo-header sum over the whole length, GSO type and size); a packet that
+ * was not merged as it came (flags 0, no GSO).  Memory is allocated once, by inetcsum_gro_new. */
+struct inetcsum_gro;
+
+typedef void (*inetcsum_gro_emit)(void *ctx, const uint8_t *pkt, size_t len);
+
+struct inetcsum_gro_config {
+    enum inetcsum_link link; /* INETCSUM_LINK_ETHERNET (TAP) or INETCSUM_LINK_RAW (TUN) */
+    size_t vnet_size;        /* INETCSUM_VNET_HDR_LEN or _V1_LEN (0: no header, for a capture) */
+    unsigned max_flows;      /* flows held at once (0: 16); the oldest is flushed to make room */
+    inetcsum_gro_emit emit;
+    void *ctx;
+};
+
+/* NULL without memory or with a bad configuration (errno says which). */
+INETCSUM_API struct inetcsum_gro *inetcsum_gro_new(const struct inetcsum_gro_config *cfg);
+/* Offers one packet (pkt[0..len), no virtio-net header): 1 when it is held (merged or starting a
+ * flow), 0 when it was emitted now (alone: not mergeable, or its flow's train ended with it).
+ * Packets of the flow it ends are emitted before it. */
+INETCSUM_API int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt, size_t len);
+/* Emits every flow held, oldest first (the end of a batch of reads). */
+INETCSUM_API void inetcsum_gro_flush(struct inetcsum_gro *t);
+INETCSUM_API void inetcsum_gro_free(struct inetcsum_gro *t);
+
 #ifdef __cplusplus
 }
 #endif

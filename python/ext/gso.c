@@ -145,8 +145,128 @@ fail:
     return NULL;
 }
 
+/* ---- coalescing ---------------------------------------------------------------------------------- */
+
+#define GRO_CAPSULE "inetcsum._gro"
+
+/* The table and where its callback puts what it emits (a list, while a call runs). */
+struct pygro {
+    struct inetcsum_gro *t;
+    PyObject *out;
+    int failed;
+};
+
+static void gro_emit(void *ctx, const uint8_t *pkt, size_t len)
+{
+    struct pygro *g = ctx;
+    PyObject *b = PyBytes_FromStringAndSize((const char *)pkt, (Py_ssize_t)len);
+    if (!b || PyList_Append(g->out, b) < 0)
+        g->failed = 1;
+    Py_XDECREF(b);
+}
+
+static void gro_destroy(PyObject *capsule)
+{
+    struct pygro *g = PyCapsule_GetPointer(capsule, GRO_CAPSULE);
+    if (g) {
+        inetcsum_gro_free(g->t);
+        PyMem_Free(g);
+    }
+}
+
+PyDoc_STRVAR(gro_new_doc, "_gro_new($module, link, vnet_size, max_flows, /)\n--\n\nA table for inetcsum.Coalescer.");
+
+static PyObject *py_gro_new(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *link_obj;
+    unsigned long vnet, flows;
+    if (!PyArg_ParseTuple(args, "Okk", &link_obj, &vnet, &flows))
+        return NULL;
+    uint32_t link;
+    if (icspy_link(link_obj, "Coalescer", &link) < 0)
+        return NULL;
+    struct pygro *g = PyMem_Calloc(1, sizeof *g);
+    if (!g)
+        return PyErr_NoMemory();
+    const struct inetcsum_gro_config cfg = {(enum inetcsum_link)link, vnet, (unsigned)flows, gro_emit, g};
+    if (flows > 4096 || !(g->t = inetcsum_gro_new(&cfg))) {
+        PyMem_Free(g);
+        if (errno == ENOMEM)
+            return PyErr_NoMemory();
+        PyErr_SetString(PyExc_ValueError, "Coalescer(): vnet_size is 0, 10 or 12, max_flows at most 4096");
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(g, GRO_CAPSULE, gro_destroy);
+    if (!capsule) {
+        inetcsum_gro_free(g->t);
+        PyMem_Free(g);
+    }
+    return capsule;
+}
+
+/* Runs add (packet given) or flush (packet NULL) and returns what was emitted, with add's result. */
+static PyObject *gro_call(PyObject *capsule, PyObject *packet)
+{
+    struct pygro *g = PyCapsule_GetPointer(capsule, GRO_CAPSULE);
+    if (!g)
+        return NULL;
+    if (g->out) {
+        PyErr_SetString(PyExc_RuntimeError, "Coalescer: used from two threads at once");
+        return NULL;
+    }
+    struct icspy_buf b;
+    if (packet && icspy_buf_read(packet, "Coalescer.add", "packet", &b) < 0)
+        return NULL;
+    g->out = PyList_New(0);
+    g->failed = 0;
+    int rc = 0;
+    if (g->out) {
+        if (packet)
+            rc = inetcsum_gro_add(g->t, b.p, b.len);
+        else
+            inetcsum_gro_flush(g->t);
+    }
+    if (packet)
+        icspy_buf_release(&b);
+    PyObject *out = g->out;
+    g->out = NULL;
+    if (!out || g->failed) {
+        Py_XDECREF(out);
+        return out ? PyErr_NoMemory() : NULL;
+    }
+    if (rc < 0) {
+        Py_DECREF(out);
+        PyErr_SetString(PyExc_ValueError, "Coalescer.add(): the packet is larger than 64 KB and its headers");
+        return NULL;
+    }
+    return Py_BuildValue("(Ni)", out, rc);
+}
+
+PyDoc_STRVAR(gro_add_doc, "_gro_add($module, table, packet, /)\n--\n\n(emitted packets, 1 held or 0 not).");
+
+static PyObject *py_gro_add(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *capsule, *packet;
+    if (!PyArg_ParseTuple(args, "OO", &capsule, &packet))
+        return NULL;
+    return gro_call(capsule, packet);
+}
+
+PyDoc_STRVAR(gro_flush_doc, "_gro_flush($module, table, /)\n--\n\n(emitted packets, 0).");
+
+static PyObject *py_gro_flush(PyObject *self, PyObject *capsule)
+{
+    (void)self;
+    return gro_call(capsule, NULL);
+}
+
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
 PyMethodDef icspy_gso_methods[] = {
     {"segment", (PyCFunction)(void (*)(void))py_segment, FAST, segment_doc},
+    {"_gro_new", py_gro_new, METH_VARARGS, gro_new_doc},
+    {"_gro_add", py_gro_add, METH_VARARGS, gro_add_doc},
+    {"_gro_flush", py_gro_flush, METH_O, gro_flush_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -71,7 +71,7 @@ from .capture import (  # noqa: E402 (after the types it uses are registered)
     Undecoded,
     fix_capture,
 )
-from .gso import GsoType, VnetFlag, VnetHeader, segment  # noqa: E402
+from .gso import Coalescer, GsoType, VnetFlag, VnetHeader, segment  # noqa: E402
 
 __version__ = version()
 
@@ -100,6 +100,7 @@ __all__ = [
     "complete_partial",
     # segmentation offload
     "segment",
+    "Coalescer",
     "VnetHeader",
     "VnetFlag",
     "GsoType",

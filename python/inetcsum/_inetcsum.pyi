@@ -2,7 +2,7 @@
 # what it does; the conventions are in inetcsum/__init__.py.
 from ipaddress import IPv4Address, IPv6Address
 import os
-from typing import List, Optional, Tuple, Type, Union
+from typing import Any, List, Optional, Tuple, Type, Union
 
 from _typeshed import ReadableBuffer, WriteableBuffer
 
@@ -128,3 +128,20 @@ def _fix_capture(
     reassemble: bool,
     /,
 ) -> Tuple[_Tally, Optional[Tuple[int, int, int, int]]]: ...
+
+# Segmentation offload.
+def segment(
+    packet: ReadableBuffer,
+    *,
+    gso_size: Optional[int] = None,
+    vnet: Optional[ReadableBuffer] = None,
+    link: Union[Link, int, str] = ...,
+    device: Union[Offload, int] = 0,
+    zero_seed: bool = False,
+    vnet_out: int = 0,
+    out: Optional[WriteableBuffer] = None,
+    fixed_id: bool = False,
+) -> List[Any]: ...
+def _gro_new(link: Union[Link, int, str], vnet_size: int, max_flows: int, /) -> object: ...
+def _gro_add(table: object, packet: ReadableBuffer, /) -> Tuple[List[bytes], int]: ...
+def _gro_flush(table: object, /) -> Tuple[List[bytes], int]: ...

@@ -31,6 +31,8 @@ VNET_LEN = 12
 ADDRESSES = {"a": ("10.77.0.1", "fd77::1"), "b": ("10.77.0.2", "fd77::2")}
 
 # forward(frame, vnet, from_ns) -> [(vnet, frame), ...] to write to the other namespace's TAP.
+# A forward object may also have end_of_batch(from_ns) -> [(vnet, frame), ...], called once no
+# more packets are waiting on that side (where a coalescer flushes).
 Forward = Callable[[bytes, bytes, str], Iterable[Tuple[bytes, bytes]]]
 
 
@@ -83,6 +85,7 @@ class TapPair:
         fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))
         fcntl.ioctl(fd, TUNSETVNETHDRSZ, struct.pack("i", VNET_LEN))
         fcntl.ioctl(fd, TUNSETOFFLOAD, self.offloads[side])
+        os.set_blocking(fd, False)
         ns = self.ns[side]
         v4, v6 = ADDRESSES[side]
         sh("ip", "link", "set", name, "netns", ns)
@@ -115,13 +118,28 @@ class TapPair:
                 ready, _, _ = select.select(list(by_fd), [], [], 0.1)
                 for fd in ready:
                     side = by_fd[fd]
-                    data = os.read(fd, 65536 + 256)
-                    self.counts[side] += 1
                     other = self.fds["b" if side == "a" else "a"]
-                    for vnet, frame in self.forward(data[VNET_LEN:], data[:VNET_LEN], side):
-                        os.write(other, vnet + frame)
+                    while True:  # every packet waiting: a batch
+                        try:
+                            data = os.read(fd, 65536 + 256)
+                        except BlockingIOError:
+                            break
+                        self.counts[side] += 1
+                        for vnet, frame in self.forward(data[VNET_LEN:], data[:VNET_LEN], side):
+                            self._write(other, vnet + frame)
+                    for vnet, frame in getattr(self.forward, "end_of_batch", lambda s: ())(side):
+                        self._write(other, vnet + frame)
         except BaseException as e:  # reported by the test, not lost in the thread
             self.errors.append(e)
+
+    @staticmethod
+    def _write(fd: int, data: bytes) -> None:
+        while True:
+            try:
+                os.write(fd, data)
+                return
+            except BlockingIOError:  # the device's queue is full: wait for room
+                select.select([], [fd], [], 1)
 
     def run(self, side: str, *args: str, timeout: float = 60, input: Optional[str] = None) -> str:
         """Runs a command inside a namespace; its standard output (an error when it fails)."""

@@ -365,3 +365,88 @@ def test_garbage_is_refused_or_segmented_consistently(data, gso, vnet):
             continue
         # Whatever was accepted splits the payload without losing or adding a byte.
         assert sum(len(s) for s in segs) >= len(data)
+
+
+# ---- coalescing --------------------------------------------------------------------------------------
+
+SINGLE = ["ipv4-tcp", "ipv4-options-tcp-options", "ipv6-tcp", "ipv6-ext-tcp", "vlan-ipv4-tcp", "qinq-ipv6-udp",
+          "ipv4-udp", "ipv4-source-route-udp"]
+
+
+def filled(frame):
+    out = bytearray(frame)
+    inetcsum.fill(out, all=True)
+    return bytes(out)
+
+
+def completed(pkt):
+    """A coalescer's output: its virtio-net header, and the frame with the checksum completed."""
+    vh = VnetHeader.unpack(pkt[:12])
+    frame = bytearray(pkt[12:])
+    if vh.flags & VnetFlag.NEEDS_CSUM:
+        inetcsum.complete_partial(frame, vh.csum_start, vh.csum_offset)
+    return vh, bytes(frame)
+
+
+@pytest.mark.parametrize("kind", SINGLE)
+def test_segments_coalesce_back_to_the_super_packet(kind):
+    frame, start, off, gso_type = partial_frame(kind, 20000)
+    gso = 1448 if "tcp" in kind else 1200
+    segs = segment(frame, gso_size=gso)
+    c = inetcsum.Coalescer()
+    out = [o for s in segs for o in c.add(s)] + c.flush()
+    assert len(out) == 1
+    vh, got = completed(out[0])
+    assert vh.flags == VnetFlag.NEEDS_CSUM and (vh.csum_start, vh.csum_offset) == (start, off)
+    assert vh.gso_type == gso_type and vh.gso_size == gso and vh.hdr_len == len(frame) - 20000
+    assert got == filled(frame) or (got[:start + off] == filled(frame)[:start + off])  # TCP 0 vs 0xFFFF aside
+    assert inetcsum.verify(got).ok and got[start + off + 2:] == filled(frame)[start + off + 2:]
+    # And segmented again from that header, the same segments as before.
+    assert segment(out[0][12:], vnet=out[0][:12]) == segs
+
+
+def test_trains_end_where_linux_ends_them():
+    frame = build("ipv4-tcp", 14480)
+    segs = segment(frame, gso_size=1448)
+    c = inetcsum.Coalescer(vnet_size=10)
+    # A bad checksum in the fifth: the four before go out merged, the bad one alone and untouched,
+    # the rest merged again.
+    bad = bytearray(segs[4])
+    bad[-1] ^= 1
+    out = [o for s in segs[:4] + [bytes(bad)] + segs[5:] for o in c.add(s)] + c.flush()
+    assert [VnetHeader.unpack(o[:10]).gso_type for o in out] == [GsoType.TCPV4, 0, GsoType.TCPV4]
+    assert out[1][10:] == bytes(bad)
+    assert len(out[0]) - 10 == 14 + 20 + 20 + 4 * 1448
+    # A gap in the sequence, a different window, a CWR, PSH: each ends a train.
+    def tcp_frame(seq, flags="A", window=512, payload=b"x" * 100):
+        return bytes(ETH / IP(src=A4, dst=B4, id=seq // 100, flags="DF") / TCP(sport=1, dport=2, seq=seq, flags=flags,
+                                                                                   window=window) / payload)
+    c = inetcsum.Coalescer()
+    outs = []
+    for f in [tcp_frame(0), tcp_frame(100), tcp_frame(300), tcp_frame(400, window=9), tcp_frame(500, window=9),
+              tcp_frame(600, flags="AC", window=9), tcp_frame(700, flags="PA", window=9)]:
+        outs.append(len(c.add(f)))
+    outs.append(len(c.flush()))
+    # 0,100 merge; 300 (gap) emits them; 400 (window) emits 300; 500 merges; CWR emits 400+500;
+    # PSH merges into 600 and ends it.
+    assert outs == [0, 0, 1, 1, 0, 1, 1, 0]
+
+
+def test_ids_lengths_and_limits():
+    c = inetcsum.Coalescer(vnet_size=0)
+    udp = [bytes(ETH / IP(src=A4, dst=B4, id=i) / UDP(sport=7, dport=8) / (b"u" * 1000)) for i in range(70)]
+    out = [o for u in udp for o in c.add(u)] + c.flush()
+    assert [len(o) for o in out] == [14 + 20 + 8 + 64 * 1000, 14 + 20 + 8 + 6 * 1000]  # 64 datagrams at most
+    # IDs must count up by one (or stay, with DF); a jump ends the train.
+    c = inetcsum.Coalescer(vnet_size=0)
+    ids = [bytes(ETH / IP(src=A4, dst=B4, id=i) / UDP(sport=7, dport=8) / (b"u" * 100)) for i in (5, 6, 9, 10)]
+    assert len([o for u in ids for o in c.add(u)] + c.flush()) == 2
+    # UDP checksums zero and set never mix.
+    c = inetcsum.Coalescer(vnet_size=0)
+    a = bytes(ETH / IP(src=A4, dst=B4, id=1) / UDP(sport=7, dport=8, chksum=0) / (b"u" * 100))
+    b = bytes(ETH / IP(src=A4, dst=B4, id=2) / UDP(sport=7, dport=8) / (b"u" * 100))
+    assert len(c.add(a) + c.add(b) + c.flush()) == 2
+    # Not TCP or UDP, or tunnelled: alone, as it came.
+    c = inetcsum.Coalescer(vnet_size=12)
+    vx = build("vxlan4-tcp4", 100)
+    assert c.add(vx) == [bytes(12) + vx] and c.flush() == []

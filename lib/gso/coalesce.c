@@ -1,0 +1,359 @@
+/* Coalescing (GRO): consecutive TCP segments and UDP datagrams of one flow merged into a
+ * super-packet by Linux's rules (include/inetcsum_gso.h lists them).  A flow is held in one
+ * buffer allocated at the start: its first packet's headers and every payload after them.  A
+ * packet's payload is copied to the end of its flow's buffer and summed in the same pass, which
+ * verifies its checksum; only then is it counted in, so a bad packet leaves nothing behind (the
+ * bytes past the flow's end are not part of it). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gso.h"
+#include "inetcsum.h"
+#include "kernels.h"
+#include "proto/pseudo.h"
+
+enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08, TCP_URG = 0x20, TCP_CWR = 0x80 };
+enum { ENDS_TRAIN = TCP_FIN | TCP_SYN | TCP_RST | TCP_PSH | TCP_URG, MAY_DIFFER = TCP_FIN | TCP_PSH | TCP_CWR };
+enum { UDP_MAX_MERGED = 64, /* Linux's UDP_GRO_CNT_MAX */ MAX_RANGES = 8 };
+#define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + 65535)
+
+struct flow {
+    int used;
+    uint64_t age;
+    struct inetcsum_gso g; /* the first packet's */
+    uint8_t *buf;          /* vnet_size bytes for the header, then the frame */
+    size_t len;            /* frame bytes held */
+    uint32_t mss, count, next_seq;
+    uint16_t id0, next_id;
+    int id_mode;           /* 0: one packet so far; 1: IDs increment; 2: one fixed ID (with DF) */
+    uint8_t flags0, or_flags, udp_zero;
+    /* The header bytes every packet must share: [start, start + len) ranges. */
+    uint16_t fixed_at[MAX_RANGES], fixed_len[MAX_RANGES];
+    unsigned nfixed;
+};
+
+struct inetcsum_gro {
+    struct inetcsum_gro_config cfg;
+    struct flow *flow;
+    uint8_t *mem;
+    uint8_t *spare; /* a packet emitted alone, behind its virtio-net header */
+    uint64_t clock;
+};
+
+static unsigned get16(const uint8_t *p)
+{
+    return ((unsigned)p[0] << 8) | p[1];
+}
+
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return ((uint32_t)get16(p) << 16) | get16(p + 2);
+}
+
+static uint8_t *frame_of(const struct inetcsum_gro *t, const struct flow *f)
+{
+    return f->buf + t->cfg.vnet_size;
+}
+
+struct inetcsum_gro *inetcsum_gro_new(const struct inetcsum_gro_config *cfg)
+{
+    if (!cfg->emit || (cfg->vnet_size != 0 && cfg->vnet_size != INETCSUM_VNET_HDR_LEN &&
+                       cfg->vnet_size != INETCSUM_VNET_HDR_V1_LEN)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    struct inetcsum_gro *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->cfg = *cfg;
+    if (!t->cfg.max_flows)
+        t->cfg.max_flows = 16;
+    t->flow = calloc(t->cfg.max_flows, sizeof *t->flow);
+    t->mem = malloc((t->cfg.max_flows + 1) * (cfg->vnet_size + FRAME_ROOM));
+    if (!t->flow || !t->mem) {
+        inetcsum_gro_free(t);
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (unsigned i = 0; i < t->cfg.max_flows; i++)
+        t->flow[i].buf = t->mem + i * (cfg->vnet_size + FRAME_ROOM);
+    t->spare = t->mem + t->cfg.max_flows * (cfg->vnet_size + FRAME_ROOM);
+    return t;
+}
+
+void inetcsum_gro_free(struct inetcsum_gro *t)
+{
+    if (!t)
+        return;
+    free(t->mem);
+    free(t->flow);
+    free(t);
+}
+
+/* Emits frame[0..len) as it came, after a virtio-net header saying nothing (no GSO, flags 0: the
+ * receiver verifies its checksums).  Writes into the vnet_size bytes before frame. */
+static void emit_plain(const struct inetcsum_gro *t, uint8_t *frame, size_t len)
+{
+    uint8_t *start = frame - t->cfg.vnet_size;
+    if (t->cfg.vnet_size) {
+        const struct inetcsum_vnet_hdr none = {0};
+        inetcsum_vnet_put(start, t->cfg.vnet_size, &none);
+    }
+    t->cfg.emit(t->cfg.ctx, start, t->cfg.vnet_size + len);
+}
+
+/* Emits a flow: one packet as it came, several as a super-packet. */
+static void emit_flow(struct inetcsum_gro *t, struct flow *f)
+{
+    f->used = 0;
+    uint8_t *frame = frame_of(t, f);
+    if (f->count == 1) {
+        emit_plain(t, frame, f->len);
+        return;
+    }
+    const struct inetcsum_gso_level *lv = &f->g.level[0];
+    uint8_t *ip = frame + lv->ip_off, *l4 = frame + lv->l4_off;
+    const size_t l4_len = f->len - lv->l4_off;
+    if (lv->ip_version == 4) {
+        put16(ip + 2, (unsigned)(f->len - lv->ip_off));
+        memset(ip + 10, 0, 2);
+        const uint16_t c = (uint16_t)~ics_fold16(ics_partial_small(ip, (size_t)(ip[0] & 15) * 4, 0));
+        memcpy(ip + 10, &c, 2);
+    } else {
+        put16(ip + 4, (unsigned)(f->len - lv->ip_off - 40));
+    }
+    struct inetcsum_vnet_hdr h = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .hdr_len = f->g.hdr_len,
+                                  .gso_size = (uint16_t)f->mss, .csum_start = lv->l4_off};
+    if (f->g.proto == INETCSUM_GSO_L4_TCP) {
+        l4[13] = (uint8_t)(f->flags0 | f->or_flags);
+        h.csum_offset = 16;
+        h.gso_type = (uint8_t)((lv->ip_version == 4 ? INETCSUM_VNET_GSO_TCPV4 : INETCSUM_VNET_GSO_TCPV6) |
+                               (f->flags0 & TCP_CWR ? INETCSUM_VNET_GSO_ECN : 0));
+    } else {
+        put16(l4 + 4, (unsigned)l4_len);
+        h.csum_offset = 6;
+        h.gso_type = INETCSUM_VNET_GSO_UDP_L4;
+    }
+    /* The field holds the pseudo-header sum over the whole length, as NEEDS_CSUM says. */
+    const uint16_t seed = ics_fold16(ics_add32(lv->pseudo, wire16((uint32_t)l4_len)));
+    memcpy(frame + lv->l4_off + h.csum_offset, &seed, 2);
+    if (t->cfg.vnet_size)
+        inetcsum_vnet_put(f->buf, t->cfg.vnet_size, &h);
+    t->cfg.emit(t->cfg.ctx, f->buf, t->cfg.vnet_size + f->len);
+}
+
+void inetcsum_gro_flush(struct inetcsum_gro *t)
+{
+    for (;;) { /* oldest first */
+        struct flow *oldest = NULL;
+        for (unsigned i = 0; i < t->cfg.max_flows; i++)
+            if (t->flow[i].used && (!oldest || t->flow[i].age < oldest->age))
+                oldest = &t->flow[i];
+        if (!oldest)
+            return;
+        emit_flow(t, oldest);
+    }
+}
+
+/* The header bytes a flow's packets must share: all of [0, hdr_len) but the lengths, the IPv4
+ * ID and checksum, the TCP sequence number, flags and checksum, the UDP checksum. */
+static void fixed_ranges(struct flow *f)
+{
+    const struct inetcsum_gso *g = &f->g;
+    const struct inetcsum_gso_level *lv = &g->level[0];
+    uint16_t cut[12][2];
+    unsigned n = 0;
+    if (lv->ip_version == 4) {
+        cut[n][0] = (uint16_t)(lv->ip_off + 2), cut[n++][1] = 4;  /* total length, ID */
+        cut[n][0] = (uint16_t)(lv->ip_off + 10), cut[n++][1] = 2; /* checksum */
+    } else {
+        cut[n][0] = (uint16_t)(lv->ip_off + 4), cut[n++][1] = 2; /* payload length */
+    }
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4;  /* sequence number */
+        cut[n][0] = (uint16_t)(lv->l4_off + 13), cut[n++][1] = 1; /* flags: compared apart */
+        cut[n][0] = (uint16_t)(lv->l4_off + 16), cut[n++][1] = 2; /* checksum */
+    } else {
+        cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4; /* length, checksum */
+    }
+    unsigned at = 0;
+    f->nfixed = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (cut[i][0] > at) {
+            f->fixed_at[f->nfixed] = (uint16_t)at;
+            f->fixed_len[f->nfixed++] = (uint16_t)(cut[i][0] - at);
+        }
+        at = cut[i][0] + cut[i][1];
+    }
+    if (at < g->hdr_len) {
+        f->fixed_at[f->nfixed] = (uint16_t)at;
+        f->fixed_len[f->nfixed++] = (uint16_t)(g->hdr_len - at);
+    }
+}
+
+/* Whether pkt belongs to flow f, as Linux's GRO tells flows apart: the same link-layer header,
+ * addresses, protocol and ports.  Any other difference ends f's train instead (TTL, window, ...),
+ * so that a connection's packets never overtake each other. */
+static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
+                     const uint8_t *pkt)
+{
+    const struct inetcsum_gso_level *a = &f->g.level[0], *b = &g->level[0];
+    if (!f->used || f->g.proto != g->proto || a->ip_off != b->ip_off || a->ip_version != b->ip_version)
+        return 0;
+    const uint8_t *head = frame_of(t, f);
+    const size_t addr = a->ip_version == 4 ? 12 : 8, addr_len = a->ip_version == 4 ? 8 : 32;
+    return memcmp(head, pkt, a->ip_off) == 0 &&
+           memcmp(head + a->ip_off + addr, pkt + b->ip_off + addr, addr_len) == 0 &&
+           memcmp(head + a->l4_off, pkt + b->l4_off, 4) == 0; /* the ports (the last next header is TCP/UDP) */
+}
+
+/* Whether pkt may follow what flow f holds (its checksum not yet known). */
+static int may_join(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
+                    const uint8_t *pkt)
+{
+    const struct inetcsum_gso_level *lv = &g->level[0];
+    if (f->g.hdr_len != g->hdr_len || lv->l4_off != f->g.level[0].l4_off)
+        return 0;
+    const uint8_t *head = frame_of(t, f);
+    for (unsigned i = 0; i < f->nfixed; i++)
+        if (memcmp(head + f->fixed_at[i], pkt + f->fixed_at[i], f->fixed_len[i]) != 0)
+            return 0;
+    const size_t payload = g->payload_len;
+    const size_t ip_len = f->len + payload - lv->ip_off - (lv->ip_version == 4 ? 0 : 40);
+    if (payload == 0 || payload > f->mss || ip_len > 0xFFFF || f->len + payload > FRAME_ROOM)
+        return 0;
+    if (lv->ip_version == 4) {
+        const unsigned id = get16(pkt + lv->ip_off + 4);
+        const int df = (pkt[lv->ip_off + 6] & 0x40) != 0;
+        if (f->id_mode == 0 ? !(id == ((f->id0 + 1u) & 0xFFFF) || (id == f->id0 && df))
+                            : f->id_mode == 1 ? id != f->next_id : id != f->id0)
+            return 0;
+    }
+    const uint8_t *l4 = pkt + lv->l4_off;
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        const uint8_t flags = l4[13];
+        return get32(l4 + 4) == f->next_seq && !(flags & TCP_CWR) && !((flags ^ f->flags0) & ~MAY_DIFFER);
+    }
+    return f->count < UDP_MAX_MERGED && (get16(l4 + 6) == 0) == f->udp_zero;
+}
+
+/* Whether the checksum of the TCP or UDP message at level lv, whose payload sums to psum, is
+ * right (a UDP checksum of 0 over IPv4: there is none, and that is right too). */
+static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t len, uint32_t psum)
+{
+    const struct inetcsum_gso_level *lv = &g->level[0];
+    const uint8_t *l4 = pkt + lv->l4_off;
+    if (g->proto == INETCSUM_GSO_L4_UDP && get16(l4 + 6) == 0)
+        return lv->ip_version == 4;
+    const size_t l4_len = len - lv->l4_off, hl = (size_t)g->hdr_len - lv->l4_off;
+    uint32_t s = ics_add32(lv->pseudo, wire16((uint32_t)l4_len));
+    s = ics_partial_small(l4, hl, s);
+    return ics_fold16(ics_add32(s, psum)) == 0xFFFF; /* hl is even: psum adds as it is */
+}
+
+/* Starts a flow with pkt (already verified): in a free slot, or the oldest one's once emitted. */
+static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, const uint8_t *pkt, size_t len)
+{
+    struct flow *f = NULL;
+    for (unsigned i = 0; i < t->cfg.max_flows && !f; i++)
+        if (!t->flow[i].used)
+            f = &t->flow[i];
+    if (!f) {
+        f = &t->flow[0];
+        for (unsigned i = 1; i < t->cfg.max_flows; i++)
+            if (t->flow[i].age < f->age)
+                f = &t->flow[i];
+        emit_flow(t, f);
+    }
+    const struct inetcsum_gso_level *lv = &g->level[0];
+    f->used = 1;
+    f->age = ++t->clock;
+    f->g = *g;
+    memcpy(frame_of(t, f), pkt, len);
+    f->len = len;
+    f->mss = g->payload_len;
+    f->count = 1;
+    f->id_mode = 0;
+    f->or_flags = 0;
+    if (lv->ip_version == 4)
+        f->id0 = f->next_id = (uint16_t)get16(pkt + lv->ip_off + 4);
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        f->flags0 = pkt[lv->l4_off + 13];
+        f->next_seq = get32(pkt + lv->l4_off + 4) + g->payload_len;
+    } else {
+        f->udp_zero = get16(pkt + lv->l4_off + 6) == 0;
+    }
+    fixed_ranges(f);
+}
+
+/* Emits a packet alone, as it came: behind a virtio-net header, so through the spare buffer. */
+static int pass_alone(struct inetcsum_gro *t, const uint8_t *pkt, size_t len)
+{
+    if (!t->cfg.vnet_size) {
+        t->cfg.emit(t->cfg.ctx, pkt, len);
+        return 0;
+    }
+    if (len > FRAME_ROOM)
+        return -EMSGSIZE;
+    uint8_t *frame = t->spare + t->cfg.vnet_size;
+    memcpy(frame, pkt, len);
+    emit_plain(t, frame, len);
+    return 0;
+}
+
+int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
+{
+    const uint8_t *pkt = pkt_;
+    struct inetcsum_gso g;
+    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, 0) != 0 || g.nlevels != 1)
+        return pass_alone(t, pkt, len); /* not TCP or UDP as segmentation knows them, or tunnelled */
+    struct flow *f = NULL;
+    for (unsigned i = 0; i < t->cfg.max_flows && !f; i++)
+        if (same_flow(t, &t->flow[i], &g, pkt))
+            f = &t->flow[i];
+    const size_t payload = g.payload_len;
+    uint32_t psum;
+    int joins = f && may_join(t, f, &g, pkt);
+    if (joins) /* copied to the flow's end and summed in one pass; counted in only if right */
+        psum = inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g.hdr_len, payload, 0);
+    else
+        psum = inetcsum_partial(pkt + g.hdr_len, payload, 0);
+    if (!checksum_ok(&g, pkt, len, psum)) {
+        if (f)
+            emit_flow(t, f); /* its train ends here; the bad packet passes alone, untouched */
+        return pass_alone(t, pkt, len);
+    }
+    const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[0].l4_off + 13] : 0;
+    if (joins) {
+        f->len += payload;
+        f->count++;
+        if (g.level[0].ip_version == 4) {
+            const unsigned id = get16(pkt + g.level[0].ip_off + 4);
+            if (f->id_mode == 0)
+                f->id_mode = id == f->id0 ? 2 : 1;
+            f->next_id = (uint16_t)(id + 1);
+        }
+        if (g.proto == INETCSUM_GSO_L4_TCP) {
+            f->next_seq += (uint32_t)payload;
+            f->or_flags |= flags & (TCP_FIN | TCP_PSH);
+        }
+        if (payload < f->mss || (flags & ENDS_TRAIN)) {
+            emit_flow(t, f);
+            return 0;
+        }
+        return 1;
+    }
+    if (f)
+        emit_flow(t, f); /* the train broke: what it held goes first */
+    if (payload == 0 || (flags & ENDS_TRAIN))
+        return pass_alone(t, pkt, len);
+    start_flow(t, &g, pkt, len);
+    return 1;
+}
