@@ -772,13 +772,22 @@ def tshark_bad(test, path):
 
 
 def tcp_stream(frames, dport):
-    """The bytes a TCP stream to dport carried, in sequence order (scapy packets)."""
+    """The bytes a TCP stream to dport carried, in sequence order (scapy packets; retransmissions
+    and overlaps taken once)."""
     from scapy.layers.inet import TCP
     parts = {}
     for p in frames:
         if TCP in p and p[TCP].dport == dport and len(p[TCP].payload):
-            parts[p[TCP].seq] = bytes(p[TCP].payload)
-    return b"".join(parts[k] for k in sorted(parts))
+            data = bytes(p[TCP].payload)
+            if len(data) > len(parts.get(p[TCP].seq, b"")):
+                parts[p[TCP].seq] = data
+    out, start = bytearray(), None
+    for seq in sorted(parts):
+        start = seq if start is None else start
+        have = start + len(out)
+        if seq <= have:
+            out += parts[seq][have - seq:]
+    return bytes(out)
 
 
 class Segment(unittest.TestCase):
@@ -846,7 +855,7 @@ class Segment(unittest.TestCase):
         tag = f"{os.getpid() % 100000}"
         ns = [f"icss{tag}", f"icsr{tag}"]
         sh = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
-        data = random.Random(3).randbytes(3 << 20)
+        data = random.Random(3).randbytes(1 << 20)
         try:
             for n in ns:
                 sh("ip", "netns", "add", n)
@@ -857,7 +866,7 @@ class Segment(unittest.TestCase):
             with tempfile.TemporaryDirectory() as d:
                 src, out = os.path.join(d, "tso.pcap"), os.path.join(d, "wire.pcap")
                 dump = subprocess.Popen(["ip", "netns", "exec", ns[0], "tcpdump", "-i", f"vs{tag}", "-s", "0", "-U",
-                                         "-w", src, "tcp"], stderr=subprocess.PIPE)
+                                         "-B", "65536", "-w", src, "tcp"], stderr=subprocess.PIPE)
                 dump.stderr.readline()  # "listening on ..."
                 server = subprocess.Popen(["ip", "netns", "exec", ns[1], sys.executable, "-c",
                                            "import socket; s=socket.socket(); s.bind(('10.66.0.2', 7001)); s.listen(1);"
@@ -870,7 +879,9 @@ class Segment(unittest.TestCase):
                 server.wait(timeout=30)
                 time.sleep(1)  # tcpdump's last packets, still in the kernel's buffer
                 dump.terminate()
-                dump.wait(timeout=10)
+                _, err = dump.communicate(timeout=10)
+                if not re.search(rb"\b0 packets dropped by kernel", err):
+                    self.skipTest(f"tcpdump dropped packets on this loaded machine: {err.decode()!r}")
                 before = rdpcap(src)
                 self.assertGreater(max(len(p) for p in before), 1514 * 4)  # TSO was on: super-packets
                 res = run("segment", src, out)

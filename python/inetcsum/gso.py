@@ -15,7 +15,7 @@ __all__ = ["VnetFlag", "GsoType", "VnetHeader", "segment", "Coalescer"]
 
 
 class VnetFlag(enum.IntFlag):
-    """VnetHeader.flags."""
+    """VnetHeader.flags: what the packet's checksums are (virtio-net's VIRTIO_NET_HDR_F_*)."""
 
     NEEDS_CSUM = 1  # the L4 checksum holds the pseudo-header sum: complete it (CHECKSUM_PARTIAL)
     DATA_VALID = 2  # checksums verified (CHECKSUM_UNNECESSARY)
