@@ -41,21 +41,8 @@ struct inetcsum_gro {
     uint64_t clock;
 };
 
-static unsigned get16(const uint8_t *p)
-{
-    return ((unsigned)p[0] << 8) | p[1];
-}
 
-static void put16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
 
-static uint32_t get32(const uint8_t *p)
-{
-    return ((uint32_t)get16(p) << 16) | get16(p + 2);
-}
 
 static uint8_t *frame_of(const struct inetcsum_gro *t, const struct flow *f)
 {
@@ -122,12 +109,12 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
     uint8_t *ip = frame + lv->ip_off, *l4 = frame + lv->l4_off;
     const size_t l4_len = f->len - lv->l4_off;
     if (lv->ip_version == 4) {
-        put16(ip + 2, (unsigned)(f->len - lv->ip_off));
+        ics_put16(ip + 2, (unsigned)(f->len - lv->ip_off));
         memset(ip + 10, 0, 2);
         const uint16_t c = (uint16_t)~ics_fold16(ics_partial_small(ip, (size_t)(ip[0] & 15) * 4, 0));
         memcpy(ip + 10, &c, 2);
     } else {
-        put16(ip + 4, (unsigned)(f->len - lv->ip_off - 40));
+        ics_put16(ip + 4, (unsigned)(f->len - lv->ip_off - 40));
     }
     struct inetcsum_vnet_hdr h = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .hdr_len = f->g.hdr_len,
                                   .gso_size = (uint16_t)f->mss, .csum_start = lv->l4_off};
@@ -137,7 +124,7 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
         h.gso_type = (uint8_t)((lv->ip_version == 4 ? INETCSUM_VNET_GSO_TCPV4 : INETCSUM_VNET_GSO_TCPV6) |
                                (f->flags0 & TCP_CWR ? INETCSUM_VNET_GSO_ECN : 0));
     } else {
-        put16(l4 + 4, (unsigned)l4_len);
+        ics_put16(l4 + 4, (unsigned)l4_len);
         h.csum_offset = 6;
         h.gso_type = INETCSUM_VNET_GSO_UDP_L4;
     }
@@ -230,7 +217,7 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
     if (payload == 0 || payload > f->mss || ip_len > 0xFFFF || f->len + payload > FRAME_ROOM)
         return 0;
     if (lv->ip_version == 4) {
-        const unsigned id = get16(pkt + lv->ip_off + 4);
+        const unsigned id = ics_get16(pkt + lv->ip_off + 4);
         const int df = (pkt[lv->ip_off + 6] & 0x40) != 0;
         if (f->id_mode == 0 ? !(id == ((f->id0 + 1u) & 0xFFFF) || (id == f->id0 && df))
                             : f->id_mode == 1 ? id != f->next_id : id != f->id0)
@@ -239,9 +226,9 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
     const uint8_t *l4 = pkt + lv->l4_off;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         const uint8_t flags = l4[13];
-        return get32(l4 + 4) == f->next_seq && !(flags & TCP_CWR) && !((flags ^ f->flags0) & ~MAY_DIFFER);
+        return ics_get32(l4 + 4) == f->next_seq && !(flags & TCP_CWR) && !((flags ^ f->flags0) & ~MAY_DIFFER);
     }
-    return f->count < UDP_MAX_MERGED && (get16(l4 + 6) == 0) == f->udp_zero;
+    return f->count < UDP_MAX_MERGED && (ics_get16(l4 + 6) == 0) == f->udp_zero;
 }
 
 /* Whether the checksum of the TCP or UDP message at level lv, whose payload sums to psum, is
@@ -250,7 +237,7 @@ static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t 
 {
     const struct inetcsum_gso_level *lv = &g->level[0];
     const uint8_t *l4 = pkt + lv->l4_off;
-    if (g->proto == INETCSUM_GSO_L4_UDP && get16(l4 + 6) == 0)
+    if (g->proto == INETCSUM_GSO_L4_UDP && ics_get16(l4 + 6) == 0)
         return lv->ip_version == 4;
     const size_t l4_len = len - lv->l4_off, hl = (size_t)g->hdr_len - lv->l4_off;
     uint32_t s = ics_add32(lv->pseudo, wire16((uint32_t)l4_len));
@@ -283,12 +270,12 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
     f->id_mode = 0;
     f->or_flags = 0;
     if (lv->ip_version == 4)
-        f->id0 = f->next_id = (uint16_t)get16(pkt + lv->ip_off + 4);
+        f->id0 = f->next_id = (uint16_t)ics_get16(pkt + lv->ip_off + 4);
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         f->flags0 = pkt[lv->l4_off + 13];
-        f->next_seq = get32(pkt + lv->l4_off + 4) + g->payload_len;
+        f->next_seq = ics_get32(pkt + lv->l4_off + 4) + g->payload_len;
     } else {
-        f->udp_zero = get16(pkt + lv->l4_off + 6) == 0;
+        f->udp_zero = ics_get16(pkt + lv->l4_off + 6) == 0;
     }
     fixed_ranges(f);
 }
@@ -335,7 +322,7 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
         f->len += payload;
         f->count++;
         if (g.level[0].ip_version == 4) {
-            const unsigned id = get16(pkt + g.level[0].ip_off + 4);
+            const unsigned id = ics_get16(pkt + g.level[0].ip_off + 4);
             if (f->id_mode == 0)
                 f->id_mode = id == f->id0 ? 2 : 1;
             f->next_id = (uint16_t)(id + 1);

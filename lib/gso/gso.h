@@ -8,6 +8,29 @@
  * headers and GENEVE options, and what segmenting a packet given as buffers copies to the stack. */
 #define ICS_GSO_MAX_HDR 1024
 
+/* Big-endian header fields. */
+static inline unsigned ics_get16(const uint8_t *p)
+{
+    return ((unsigned)p[0] << 8) | p[1];
+}
+
+static inline void ics_put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline uint32_t ics_get32(const uint8_t *p)
+{
+    return ((uint32_t)ics_get16(p) << 16) | ics_get16(p + 2);
+}
+
+static inline void ics_put32(uint8_t *p, uint32_t v)
+{
+    ics_put16(p, v >> 16);
+    ics_put16(p + 2, v & 0xFFFF);
+}
+
 /* Fills g's levels, proto, hdr_len, link_len and payload_len from the headers at p (avail bytes
  * present) of a packet of total bytes.  target: the segmented header's offset when the
  * virtio-net header says it (csum_start), else 0 (the innermost TCP or UDP header).  0 or a

@@ -13,27 +13,9 @@
 
 enum { TCP_FIN = 0x01, TCP_PSH = 0x08, TCP_CWR = 0x80 };
 
-static unsigned get16(const uint8_t *p)
-{
-    return ((unsigned)p[0] << 8) | p[1];
-}
 
-static void put16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
 
-static uint32_t get32(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, v >> 16);
-    put16(p + 2, v & 0xFFFF);
-}
 
 /* Stores a checksum (host memory order, as the library computes it) in a header field. */
 static void store_csum(uint8_t *field, uint16_t c)
@@ -138,12 +120,12 @@ static void single_level(const struct plan *pl, uint8_t *seg, uint32_t i, size_t
     if (lv->ip_version == 4) {
         const unsigned tot = (unsigned)(len - lv->ip_off);
         const unsigned id = g->flags & INETCSUM_GSO_FIXEDID ? pl->ip_id[0] : (pl->ip_id[0] + i) & 0xFFFF;
-        put16(ip + 2, tot);
-        put16(ip + 4, id);
+        ics_put16(ip + 2, tot);
+        ics_put16(ip + 4, id);
         const uint64_t s = (uint64_t)pl->ip_base + wire16(tot) + wire16(id);
         store_csum(ip + 10, pl->device & INETCSUM_OFL_IPV4 ? 0 : (uint16_t)~ics_fold16(ics_reduce64(s)));
     } else {
-        put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
+        ics_put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
     }
     uint64_t var;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
@@ -153,11 +135,11 @@ static void single_level(const struct plan *pl, uint8_t *seg, uint32_t i, size_t
             flags &= (uint8_t) ~(TCP_FIN | TCP_PSH);
         if (i > 0)
             flags &= (uint8_t)~TCP_CWR;
-        put32(l4 + 4, seq);
+        ics_put32(l4 + 4, seq);
         l4[13] = flags;
         var = (uint64_t)wire16(seq >> 16) + wire16(seq & 0xFFFF) + wire16(((unsigned)l4[12] << 8) | flags);
     } else {
-        put16(l4 + 4, (unsigned)l4_len);
+        ics_put16(l4 + 4, (unsigned)l4_len);
         var = wire16((uint32_t)l4_len);
     }
     const uint32_t ph = pseudo(lv, l4_len);
@@ -206,18 +188,18 @@ static void rewrite_headers(const struct plan *pl, uint8_t *seg, uint32_t i, siz
         const struct inetcsum_gso_level *lv = &g->level[j];
         uint8_t *ip = seg + lv->ip_off;
         if (lv->ip_version == 4) {
-            put16(ip + 2, (unsigned)(len - lv->ip_off));
+            ics_put16(ip + 2, (unsigned)(len - lv->ip_off));
             if (!(g->flags & INETCSUM_GSO_FIXEDID))
-                put16(ip + 4, (pl->ip_id[j] + i) & 0xFFFF);
+                ics_put16(ip + 4, (pl->ip_id[j] + i) & 0xFFFF);
         } else {
-            put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
+            ics_put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
         }
         if (lv->l4 == INETCSUM_GSO_L4_UDP)
-            put16(seg + lv->l4_off + 4, (unsigned)(len - lv->l4_off));
+            ics_put16(seg + lv->l4_off + 4, (unsigned)(len - lv->l4_off));
     }
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         uint8_t *th = seg + g->level[g->nlevels - 1].l4_off;
-        put32(th + 4, pl->seq + i * (uint32_t)g->gso_size);
+        ics_put32(th + 4, pl->seq + i * (uint32_t)g->gso_size);
         uint8_t flags = pl->tcp_flags;
         if (i + 1 < g->segments)
             flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
@@ -341,12 +323,12 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
     for (unsigned j = 0; j < g->nlevels; j++) {
         if (g->level[j].ip_version != 4)
             continue;
-        pl.ip_id[j] = (uint16_t)get16(hdr + g->level[j].ip_off + 4);
+        pl.ip_id[j] = (uint16_t)ics_get16(hdr + g->level[j].ip_off + 4);
         if ((g->flags & INETCSUM_GSO_FIXEDID) && !(hdr[g->level[j].ip_off + 6] & 0x40))
             return -EINVAL; /* a fixed ID is valid only with DF (Linux's inet_gso_segment refuses it too) */
     }
     if (g->proto == INETCSUM_GSO_L4_TCP) {
-        pl.seq = get32(hdr + in->l4_off + 4);
+        pl.seq = ics_get32(hdr + in->l4_off + 4);
         pl.tcp_flags = hdr[in->l4_off + 13];
     }
     if (g->nlevels == 1)
