@@ -5,7 +5,9 @@
  * Besides the sanitizers' checks (every output buffer is allocated to its exact size) it asserts:
  * what is accepted is segmented as the reference of the rules says (tests/gso_ref.c), the same
  * from buffers as from one block, the same once a device's share is completed as when all is done
- * in software, and a buffer one byte short is refused. */
+ * in software, and a buffer one byte short is refused; then the segments, coalesced again, carry
+ * the same payload in the same order, and every packet that comes out, its checksum completed,
+ * verifies. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,47 @@ static int same_completed(const uint8_t *done, const uint8_t *soft, size_t n, si
         return 1;
     return memcmp(done, soft, field) == 0 && memcmp(done + field + 2, soft + field + 2, n - field - 2) == 0 &&
            done[field] == 0xFF && done[field + 1] == 0xFF && soft[field] == 0 && soft[field + 1] == 0;
+}
+
+/* What the coalescer emits: the payload bytes of its TCP or UDP packets, in order. */
+struct gathered {
+    uint8_t *data;
+    size_t len, cap;
+    enum inetcsum_link link;
+    int bad;
+};
+
+static void gather(void *ctx, const uint8_t *pkt, size_t len)
+{
+    struct gathered *o = ctx;
+    struct inetcsum_vnet_hdr h;
+    if (len < INETCSUM_VNET_HDR_LEN || inetcsum_vnet_get(&h, pkt, INETCSUM_VNET_HDR_LEN) != 0) {
+        o->bad = 1;
+        return;
+    }
+    uint8_t *frame = malloc(len - INETCSUM_VNET_HDR_LEN + 1);
+    const size_t n = len - INETCSUM_VNET_HDR_LEN;
+    memcpy(frame, pkt + INETCSUM_VNET_HDR_LEN, n);
+    if ((h.flags & INETCSUM_VNET_F_NEEDS_CSUM) && inetcsum_complete_partial(frame, n, h.csum_start, h.csum_offset, 0) != 0)
+        o->bad = 1;
+    struct inetcsum_gso g;
+    if (inetcsum_gso_describe(&g, frame, n, o->link, 1) == 0) {
+        struct inetcsum_report r;
+        inetcsum_verify(frame, n, 0, o->link, INETCSUM_UDP6_ZERO_OK, &r);
+        for (unsigned k = 0; k < r.count; k++) { /* the headers', not what the payload looks like */
+            const struct inetcsum_check *c = &r.checks[k];
+            const int ours = c->offset == g.level[0].ip_off || c->offset == g.level[0].l4_off;
+            if (ours && c->status != INETCSUM_GOOD && c->status != INETCSUM_ABSENT)
+                o->bad = 1;
+        }
+        if (o->len + g.payload_len > o->cap) {
+            o->cap = (o->len + g.payload_len) * 2;
+            o->data = realloc(o->data, o->cap);
+        }
+        memcpy(o->data + o->len, frame + g.hdr_len, g.payload_len);
+        o->len += g.payload_len;
+    }
+    free(frame);
 }
 
 static void release(struct inetcsum_segment *seg, uint32_t n)
@@ -126,6 +169,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         if (!left)
             abort();
         release(left, g.segments);
+    }
+
+    /* Coalesced again (one level, the kind the coalescer merges): the same payload, in order, and
+     * every packet out verifies. */
+    if (g.nlevels == 1) {
+        struct gathered o = {.link = link};
+        const struct inetcsum_gro_config cfg = {link, INETCSUM_VNET_HDR_LEN, 4, gather, &o};
+        struct inetcsum_gro *t = inetcsum_gro_new(&cfg);
+        for (uint32_t i = 0; t && i < g.segments; i++)
+            inetcsum_gro_add(t, seg[i].data, seg[i].len);
+        if (t)
+            inetcsum_gro_flush(t);
+        inetcsum_gro_free(t);
+        if (!t || o.bad || o.len != g.payload_len || memcmp(o.data, pkt + g.hdr_len, o.len) != 0) {
+            fprintf(stderr, "fuzz_gso: coalesced: %zu of %u payload bytes%s\n", o.len, g.payload_len,
+                    o.bad ? ", a packet that does not verify" : "");
+            abort();
+        }
+        free(o.data);
     }
 
     /* The last buffer one byte short: refused. */
