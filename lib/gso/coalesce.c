@@ -299,7 +299,7 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
 {
     const uint8_t *pkt = pkt_;
     struct inetcsum_gso g;
-    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, 0) != 0 || g.nlevels != 1)
+    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, 0, 0) != 0 || g.nlevels != 1)
         return pass_alone(t, pkt, len); /* not TCP or UDP as segmentation knows them, or tunnelled */
     struct flow *f = NULL;
     for (unsigned i = 0; i < t->cfg.max_flows && !f; i++)
@@ -308,6 +308,12 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     const size_t payload = g.payload_len;
     uint32_t psum;
     int joins = f && may_join(t, f, &g, pkt);
+    /* A packet joining its flow has the flow's addresses and extension headers, so its pseudo-
+     * header sum (less the length); any other one is parsed for it. */
+    if (joins)
+        g.level[0].pseudo = f->g.level[0].pseudo;
+    else if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link) != 0)
+        return pass_alone(t, pkt, len);
     if (joins) /* copied to the flow's end and summed in one pass; counted in only if right */
         psum = inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g.hdr_len, payload, 0);
     else

@@ -42,7 +42,7 @@ int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, 
         return -EINVAL;
     if (partial && h->csum_start == 0)
         return -EINVAL; /* no header can start at 0 with a link layer or IP before it */
-    int rc = ics_gso_layout(g, pkt, len, len, link, partial ? h->csum_start : 0);
+    int rc = ics_gso_layout(g, pkt, len, len, link, partial ? h->csum_start : 0, 1);
     if (rc != 0)
         return rc;
     if (partial) {
@@ -67,7 +67,7 @@ int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, size_t len, e
         *g = (struct inetcsum_gso){0};
         return -EINVAL;
     }
-    int rc = ics_gso_layout(g, pkt, len, len, link, 0);
+    int rc = ics_gso_layout(g, pkt, len, len, link, 0, 1);
     if (rc == 0)
         count_segments(g, gso_size);
     return rc;

@@ -241,7 +241,7 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
  * knows which destination a pseudo-header uses (an IPv4 source route's or an IPv6 routing
  * header's final one, RFC 791 and RFC 8200 8.1), less the length, which each segment adds.  0, or
  * -EPROTONOSUPPORT when the parser does not see a header the walk found. */
-static int pseudo_sums(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link)
+int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link)
 {
     struct ics_view v = {(uint8_t *)(uintptr_t)p, NULL, 0, avail};
     struct ics_parsed parsed;
@@ -263,7 +263,7 @@ static int pseudo_sums(struct inetcsum_gso *g, const uint8_t *p, size_t avail, s
 }
 
 int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
-                   size_t target)
+                   size_t target, int pseudo)
 {
     *g = (struct inetcsum_gso){0};
     if (total > 0xFFFF + (size_t)ICS_GSO_MAX_HDR) /* no IP length reaches past this */
@@ -278,8 +278,7 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
         return rc;
     if (g->hdr_len > ICS_GSO_MAX_HDR)
         return -EPROTONOSUPPORT;
-    rc = pseudo_sums(g, p, avail < total ? avail : total, total, link);
-    if (rc != 0)
+    if (pseudo && (rc = ics_gso_pseudo(g, p, avail < total ? avail : total, total, link)) != 0)
         return rc;
     g->link_len = (uint16_t)off;
     g->payload_len = (uint32_t)(total - g->hdr_len);
