@@ -10,12 +10,18 @@
  *                                   filled (the payload read a second time)
  *   memcpy                          the segments' bytes copied, no header rewritten, no checksum
  *
+ * Beside them, for TCP, DPDK's rte_gso_segment (with libdpdk-dev): it copies the headers into a new
+ * mbuf per segment and points an indirect mbuf at the payload in place, computing no checksum:
+ * zero-copy output for a NIC that fills checksums and gathers two buffers per packet, not the
+ * finished packets a TAP, a socket or an encryption step needs.
+ *
  * Then coalescing: the TCP/IPv4 segments offered one by one to inetcsum_gro_add and flushed as one
  * super-packet (each checksum verified while its payload is copied in), in ns per packet, beside
  * memcpy of the same payloads into one buffer. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "anchor_dpdk_gso.h"
 #include "experiments.h"
 #include "inetcsum_gso.h"
 #include "timing.h"
@@ -212,6 +218,13 @@ int exp_gso(struct bench_run *r)
     }
     bench_table_head(r->out, cols, 1 + 2 * NWAYS);
     int rc = 0;
+    struct dpdk_line {
+        const char *name;
+        double ticks;
+        unsigned segments;
+        double ours, memcpy_ticks;
+    } dpdk_lines[4];
+    int ndpdk = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
         struct job j = {.name = kinds[k].name, .pkt = pkt, .len = build(pkt, kinds[k].v6, kinds[k].udp, total)};
         if (inetcsum_gso_describe(&j.g, pkt, total, INETCSUM_LINK_ETHERNET, kinds[k].gso) != 0 ||
@@ -242,6 +255,33 @@ int exp_gso(struct bench_run *r)
             fprintf(r->out, " %.0f (%.1f GB/s) | %.2f |", s[w].median, (double)bytes / (s[w].median / r->hz) / 1e9,
                     s[w].median / s[NWAYS - 1].median);
         fputc('\n', r->out);
+        /* DPDK's rte_gso_segment, timed alone after (its EAL would disturb the interleaving). */
+        const struct inetcsum_gso_level *lv = &j.g.level[0];
+        if (!kinds[k].udp && dpdk_gso_setup(pkt, total, kinds[k].v6, (size_t)lv->l4_off - lv->ip_off,
+                                            (size_t)j.g.hdr_len - lv->l4_off, (size_t)j.g.hdr_len + kinds[k].gso) == 0) {
+            static double d[MAX_TRIALS];
+            unsigned nseg = 0;
+            for (int trial = 0; trial < r->trials; trial++)
+                d[trial] = (double)dpdk_gso_time(reps, &nseg) / reps;
+            struct stats_summary ds = {0};
+            struct figure_key key = {"gso", "ticks", "DPDK rte_gso_segment", kinds[k].name, (long)total};
+            if (nseg) /* DPDK 22.11 has no TCP/IPv6 GSO: it returns the packet whole */
+                bench_record(r, &key, "ticks", d, (size_t)r->trials, &ds);
+            dpdk_lines[ndpdk++] = (struct dpdk_line){kinds[k].name, ds.median, nseg, s[0].median, s[NWAYS - 1].median};
+        }
+    }
+    if (ndpdk) {
+        fprintf(r->out, "\n### DPDK's rte_gso_segment: headers copied, payload referenced (indirect mbufs), no "
+                        "checksum (ticks per super-packet, median; timed after the others)\n\n");
+        const char *dcols[4] = {"super-packet", "rte_gso_segment", "segments", "inetcsum_gso_segment / it"};
+        bench_table_head(r->out, dcols, 4);
+        for (int i = 0; i < ndpdk; i++)
+            if (dpdk_lines[i].segments)
+                fprintf(r->out, "| %s | %.0f | %u | %.2f |\n", dpdk_lines[i].name, dpdk_lines[i].ticks,
+                        dpdk_lines[i].segments, dpdk_lines[i].ours / dpdk_lines[i].ticks);
+            else
+                fprintf(r->out, "| %s | not segmented by this DPDK | 0 | - |\n", dpdk_lines[i].name);
+        fprintf(r->out, "\n(UDP is left out: DPDK's UDP GSO fragments IP datagrams, it does not make UDP datagrams.)\n");
     }
     if (rc == 0) { /* the TCP/IPv4 segments, coalesced again */
         struct job j = {.name = kinds[0].name, .pkt = pkt, .len = build(pkt, 0, 0, total)};
