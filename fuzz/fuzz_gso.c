@@ -78,7 +78,9 @@ static void gather(void *ctx, const uint8_t *pkt, size_t len)
         inetcsum_verify(frame, n, 0, o->link, INETCSUM_UDP6_ZERO_OK, &r);
         for (unsigned k = 0; k < r.count; k++) { /* the headers', not what the payload looks like */
             const struct inetcsum_check *c = &r.checks[k];
-            const int ours = c->offset == g.level[0].ip_off || c->offset == g.level[0].l4_off;
+            int ours = 0;
+            for (unsigned j = 0; j < g.nlevels; j++)
+                ours |= c->offset == g.level[j].ip_off || c->offset == g.level[j].l4_off;
             if (ours && c->status != INETCSUM_GOOD && c->status != INETCSUM_ABSENT)
                 o->bad = 1;
         }
@@ -171,9 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         release(left, g.segments);
     }
 
-    /* Coalesced again (one level, the kind the coalescer merges): the same payload, in order, and
-     * every packet out verifies. */
-    if (g.nlevels == 1) {
+    /* Coalesced again: the same payload, in order, and every packet out verifies. */
+    {
         struct gathered o = {.link = link};
         const struct inetcsum_gro_config cfg = {link, INETCSUM_VNET_HDR_LEN, 4, gather, &o};
         struct inetcsum_gro *t = inetcsum_gro_new(&cfg);

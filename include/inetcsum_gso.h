@@ -163,13 +163,18 @@ INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const s
  * each time, or the same with DF: FIXEDID), the TCP sequence number (contiguous) and the flags
  * CWR (only the first may have it), FIN and PSH (the last); segments of the first one's size, a
  * shorter one ending the train; UDP checksums all zero or none zero; at most 64 KB, and 64 UDP
- * datagrams.  Every packet's checksum is verified as it is copied in: a packet with a bad one
- * ends its flow's train and passes alone, untouched.  Tunnelled packets pass alone.
+ * datagrams.  Through tunnels too (VXLAN, GENEVE, GRE, IP-in-IP): every level's headers are
+ * compared and its IPv4 IDs followed.  Every packet's checksums (the tunnels' included) are
+ * verified as it is copied in: a packet with a bad one ends its flow's train and passes alone,
+ * untouched.
  *
  * Packets come out through the emit callback, each preceded by a virtio-net header of vnet_size
  * bytes: a super-packet as the kernel takes it from a TAP with offloads on (NEEDS_CSUM, its
- * TCP/UDP checksum the pseudo-header sum over the whole length, GSO type and size); a packet that
- * was not merged as it came (flags 0, no GSO).  Memory is allocated once, by inetcsum_gro_new. */
+ * TCP/UDP checksum the pseudo-header sum over the whole length, GSO type and size; a tunnel's
+ * checksum computed over it by local checksum offload); a packet that was not merged as it came
+ * (flags 0, no GSO).  A tunnelled super-packet's header describes the inner TCP or UDP header:
+ * inetcsum_gso_from_vnet takes it back, a kernel only with its UDP-tunnel GSO types (not made
+ * here).  Memory is allocated once, by inetcsum_gro_new. */
 struct inetcsum_gro;
 
 typedef void (*inetcsum_gro_emit)(void *ctx, const uint8_t *pkt, size_t len);

@@ -15,7 +15,7 @@
 
 enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08, TCP_URG = 0x20, TCP_CWR = 0x80 };
 enum { ENDS_TRAIN = TCP_FIN | TCP_SYN | TCP_RST | TCP_PSH | TCP_URG, MAY_DIFFER = TCP_FIN | TCP_PSH | TCP_CWR };
-enum { UDP_MAX_MERGED = 64, /* Linux's UDP_GRO_CNT_MAX */ MAX_RANGES = 8 };
+enum { UDP_MAX_MERGED = 64, /* Linux's UDP_GRO_CNT_MAX */ MAX_RANGES = 4 * INETCSUM_GSO_MAX_LEVELS + 2 };
 #define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + 65535)
 
 struct flow {
@@ -25,9 +25,11 @@ struct flow {
     uint8_t *buf;          /* vnet_size bytes for the header, then the frame */
     size_t len;            /* frame bytes held */
     uint32_t mss, count, next_seq;
-    uint16_t id0, next_id;
-    int id_mode;           /* 0: one packet so far; 1: IDs increment; 2: one fixed ID (with DF) */
-    uint8_t flags0, or_flags, udp_zero;
+    /* Per level: the IPv4 IDs (mode 0: one packet so far; 1: they increment; 2: one fixed ID,
+     * with DF), and whether a UDP checksum is zero ("none"). */
+    uint16_t id0[INETCSUM_GSO_MAX_LEVELS], next_id[INETCSUM_GSO_MAX_LEVELS];
+    uint8_t id_mode[INETCSUM_GSO_MAX_LEVELS], udp_zero[INETCSUM_GSO_MAX_LEVELS];
+    uint8_t flags0, or_flags;
     /* The header bytes every packet must share: [start, start + len) ranges. */
     uint16_t fixed_at[MAX_RANGES], fixed_len[MAX_RANGES];
     unsigned nfixed;
@@ -105,16 +107,23 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
         emit_plain(t, frame, f->len);
         return;
     }
-    const struct inetcsum_gso_level *lv = &f->g.level[0];
-    uint8_t *ip = frame + lv->ip_off, *l4 = frame + lv->l4_off;
+    const unsigned last = f->g.nlevels - 1u;
+    const struct inetcsum_gso_level *lv = &f->g.level[last];
+    uint8_t *l4 = frame + lv->l4_off;
     const size_t l4_len = f->len - lv->l4_off;
-    if (lv->ip_version == 4) {
-        ics_put16(ip + 2, (unsigned)(f->len - lv->ip_off));
-        memset(ip + 10, 0, 2);
-        const uint16_t c = (uint16_t)~ics_fold16(ics_partial_small(ip, (size_t)(ip[0] & 15) * 4, 0));
-        memcpy(ip + 10, &c, 2);
-    } else {
-        ics_put16(ip + 4, (unsigned)(f->len - lv->ip_off - 40));
+    for (unsigned j = 0; j < f->g.nlevels; j++) { /* lengths, then the IPv4 headers' checksums */
+        const struct inetcsum_gso_level *v = &f->g.level[j];
+        uint8_t *ip = frame + v->ip_off;
+        if (v->ip_version == 4) {
+            ics_put16(ip + 2, (unsigned)(f->len - v->ip_off));
+            memset(ip + 10, 0, 2);
+            const uint16_t c = (uint16_t)~ics_fold16(ics_partial_small(ip, (size_t)(ip[0] & 15) * 4, 0));
+            memcpy(ip + 10, &c, 2);
+        } else {
+            ics_put16(ip + 4, (unsigned)(f->len - v->ip_off - 40));
+        }
+        if (v->l4 == INETCSUM_GSO_L4_UDP)
+            ics_put16(frame + v->l4_off + 4, (unsigned)(f->len - v->l4_off));
     }
     struct inetcsum_vnet_hdr h = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .hdr_len = f->g.hdr_len,
                                   .gso_size = (uint16_t)f->mss, .csum_start = lv->l4_off};
@@ -124,13 +133,29 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
         h.gso_type = (uint8_t)((lv->ip_version == 4 ? INETCSUM_VNET_GSO_TCPV4 : INETCSUM_VNET_GSO_TCPV6) |
                                (f->flags0 & TCP_CWR ? INETCSUM_VNET_GSO_ECN : 0));
     } else {
-        ics_put16(l4 + 4, (unsigned)l4_len);
         h.csum_offset = 6;
         h.gso_type = INETCSUM_VNET_GSO_UDP_L4;
     }
     /* The field holds the pseudo-header sum over the whole length, as NEEDS_CSUM says. */
     const uint16_t seed = ics_fold16(ics_add32(lv->pseudo, wire16((uint32_t)l4_len)));
     memcpy(frame + lv->l4_off + h.csum_offset, &seed, 2);
+    /* A tunnel's checksum covers that message at its final value, which is known without reading
+     * it: it will sum to the complement of its seed (local checksum offload). */
+    for (unsigned j = last; j-- > 0;) {
+        const struct inetcsum_gso_level *v = &f->g.level[j];
+        if (!v->csum)
+            continue;
+        uint8_t *field = frame + v->l4_off + (v->l4 == INETCSUM_GSO_L4_UDP ? 6 : 4);
+        memset(field, 0, 2);
+        const size_t at = v->l4_off;
+        uint32_t sum = v->l4 == INETCSUM_GSO_L4_UDP ? ics_add32(v->pseudo, wire16((uint32_t)(f->len - at))) : 0;
+        sum = ics_partial_small(frame + at, lv->l4_off - at, sum);
+        sum = ics_add32(sum, (uint16_t)~seed); /* lv->l4_off - at is even: headers of even length */
+        uint16_t c = (uint16_t)~ics_fold16(sum);
+        if (c == 0 && v->l4 == INETCSUM_GSO_L4_UDP)
+            c = 0xFFFF;
+        memcpy(field, &c, 2);
+    }
     if (t->cfg.vnet_size)
         inetcsum_vnet_put(f->buf, t->cfg.vnet_size, &h);
     t->cfg.emit(t->cfg.ctx, f->buf, t->cfg.vnet_size + f->len);
@@ -154,25 +179,32 @@ void inetcsum_gro_flush(struct inetcsum_gro *t)
 static void fixed_ranges(struct flow *f)
 {
     const struct inetcsum_gso *g = &f->g;
-    const struct inetcsum_gso_level *lv = &g->level[0];
-    uint16_t cut[12][2];
+    uint16_t cut[MAX_RANGES][2];
     unsigned n = 0;
-    if (lv->ip_version == 4) {
-        cut[n][0] = (uint16_t)(lv->ip_off + 2), cut[n++][1] = 4;  /* total length, ID */
-        cut[n][0] = (uint16_t)(lv->ip_off + 10), cut[n++][1] = 2; /* checksum */
-    } else {
-        cut[n][0] = (uint16_t)(lv->ip_off + 4), cut[n++][1] = 2; /* payload length */
-    }
-    if (g->proto == INETCSUM_GSO_L4_TCP) {
-        cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4;  /* sequence number */
-        cut[n][0] = (uint16_t)(lv->l4_off + 13), cut[n++][1] = 1; /* flags: compared apart */
-        cut[n][0] = (uint16_t)(lv->l4_off + 16), cut[n++][1] = 2; /* checksum */
-    } else {
-        cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4; /* length, checksum */
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        if (lv->ip_version == 4) {
+            cut[n][0] = (uint16_t)(lv->ip_off + 2), cut[n++][1] = 4;  /* total length, ID */
+            cut[n][0] = (uint16_t)(lv->ip_off + 10), cut[n++][1] = 2; /* checksum */
+        } else {
+            cut[n][0] = (uint16_t)(lv->ip_off + 4), cut[n++][1] = 2; /* payload length */
+        }
+        if (j + 1u < g->nlevels) { /* a tunnel's own fields */
+            if (lv->l4 == INETCSUM_GSO_L4_UDP)
+                cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4; /* length, checksum */
+            else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum)
+                cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 2; /* checksum */
+        } else if (g->proto == INETCSUM_GSO_L4_TCP) {
+            cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4;  /* sequence number */
+            cut[n][0] = (uint16_t)(lv->l4_off + 13), cut[n++][1] = 1; /* flags: compared apart */
+            cut[n][0] = (uint16_t)(lv->l4_off + 16), cut[n++][1] = 2; /* checksum */
+        } else {
+            cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4; /* length, checksum */
+        }
     }
     unsigned at = 0;
     f->nfixed = 0;
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < n; i++) { /* levels and their fields come in increasing order */
         if (cut[i][0] > at) {
             f->fixed_at[f->nfixed] = (uint16_t)at;
             f->fixed_len[f->nfixed++] = (uint16_t)(cut[i][0] - at);
@@ -185,64 +217,86 @@ static void fixed_ranges(struct flow *f)
     }
 }
 
-/* Whether pkt belongs to flow f, as Linux's GRO tells flows apart: the same link-layer header,
- * addresses, protocol and ports.  Any other difference ends f's train instead (TTL, window, ...),
- * so that a connection's packets never overtake each other. */
 static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
                      const uint8_t *pkt)
 {
-    const struct inetcsum_gso_level *a = &f->g.level[0], *b = &g->level[0];
-    if (!f->used || f->g.proto != g->proto || a->ip_off != b->ip_off || a->ip_version != b->ip_version)
+    if (!f->used || f->g.proto != g->proto || f->g.nlevels != g->nlevels)
         return 0;
     const uint8_t *head = frame_of(t, f);
-    const size_t addr = a->ip_version == 4 ? 12 : 8, addr_len = a->ip_version == 4 ? 8 : 32;
-    return memcmp(head, pkt, a->ip_off) == 0 &&
-           memcmp(head + a->ip_off + addr, pkt + b->ip_off + addr, addr_len) == 0 &&
-           memcmp(head + a->l4_off, pkt + b->l4_off, 4) == 0; /* the ports (the last next header is TCP/UDP) */
+    if (memcmp(head, pkt, g->level[0].ip_off) != 0) /* the link layer */
+        return 0;
+    for (unsigned j = 0; j < g->nlevels; j++) { /* every level's addresses; a tunnel's header kind */
+        const struct inetcsum_gso_level *a = &f->g.level[j], *b = &g->level[j];
+        const size_t addr = a->ip_version == 4 ? 12 : 8, addr_len = a->ip_version == 4 ? 8 : 32;
+        if (a->ip_off != b->ip_off || a->ip_version != b->ip_version || a->l4 != b->l4 ||
+            memcmp(head + a->ip_off + addr, pkt + b->ip_off + addr, addr_len) != 0)
+            return 0;
+    }
+    const struct inetcsum_gso_level *a = &f->g.level[g->nlevels - 1], *b = &g->level[g->nlevels - 1];
+    return memcmp(head + a->l4_off, pkt + b->l4_off, 4) == 0; /* the ports */
 }
 
 /* Whether pkt may follow what flow f holds (its checksum not yet known). */
 static int may_join(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
                     const uint8_t *pkt)
 {
-    const struct inetcsum_gso_level *lv = &g->level[0];
-    if (f->g.hdr_len != g->hdr_len || lv->l4_off != f->g.level[0].l4_off)
+    if (f->g.hdr_len != g->hdr_len)
         return 0;
+    for (unsigned j = 0; j < g->nlevels; j++)
+        if (g->level[j].l4_off != f->g.level[j].l4_off)
+            return 0;
     const uint8_t *head = frame_of(t, f);
     for (unsigned i = 0; i < f->nfixed; i++)
         if (memcmp(head + f->fixed_at[i], pkt + f->fixed_at[i], f->fixed_len[i]) != 0)
             return 0;
+    const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[g->nlevels - 1];
     const size_t payload = g->payload_len;
-    const size_t ip_len = f->len + payload - lv->ip_off - (lv->ip_version == 4 ? 0 : 40);
+    const size_t ip_len = f->len + payload - outer->ip_off - (outer->ip_version == 4 ? 0 : 40);
     if (payload == 0 || payload > f->mss || ip_len > 0xFFFF || f->len + payload > FRAME_ROOM)
         return 0;
-    if (lv->ip_version == 4) {
-        const unsigned id = ics_get16(pkt + lv->ip_off + 4);
-        const int df = (pkt[lv->ip_off + 6] & 0x40) != 0;
-        if (f->id_mode == 0 ? !(id == ((f->id0 + 1u) & 0xFFFF) || (id == f->id0 && df))
-                            : f->id_mode == 1 ? id != f->next_id : id != f->id0)
-            return 0;
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *v = &g->level[j];
+        if (v->ip_version == 4) {
+            const unsigned id = ics_get16(pkt + v->ip_off + 4);
+            const int df = (pkt[v->ip_off + 6] & 0x40) != 0;
+            if (f->id_mode[j] == 0 ? !(id == ((f->id0[j] + 1u) & 0xFFFF) || (id == f->id0[j] && df))
+                                   : f->id_mode[j] == 1 ? id != f->next_id[j] : id != f->id0[j])
+                return 0;
+        }
+        if (v->l4 == INETCSUM_GSO_L4_UDP && (ics_get16(pkt + v->l4_off + 6) == 0) != f->udp_zero[j])
+            return 0; /* zero and set checksums never mix */
     }
     const uint8_t *l4 = pkt + lv->l4_off;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         const uint8_t flags = l4[13];
         return ics_get32(l4 + 4) == f->next_seq && !(flags & TCP_CWR) && !((flags ^ f->flags0) & ~MAY_DIFFER);
     }
-    return f->count < UDP_MAX_MERGED && (ics_get16(l4 + 6) == 0) == f->udp_zero;
+    return f->count < UDP_MAX_MERGED;
 }
 
 /* Whether the checksum of the TCP or UDP message at level lv, whose payload sums to psum, is
  * right (a UDP checksum of 0 over IPv4: there is none, and that is right too). */
 static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t len, uint32_t psum)
 {
-    const struct inetcsum_gso_level *lv = &g->level[0];
-    const uint8_t *l4 = pkt + lv->l4_off;
-    if (g->proto == INETCSUM_GSO_L4_UDP && ics_get16(l4 + 6) == 0)
-        return lv->ip_version == 4;
-    const size_t l4_len = len - lv->l4_off, hl = (size_t)g->hdr_len - lv->l4_off;
-    uint32_t s = ics_add32(lv->pseudo, wire16((uint32_t)l4_len));
-    s = ics_partial_small(l4, hl, s);
-    return ics_fold16(ics_add32(s, psum)) == 0xFFFF; /* hl is even: psum adds as it is */
+    for (unsigned j = 0; j < g->nlevels; j++) { /* the segmented header's, and every tunnel's */
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        const int target = j + 1u == g->nlevels;
+        if (!target && !(lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) && lv->l4 != INETCSUM_GSO_L4_UDP)
+            continue;
+        const uint8_t *l4 = pkt + lv->l4_off;
+        const int udp = target ? g->proto == INETCSUM_GSO_L4_UDP : lv->l4 == INETCSUM_GSO_L4_UDP;
+        if (udp && ics_get16(l4 + 6) == 0) { /* none: right over IPv4, and for a tunnel over IPv6 */
+            if (lv->ip_version == 6 && target)
+                return 0;
+            continue;
+        }
+        const size_t l4_len = len - lv->l4_off, hl = (size_t)g->hdr_len - lv->l4_off;
+        uint32_t s = lv->l4 == INETCSUM_GSO_L4_GRE ? 0 : ics_add32(lv->pseudo, wire16((uint32_t)l4_len));
+        s = hl < ICS_SMALL_MAX ? ics_partial_small(l4, hl, s) : inetcsum_partial(l4, hl, s);
+        if (ics_fold16(inetcsum_block_add(s, psum, hl)) != 0xFFFF)
+            return 0;
+    }
+    return 1;
 }
 
 /* Starts a flow with pkt (already verified): in a free slot, or the oldest one's once emitted. */
@@ -259,7 +313,7 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
                 f = &t->flow[i];
         emit_flow(t, f);
     }
-    const struct inetcsum_gso_level *lv = &g->level[0];
+    const struct inetcsum_gso_level *lv = &g->level[g->nlevels - 1];
     f->used = 1;
     f->age = ++t->clock;
     f->g = *g;
@@ -267,15 +321,18 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
     f->len = len;
     f->mss = g->payload_len;
     f->count = 1;
-    f->id_mode = 0;
     f->or_flags = 0;
-    if (lv->ip_version == 4)
-        f->id0 = f->next_id = (uint16_t)ics_get16(pkt + lv->ip_off + 4);
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *v = &g->level[j];
+        f->id_mode[j] = 0;
+        if (v->ip_version == 4)
+            f->id0[j] = f->next_id[j] = (uint16_t)ics_get16(pkt + v->ip_off + 4);
+        if (v->l4 == INETCSUM_GSO_L4_UDP)
+            f->udp_zero[j] = ics_get16(pkt + v->l4_off + 6) == 0;
+    }
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         f->flags0 = pkt[lv->l4_off + 13];
         f->next_seq = ics_get32(pkt + lv->l4_off + 4) + g->payload_len;
-    } else {
-        f->udp_zero = ics_get16(pkt + lv->l4_off + 6) == 0;
     }
     fixed_ranges(f);
 }
@@ -299,8 +356,8 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
 {
     const uint8_t *pkt = pkt_;
     struct inetcsum_gso g;
-    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, 0, 0) != 0 || g.nlevels != 1)
-        return pass_alone(t, pkt, len); /* not TCP or UDP as segmentation knows them, or tunnelled */
+    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, 0, 0) != 0)
+        return pass_alone(t, pkt, len); /* not TCP or UDP as segmentation knows them */
     struct flow *f = NULL;
     for (unsigned i = 0; i < t->cfg.max_flows && !f; i++)
         if (same_flow(t, &t->flow[i], &g, pkt))
@@ -311,7 +368,8 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     /* A packet joining its flow has the flow's addresses and extension headers, so its pseudo-
      * header sum (less the length); any other one is parsed for it. */
     if (joins)
-        g.level[0].pseudo = f->g.level[0].pseudo;
+        for (unsigned j = 0; j < g.nlevels; j++)
+            g.level[j].pseudo = f->g.level[j].pseudo;
     else if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link) != 0)
         return pass_alone(t, pkt, len);
     if (joins) /* copied to the flow's end and summed in one pass; counted in only if right */
@@ -323,15 +381,17 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
             emit_flow(t, f); /* its train ends here; the bad packet passes alone, untouched */
         return pass_alone(t, pkt, len);
     }
-    const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[0].l4_off + 13] : 0;
+    const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[g.nlevels - 1].l4_off + 13] : 0;
     if (joins) {
         f->len += payload;
         f->count++;
-        if (g.level[0].ip_version == 4) {
-            const unsigned id = ics_get16(pkt + g.level[0].ip_off + 4);
-            if (f->id_mode == 0)
-                f->id_mode = id == f->id0 ? 2 : 1;
-            f->next_id = (uint16_t)(id + 1);
+        for (unsigned j = 0; j < g.nlevels; j++) {
+            if (g.level[j].ip_version != 4)
+                continue;
+            const unsigned id = ics_get16(pkt + g.level[j].ip_off + 4);
+            if (f->id_mode[j] == 0)
+                f->id_mode[j] = id == f->id0[j] ? 2 : 1;
+            f->next_id[j] = (uint16_t)(id + 1);
         }
         if (g.proto == INETCSUM_GSO_L4_TCP) {
             f->next_seq += (uint32_t)payload;

@@ -369,8 +369,6 @@ def test_garbage_is_refused_or_segmented_consistently(data, gso, vnet):
 
 # ---- coalescing --------------------------------------------------------------------------------------
 
-SINGLE = ["ipv4-tcp", "ipv4-options-tcp-options", "ipv6-tcp", "ipv6-ext-tcp", "vlan-ipv4-tcp", "qinq-ipv6-udp",
-          "ipv4-udp", "ipv4-source-route-udp"]
 
 
 def filled(frame):
@@ -388,7 +386,7 @@ def completed(pkt):
     return vh, bytes(frame)
 
 
-@pytest.mark.parametrize("kind", SINGLE)
+@pytest.mark.parametrize("kind", sorted(kinds()))
 def test_segments_coalesce_back_to_the_super_packet(kind):
     frame, start, off, gso_type = partial_frame(kind, 20000)
     gso = 1448 if "tcp" in kind else 1200
@@ -446,7 +444,14 @@ def test_ids_lengths_and_limits():
     a = bytes(ETH / IP(src=A4, dst=B4, id=1) / UDP(sport=7, dport=8, chksum=0) / (b"u" * 100))
     b = bytes(ETH / IP(src=A4, dst=B4, id=2) / UDP(sport=7, dport=8) / (b"u" * 100))
     assert len(c.add(a) + c.add(b) + c.flush()) == 2
-    # Not TCP or UDP, or tunnelled: alone, as it came.
+    # Not TCP or UDP: alone, as it came.
     c = inetcsum.Coalescer(vnet_size=12)
-    vx = build("vxlan4-tcp4", 100)
-    assert c.add(vx) == [bytes(12) + vx] and c.flush() == []
+    icmp = bytes(ETH / IP(src=A4, dst=B4, proto=1) / Raw(payload(100)))
+    assert c.add(icmp) == [bytes(12) + icmp] and c.flush() == []
+    # A tunnel's own checksum wrong: the packet passes alone, untouched.
+    segs = segment(build("vxlan4-csum-tcp6", 5000), gso_size=1000)
+    bad = bytearray(segs[2])
+    bad[40:42] = b"\x00\x01"  # the outer UDP checksum (Ethernet 14 + IPv4 20 + 6)
+    out = [o for s in segs[:2] + [bytes(bad)] + segs[3:] for o in c.add(s)] + c.flush()
+    assert [VnetHeader.unpack(o[:12]).gso_type for o in out] == [GsoType.TCPV6, 0, GsoType.TCPV6]
+    assert out[1][12:] == bytes(bad)
