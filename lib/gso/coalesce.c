@@ -117,7 +117,7 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
         if (v->ip_version == 4) {
             ics_put16(ip + 2, (unsigned)(f->len - v->ip_off));
             memset(ip + 10, 0, 2);
-            const uint16_t c = (uint16_t)~ics_fold16(ics_partial_small(ip, (size_t)(ip[0] & 15) * 4, 0));
+            const uint16_t c = (uint16_t)~ics_fold16(ics_gso_header_sum(ip, (size_t)(ip[0] & 15) * 4, 0));
             memcpy(ip + 10, &c, 2);
         } else {
             ics_put16(ip + 4, (unsigned)(f->len - v->ip_off - 40));
@@ -149,7 +149,7 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
         memset(field, 0, 2);
         const size_t at = v->l4_off;
         uint32_t sum = v->l4 == INETCSUM_GSO_L4_UDP ? ics_add32(v->pseudo, wire16((uint32_t)(f->len - at))) : 0;
-        sum = ics_partial_small(frame + at, lv->l4_off - at, sum);
+        sum = ics_gso_header_sum(frame + at, lv->l4_off - at, sum); /* may pass ICS_SMALL_MAX */
         sum = ics_add32(sum, (uint16_t)~seed); /* lv->l4_off - at is even: headers of even length */
         uint16_t c = (uint16_t)~ics_fold16(sum);
         if (c == 0 && v->l4 == INETCSUM_GSO_L4_UDP)
@@ -292,7 +292,7 @@ static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t 
         }
         const size_t l4_len = len - lv->l4_off, hl = (size_t)g->hdr_len - lv->l4_off;
         uint32_t s = lv->l4 == INETCSUM_GSO_L4_GRE ? 0 : ics_add32(lv->pseudo, wire16((uint32_t)l4_len));
-        s = hl < ICS_SMALL_MAX ? ics_partial_small(l4, hl, s) : inetcsum_partial(l4, hl, s);
+        s = ics_gso_header_sum(l4, hl, s);
         if (ics_fold16(inetcsum_block_add(s, psum, hl)) != 0xFFFF)
             return 0;
     }

@@ -2,11 +2,20 @@
 #ifndef ICS_GSO_H
 #define ICS_GSO_H
 
+#include "inetcsum.h"
 #include "inetcsum_gso.h"
+#include "kernels.h"
 
 /* The longest run of headers a segment repeats: ample for two levels of IPv6 with extension
  * headers and GENEVE options, and what segmenting a packet given as buffers copies to the stack. */
 #define ICS_GSO_MAX_HDR 1024
+
+/* The sum of n header bytes: inline below ICS_SMALL_MAX (per packet, a call would cost more than
+ * the sum), through the kernels above it (headers reach ICS_GSO_MAX_HDR). */
+static inline uint32_t ics_gso_header_sum(const uint8_t *p, size_t n, uint32_t seed)
+{
+    return n < ICS_SMALL_MAX ? ics_partial_small(p, n, seed) : inetcsum_partial(p, n, seed);
+}
 
 /* Big-endian header fields. */
 static inline unsigned ics_get16(const uint8_t *p)

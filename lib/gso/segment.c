@@ -65,12 +65,6 @@ static uint32_t pseudo(const struct inetcsum_gso_level *lv, size_t len)
     return ics_add32(lv->pseudo, wire16((uint32_t)len));
 }
 
-/* The sum of a header's n bytes (well under ICS_SMALL_MAX), inline. */
-static uint32_t header_sum(const uint8_t *p, size_t n, uint32_t seed)
-{
-    return n < ICS_SMALL_MAX ? ics_partial_small(p, n, seed) : inetcsum_partial(p, n, seed);
-}
-
 /* Adds the sum of a block that starts `offset` bytes in (even for every header layout walked;
  * inetcsum_block_add swaps an odd one's bytes). */
 static uint32_t add_at(uint32_t sum, uint32_t block, size_t offset)
@@ -164,7 +158,7 @@ static void plan_single(struct plan *pl, const uint8_t *hdr)
         uint8_t *ip = h + lv->ip_off;
         memset(ip + 2, 0, 4);  /* total length, ID */
         memset(ip + 10, 0, 2); /* checksum */
-        pl->ip_base = header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0);
+        pl->ip_base = ics_gso_header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0);
     }
     uint8_t *l4 = h + lv->l4_off;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
@@ -174,7 +168,7 @@ static void plan_single(struct plan *pl, const uint8_t *hdr)
     } else {
         memset(l4 + 4, 0, 4);   /* length, checksum */
     }
-    pl->l4_base = header_sum(l4, g->hdr_len - lv->l4_off, 0);
+    pl->l4_base = ics_gso_header_sum(l4, g->hdr_len - lv->l4_off, 0);
     pl->single = !((g->hdr_len - lv->l4_off) & 1);
 }
 
@@ -225,7 +219,7 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
         uint8_t *ip = seg + lv->ip_off;
         store_csum(ip + 10, 0);
         if (!(pl->device & ipv4_kind(j)))
-            store_csum(ip + 10, (uint16_t)~ics_fold16(header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0)));
+            store_csum(ip + 10, (uint16_t)~ics_fold16(ics_gso_header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0)));
     }
     const struct inetcsum_gso_level *in = &g->level[last];
     const size_t l4 = in->l4_off, l4_len = len - l4;
@@ -235,7 +229,7 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
         store_csum(field, pl->zero_seed ? 0 : ics_fold16(ph));
     } else {
         store_csum(field, 0);
-        uint32_t s = header_sum(seg + l4, g->hdr_len - l4, ph);
+        uint32_t s = ics_gso_header_sum(seg + l4, g->hdr_len - l4, ph);
         uint16_t c = (uint16_t)~ics_fold16(add_at(s, psum, g->hdr_len - l4));
         store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
     }
@@ -254,9 +248,9 @@ static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint
         uint32_t s;
         if (pl->partial) /* the inner message is the device's to fill: once filled it sums to the
                           * complement of its pseudo-header sum (local checksum offload) */
-            s = add_at(header_sum(seg + at, l4 - at, seed), (uint16_t)~ics_fold16(ph), l4 - at);
+            s = add_at(ics_gso_header_sum(seg + at, l4 - at, seed), (uint16_t)~ics_fold16(ph), l4 - at);
         else
-            s = add_at(header_sum(seg + at, g->hdr_len - at, seed), psum, g->hdr_len - at);
+            s = add_at(ics_gso_header_sum(seg + at, g->hdr_len - at, seed), psum, g->hdr_len - at);
         uint16_t c = (uint16_t)~ics_fold16(s);
         store_csum(f, c == 0 && lv->l4 == INETCSUM_GSO_L4_UDP ? 0xFFFF : c);
     }

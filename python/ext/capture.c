@@ -142,10 +142,8 @@ static PyObject *py_capture_next(PyObject *self, PyObject *arg)
     int got = next_packet(c, &rec);
     if (got < 0)
         return NULL;
-    if (got == 0) {
-        c->done = 1;
+    if (got == 0) /* next_packet marked it done */
         Py_RETURN_NONE;
-    }
     PyObject *time = rec.has_time ? PyLong_FromLongLong(rec.time_ns) : (Py_INCREF(Py_None), Py_None);
     return Py_BuildValue("(Ky#iIN)", (unsigned long long)rec.frame, (const char *)rec.data, (Py_ssize_t)rec.caplen,
                          rec.link, rec.wirelen, time);
