@@ -58,28 +58,78 @@ static char *resolve(struct outfile *o, const char *path)
     return target;
 }
 
-/* The named temporary file a signal must remove (the fallback without O_TMPFILE). */
-static char *volatile guarded;
+/* The named temporary files a signal must remove (the fallback without O_TMPFILE): the file being
+ * written, and while it is compressed, the plain one beside the packed one.  Changed only with
+ * the catchable signals blocked, so that a name exists on disk exactly while it is here. */
+enum { GUARD_WRITING, GUARD_PLAIN, GUARD_SLOTS };
+static char *volatile guarded[GUARD_SLOTS];
+static const int guarded_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 static void remove_and_die(int sig)
 {
-    if (guarded)
-        unlink(guarded);
+    for (int i = 0; i < GUARD_SLOTS; i++)
+        if (guarded[i])
+            unlink(guarded[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void guard_named(const struct outfile *o, char *tmp)
+static void block_catchable(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof guarded_sigs / sizeof guarded_sigs[0]; i++)
+        sigaddset(&set, guarded_sigs[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+    int err = errno;
+    sigprocmask(SIG_SETMASK, old, NULL);
+    errno = err;
+}
+
+/* Puts name (or NULL) in a slot; call with the catchable signals blocked.  The handlers are
+ * installed with the first name and stay until release. */
+static void guard_slot(struct outfile *o, int slot, char *name)
 {
     if (!o->guard)
         return;
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    guarded = tmp;
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa = {.sa_handler = tmp ? remove_and_die : SIG_DFL};
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
+    if (name && !o->handlers) {
+        for (size_t i = 0; i < sizeof guarded_sigs / sizeof guarded_sigs[0]; i++) {
+            struct sigaction sa = {.sa_handler = remove_and_die};
+            sigemptyset(&sa.sa_mask);
+            sigaction(guarded_sigs[i], &sa, NULL);
+        }
+        o->handlers = 1;
     }
+    guarded[slot] = name;
+}
+
+/* Removes a named temporary file and forgets it, with no moment when a signal could leave it. */
+static void unlink_guarded(struct outfile *o, int slot, const char *name)
+{
+    sigset_t old;
+    block_catchable(&old);
+    unlink(name);
+    guard_slot(o, slot, NULL);
+    restore_signals(&old);
+}
+
+/* Forgets every name and gives the signals back their default handlers. */
+static void unguard(struct outfile *o)
+{
+    if (!o->handlers)
+        return;
+    sigset_t old;
+    block_catchable(&old);
+    for (int i = 0; i < GUARD_SLOTS; i++)
+        guarded[i] = NULL;
+    for (size_t i = 0; i < sizeof guarded_sigs / sizeof guarded_sigs[0]; i++)
+        signal(guarded_sigs[i], SIG_DFL);
+    o->handlers = 0;
+    restore_signals(&old);
 }
 
 /* Gives the unnamed file fd the name tmp: through /proc (any user), else AT_EMPTY_PATH (needs
@@ -96,8 +146,15 @@ static int name_unnamed(int fd, const char *tmp)
 /* Puts the finished temporary file at o->path: 0 or -1 with errno set, nothing left either way. */
 static int put_in_place(struct outfile *o)
 {
-    if (!o->unnamed)
-        return rename(o->tmp, o->path);
+    if (!o->unnamed) {
+        sigset_t old;
+        block_catchable(&old);
+        int rc = rename(o->tmp, o->path);
+        if (rc == 0)
+            guard_slot(o, GUARD_WRITING, NULL);
+        restore_signals(&old);
+        return rc;
+    }
     /* A name exists from linkat to rename: no catchable signal may end us in between. */
     sigset_t all, old;
     sigfillset(&all);
@@ -142,11 +199,16 @@ static int open_temp(struct outfile *o)
     }
     size_t n = strlen(o->tmp);
     memcpy(o->tmp + n - 6, "XXXXXX", 6);
-    if ((fd = mkstemp(o->tmp)) < 0)
+    /* Created and guarded as one step: a signal between the two would leave the file. */
+    sigset_t old;
+    block_catchable(&old);
+    if ((fd = mkstemp(o->tmp)) >= 0)
+        guard_slot(o, GUARD_WRITING, o->tmp);
+    restore_signals(&old);
+    if (fd < 0)
         return -1;
     fchmod(fd, 0666 & ~mask); /* mkstemp made it 0600 */
     o->unnamed = 0;
-    guard_named(o, o->tmp);
     return fd;
 }
 
@@ -162,11 +224,18 @@ static int compress_temp(struct outfile *o)
     char *plain_name = plain_unnamed ? NULL : strdup(o->tmp);
     if (!plain_unnamed && !plain_name)
         return -1;
+    if (plain_name) { /* o->tmp is about to name the packed one */
+        sigset_t old;
+        block_catchable(&old);
+        guard_slot(o, GUARD_PLAIN, plain_name);
+        guard_slot(o, GUARD_WRITING, NULL);
+        restore_signals(&old);
+    }
     int packed = open_temp(o);
     int rc = packed < 0 ? -1 : compress_fd(o->codec, plain, len, packed);
     int err = errno;
-    if (plain_name) { /* the plain one is no longer wanted; the guard now keeps the packed one */
-        unlink(plain_name);
+    if (plain_name) { /* the plain one is no longer wanted */
+        unlink_guarded(o, GUARD_PLAIN, plain_name);
         free(plain_name);
     }
     if (rc == 0) {
@@ -177,7 +246,7 @@ static int compress_temp(struct outfile *o)
     if (packed >= 0) {
         close(packed);
         if (!o->unnamed)
-            unlink(o->tmp);
+            unlink_guarded(o, GUARD_WRITING, o->tmp);
     }
     o->fd = plain;
     o->unnamed = 1; /* nothing named is left to remove */
@@ -195,10 +264,10 @@ static void close_temp(struct outfile *o)
 
 static void release(struct outfile *o)
 {
+    unguard(o); /* before the names are freed: the handler reads them */
     free(o->tmp);
     free(o->path);
     free(o->dir);
-    guard_named(o, NULL);
     free(o->buf);
     o->f = NULL;
     o->fd = -1;
@@ -243,8 +312,7 @@ int outfile_open(struct outfile *o, const char *path, int guard_signals)
                  codec_name(o->codec));
         close(o->fd);
         if (!o->unnamed)
-            unlink(o->tmp);
-        guard_named(o, NULL);
+            unlink_guarded(o, GUARD_WRITING, o->tmp);
         goto fail;
     }
     o->f = fdopen(o->fd, "wb");
@@ -252,8 +320,7 @@ int outfile_open(struct outfile *o, const char *path, int guard_signals)
         fail_msg(o, "%s: %m", path);
         close(o->fd);
         if (!o->unnamed)
-            unlink(o->tmp);
-        guard_named(o, NULL);
+            unlink_guarded(o, GUARD_WRITING, o->tmp);
         goto fail;
     }
     setvbuf(o->f, o->buf, _IOFBF, BUF);
@@ -292,7 +359,7 @@ int outfile_commit(struct outfile *o)
     fail_msg(o, "%s: %m", o->path);
     close_temp(o);
     if (!o->unnamed)
-        unlink(o->tmp);
+        unlink_guarded(o, GUARD_WRITING, o->tmp);
     release(o);
     return -1;
 }
@@ -303,6 +370,6 @@ void outfile_abort(struct outfile *o)
         return;
     close_temp(o);
     if (!o->unnamed)
-        unlink(o->tmp);
+        unlink_guarded(o, GUARD_WRITING, o->tmp);
     release(o);
 }

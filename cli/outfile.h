@@ -18,6 +18,7 @@ struct outfile {
     char *dir;   /* OUT's directory, where temporary files go */
     int codec;   /* enum codec: OUT's name asks for gzip, zstd or xz (written at commit) */
     int guard;   /* remove a named temporary file on SIGINT, SIGTERM, SIGHUP, SIGPIPE */
+    int handlers; /* the handlers that do it are installed */
     char *buf;   /* o->f's buffer */
     char err[512]; /* why open or commit failed */
 };

@@ -550,12 +550,15 @@ class FixHabits(unittest.TestCase):
             big = os.path.join(d, "big.pcap")
             gen("--size", "64M", "--bad", "50%", "--quiet", big)
             original = read_bytes(big)
-            for named in (False, True):
+            catchable = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)
+            # (named temporary file, OUT, signals): a compressed OUT has two temporary files at once
+            cases = [(False, "out.pcap", catchable + (signal.SIGKILL,)), (True, "out.pcap", catchable),
+                     (False, "out.pcap.gz", (signal.SIGKILL,)), (True, "out.pcap.gz", catchable[:2])]
+            for named, name, sigs in cases:
                 env = {**os.environ, "INETCSUM_TEST_NAMED_TEMP": "1"} if named else os.environ
-                sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)
-                for sig in sigs + (() if named else (signal.SIGKILL,)):
+                for sig in sigs:
                     for delay in (0.01, 0.1, 0.3):
-                        out = os.path.join(d, "out.pcap")
+                        out = os.path.join(d, name)
                         p = subprocess.Popen([CLI, "fix", big, out], stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL, env=env)
                         try:
@@ -564,12 +567,17 @@ class FixHabits(unittest.TestCase):
                             p.send_signal(sig)
                             p.wait()
                         names = sorted(os.listdir(d))
-                        if p.returncode == 0:  # it finished first: OUT complete
-                            self.assertEqual(names, ["big.pcap", "out.pcap"])
-                            self.assertEqual(os.path.getsize(out), os.path.getsize(big))
+                        what = f"{sig.name} after {delay} s, OUT {name}, named {named}"
+                        if p.returncode == 0 or names == ["big.pcap", name]:
+                            # it finished first, or the signal came after the rename: OUT complete
+                            self.assertEqual(names, ["big.pcap", name], what)
+                            if name.endswith(".gz"):
+                                self.assertEqual(subprocess.run(["gzip", "-t", out]).returncode, 0, what)
+                            else:
+                                self.assertEqual(os.path.getsize(out), os.path.getsize(big), what)
                             os.unlink(out)
                         else:
-                            self.assertEqual(names, ["big.pcap"], f"{sig.name} after {delay} s, named {named}")
+                            self.assertEqual(names, ["big.pcap"], what)
             self.assertEqual(read_bytes(big), original)
 
     def test_full_stdout_is_an_error(self):
