@@ -885,6 +885,7 @@ class Segment(unittest.TestCase):
                                 "import socket, sys; s = socket.create_connection(('10.66.0.2', 7001));"
                                 "s.sendall(sys.stdin.buffer.read()); s.close()"], input=data, check=True)
                 server.wait(timeout=30)
+                server.stdout.close()
                 time.sleep(1)  # tcpdump's last packets, still in the kernel's buffer
                 dump.terminate()
                 _, err = dump.communicate(timeout=10)
@@ -903,7 +904,8 @@ class Segment(unittest.TestCase):
                 replay = lambda path: subprocess.run(  # noqa: E731
                     ["ip", "netns", "exec", ns[0], "tcpreplay", "-i", f"vs{tag}", "-t", path], capture_output=True,
                     text=True)
-                self.assertRegex(replay(src).stdout + replay(src).stderr, r"Failed packets:\s+[1-9]|Message too long")
+                refused = replay(src)
+                self.assertRegex(refused.stdout + refused.stderr, r"Failed packets:\s+[1-9]|Message too long")
                 ok = replay(out)
                 self.assertEqual(ok.returncode, 0, ok.stderr)
                 self.assertRegex(ok.stdout, r"Failed packets:\s+0\b")
