@@ -157,7 +157,8 @@ static double coalesce_ns(struct bench_run *r, struct inetcsum_gro *t, const str
 static int coalescing(struct bench_run *r, struct job *j, unsigned reps)
 {
     size_t emitted = 0;
-    const struct inetcsum_gro_config cfg = {INETCSUM_LINK_ETHERNET, INETCSUM_VNET_HDR_V1_LEN, 0, swallow, &emitted};
+    const struct inetcsum_gro_config cfg = {
+        .link = INETCSUM_LINK_ETHERNET, .vnet_size = INETCSUM_VNET_HDR_V1_LEN, .emit = swallow, .ctx = &emitted};
     struct inetcsum_gro *t = inetcsum_gro_new(&cfg);
     uint8_t *sink = malloc(70000);
     if (!t || !sink) {

@@ -41,16 +41,28 @@ extern "C" {
 
 #define INETCSUM_VNET_HDR_LEN 10    /* struct virtio_net_hdr */
 #define INETCSUM_VNET_HDR_V1_LEN 12 /* struct virtio_net_hdr_v1 / _mrg_rxbuf: num_buffers added */
+#define INETCSUM_VNET_HDR_TNL_LEN 24 /* struct virtio_net_hdr_v1_hash_tunnel (Linux 6.17+): the v1
+                                      * form, 8 bytes of hash report (unused here, written 0), then
+                                      * outer_th_offset and inner_nh_offset.  A TUN/TAP device uses
+                                      * it once TUNSETVNETHDRSZ gives it 24 bytes and TUNSETOFFLOAD
+                                      * turns on TUN_F_UDP_TUNNEL_GSO (0x80) */
 
 #define INETCSUM_VNET_F_NEEDS_CSUM 1 /* the L4 checksum at csum_start + csum_offset holds the
                                       * pseudo-header sum: complete it (CHECKSUM_PARTIAL) */
 #define INETCSUM_VNET_F_DATA_VALID 2 /* checksums verified (CHECKSUM_UNNECESSARY) */
+#define INETCSUM_VNET_F_UDP_TUNNEL_CSUM 8 /* with a UDP-tunnel GSO type: each segment's outer UDP
+                                           * checksum is computed (SKB_GSO_UDP_TUNNEL_CSUM; the
+                                           * field holds the pseudo-header sum, as the inner one
+                                           * does); TUN_F_UDP_TUNNEL_GSO_CSUM (0x100) accepts it */
 
 #define INETCSUM_VNET_GSO_NONE 0
 #define INETCSUM_VNET_GSO_TCPV4 1
 #define INETCSUM_VNET_GSO_UDP 3 /* UFO: IP fragmentation of a UDP datagram (not supported) */
 #define INETCSUM_VNET_GSO_TCPV6 4
 #define INETCSUM_VNET_GSO_UDP_L4 5 /* USO: UDP datagrams of gso_size bytes each (UDP_SEGMENT) */
+#define INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4 0x20 /* or-ed in: the TCP or UDP header segmented is */
+#define INETCSUM_VNET_GSO_UDP_TUNNEL_IPV6 0x40 /* inside a UDP tunnel over IPv4 / IPv6 (VXLAN,
+                                                * GENEVE, ...), at the 24-byte form's offsets */
 #define INETCSUM_VNET_GSO_ECN 0x80 /* TCP with CWR set: Linux's SKB_GSO_TCP_ECN */
 
 /* A virtio-net header in host order. */
@@ -61,14 +73,18 @@ struct inetcsum_vnet_hdr {
     uint16_t gso_size;    /* payload bytes per segment */
     uint16_t csum_start;  /* where the checksummed message starts */
     uint16_t csum_offset; /* where its checksum field is, from csum_start */
-    uint16_t num_buffers; /* the v1 form only */
+    uint16_t num_buffers; /* the v1 and tunnel forms only */
+    uint16_t outer_th_offset; /* the tunnel form only, with a UDP-tunnel GSO type: the tunnel's */
+    uint16_t inner_nh_offset; /* UDP header, and the IP header inside it, from the packet's start */
 };
 
-/* Reads the header at buf, size INETCSUM_VNET_HDR_LEN or _V1_LEN bytes, little-endian as virtio
- * 1.0 lays it out (and as a legacy device does on a little-endian host; a TUN device takes
- * TUNSETVNETLE/BE for the rest).  0, or -EINVAL for another size. */
+/* Reads the header at buf, size INETCSUM_VNET_HDR_LEN, _V1_LEN or _TNL_LEN bytes, little-endian as
+ * virtio 1.0 lays it out (and as a legacy device does on a little-endian host; a TUN device takes
+ * TUNSETVNETLE/BE for the rest).  The fields a size lacks read as 0.  0, or -EINVAL for another
+ * size. */
 INETCSUM_API int inetcsum_vnet_get(struct inetcsum_vnet_hdr *h, const void *buf, size_t size);
-/* Writes it; num_buffers only in the v1 form.  0, or -EINVAL for another size. */
+/* Writes it, each field the size has (the hash report's bytes as 0).  0, or -EINVAL for another
+ * size. */
 INETCSUM_API int inetcsum_vnet_put(void *buf, size_t size, const struct inetcsum_vnet_hdr *h);
 
 /* ---- A super-packet described -------------------------------------------------------------------- */
@@ -172,9 +188,19 @@ INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const s
  * bytes: a super-packet as the kernel takes it from a TAP with offloads on (NEEDS_CSUM, its
  * TCP/UDP checksum the pseudo-header sum over the whole length, GSO type and size; a tunnel's
  * checksum computed over it by local checksum offload); a packet that was not merged as it came
- * (flags 0, no GSO).  A tunnelled super-packet's header describes the inner TCP or UDP header:
- * inetcsum_gso_from_vnet takes it back, a kernel only with its UDP-tunnel GSO types (not made
- * here).  Memory is allocated once, by inetcsum_gro_new. */
+ * (flags 0, no GSO).  A tunnelled super-packet's header describes the inner TCP or UDP header;
+ * a kernel takes one only through a UDP tunnel and with its UDP-tunnel GSO types, so packets in
+ * tunnels are merged as the header size says the receiver can take them:
+ *   - 0 (no header: a capture, or this library): through every tunnel;
+ *   - INETCSUM_VNET_HDR_LEN or _V1_LEN (a TAP without TUN_F_UDP_TUNNEL_GSO): never, they pass
+ *     as they came;
+ *   - INETCSUM_VNET_HDR_TNL_LEN (a TAP with it): through one UDP tunnel (VXLAN, GENEVE), marked
+ *     with INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4/6, the offsets, and UDP_TUNNEL_CSUM when the tunnel
+ *     has a checksum (its field then holds the pseudo-header sum: the kernel computes each
+ *     segment's);
+ *   - with INETCSUM_GRO_ANY_TUNNEL, through every tunnel whatever the size (for a receiver that
+ *     is inetcsum_gso_from_vnet).
+ * Memory is allocated once, by inetcsum_gro_new. */
 struct inetcsum_gro;
 
 typedef void (*inetcsum_gro_emit)(void *ctx, const uint8_t *pkt, size_t len);
@@ -185,7 +211,10 @@ struct inetcsum_gro_config {
     unsigned max_flows;      /* flows held at once (0: 16); the oldest is flushed to make room */
     inetcsum_gro_emit emit;
     void *ctx;
+    unsigned flags;          /* INETCSUM_GRO_* */
 };
+
+#define INETCSUM_GRO_ANY_TUNNEL 0x1u /* merge through every tunnel, whatever vnet_size */
 
 /* NULL without memory or with a bad configuration (errno says which). */
 INETCSUM_API struct inetcsum_gro *inetcsum_gro_new(const struct inetcsum_gro_config *cfg);

@@ -40,6 +40,21 @@ static int status_at(const struct inetcsum_report *r, size_t off, unsigned layer
     return -1;
 }
 
+/* The status of level lv's TCP or UDP checksum in segment s: from r, verify's report on the whole
+ * segment, or where verify did not follow the tunnel to it (one on a port it does not know, named by
+ * a virtio-net header's offsets), from a report on the segment from that level's IP header on. */
+static int level_status(const uint8_t *s, size_t slen, const struct inetcsum_report *r,
+                        const struct inetcsum_gso_level *lv, unsigned layer)
+{
+    int st = status_at(r, lv->l4_off, layer);
+    if (st < 0 && lv->ip_off > 0) {
+        struct inetcsum_report inner;
+        inetcsum_verify(s + lv->ip_off, slen - lv->ip_off, 0, INETCSUM_LINK_RAW, INETCSUM_UDP6_ZERO_OK, &inner);
+        st = status_at(&inner, lv->l4_off - lv->ip_off, layer);
+    }
+    return st;
+}
+
 static uint16_t stored(const uint8_t *p)
 {
     uint16_t v;
@@ -118,8 +133,8 @@ const char *gso_ref_check(const uint8_t *pkt, size_t len, enum inetcsum_link lin
             const size_t l4_len = slen - lv->l4_off;
             if (lv->l4 == INETCSUM_GSO_L4_UDP) {
                 const int target = j + 1 == g->nlevels;
-                const int had = be16(pkt + lv->l4_off + 6) != 0;
-                const int ok = target || had ? status_at(&r, lv->l4_off, INETCSUM_LAYER_UDP) == INETCSUM_GOOD
+                const int had = be16(pkt + lv->l4_off + 6) != 0 || lv->csum; /* or UDP_TUNNEL_CSUM */
+                const int ok = target || had ? level_status(s, slen, &r, lv, INETCSUM_LAYER_UDP) == INETCSUM_GOOD
                                              : be16(l4 + 6) == 0; /* a tunnel's "no checksum" stays */
                 if (be16(l4 + 4) != l4_len || !ok) {
                     snprintf(why, sizeof why, "segment %zu: level %u UDP length or checksum", i, j);
@@ -138,7 +153,7 @@ const char *gso_ref_check(const uint8_t *pkt, size_t len, enum inetcsum_link lin
                 if (i > 0)
                     flags &= (uint8_t)~0x80; /* CWR: the first's */
                 if (be32(l4 + 4) != (uint32_t)(be32(t0 + 4) + i * step) || l4[13] != flags ||
-                    status_at(&r, lv->l4_off, INETCSUM_LAYER_TCP) != INETCSUM_GOOD) {
+                    level_status(s, slen, &r, lv, INETCSUM_LAYER_TCP) != INETCSUM_GOOD) {
                     snprintf(why, sizeof why, "segment %zu: TCP sequence, flags or checksum", i);
                     fail = why;
                 }

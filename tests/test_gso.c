@@ -55,7 +55,8 @@ static size_t build(uint8_t *p, int v6, int udp, size_t n)
 
 static void test_vnet_header(void)
 {
-    const struct inetcsum_vnet_hdr h = {1, 0x85, 0x1234, 1448, 54, 16, 7};
+    const struct inetcsum_vnet_hdr h = {.flags = 1, .gso_type = 0x85, .hdr_len = 0x1234, .gso_size = 1448,
+                                        .csum_start = 54, .csum_offset = 16, .num_buffers = 7};
     uint8_t b[12], c[12];
     struct inetcsum_vnet_hdr back;
     CHECK(inetcsum_vnet_put(b, 12, &h) == 0 && inetcsum_vnet_get(&back, b, 12) == 0 &&
@@ -66,6 +67,19 @@ static void test_vnet_header(void)
     CHECK(inetcsum_vnet_put(c, 10, &h) == 0 && c[10] == 0xEE && inetcsum_vnet_get(&back, c, 10) == 0 &&
               back.num_buffers == 0 && back.csum_offset == 16, "10-byte header: no num_buffers");
     CHECK(inetcsum_vnet_put(c, 11, &h) == -EINVAL && inetcsum_vnet_get(&back, c, 8) == -EINVAL, "other sizes");
+    /* The tunnel form: the hash report zeroed, the offsets at 20 and 22; read back whole. */
+    struct inetcsum_vnet_hdr t = h;
+    t.gso_type = INETCSUM_VNET_GSO_TCPV4 | INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4;
+    t.outer_th_offset = 34;
+    t.inner_nh_offset = 0x140;
+    uint8_t d[24];
+    memset(d, 0xEE, sizeof d);
+    static const uint8_t tle[24] = {1, 0x21, 0x34, 0x12, 0xA8, 0x05, 54, 0, 16, 0, 7, 0,
+                                    0, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0x40, 1};
+    CHECK(inetcsum_vnet_put(d, 24, &t) == 0 && memcmp(d, tle, 24) == 0, "tunnel form layout");
+    CHECK(inetcsum_vnet_get(&back, d, 24) == 0 && memcmp(&back, &t, sizeof t) == 0, "tunnel form round trip");
+    CHECK(inetcsum_vnet_get(&back, d, 12) == 0 && back.outer_th_offset == 0 && back.inner_nh_offset == 0,
+          "the offsets only in the tunnel form");
 }
 
 /* Segments into buffers that end at a guard page; checks against the reference. */

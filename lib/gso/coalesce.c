@@ -54,7 +54,8 @@ static uint8_t *frame_of(const struct inetcsum_gro *t, const struct flow *f)
 struct inetcsum_gro *inetcsum_gro_new(const struct inetcsum_gro_config *cfg)
 {
     if (!cfg->emit || (cfg->vnet_size != 0 && cfg->vnet_size != INETCSUM_VNET_HDR_LEN &&
-                       cfg->vnet_size != INETCSUM_VNET_HDR_V1_LEN)) {
+                       cfg->vnet_size != INETCSUM_VNET_HDR_V1_LEN && cfg->vnet_size != INETCSUM_VNET_HDR_TNL_LEN) ||
+        (cfg->flags & ~(unsigned)INETCSUM_GRO_ANY_TUNNEL)) {
         errno = EINVAL;
         return NULL;
     }
@@ -98,6 +99,22 @@ static void emit_plain(const struct inetcsum_gro *t, uint8_t *frame, size_t len)
     t->cfg.emit(t->cfg.ctx, start, t->cfg.vnet_size + len);
 }
 
+/* Whether a super-packet of these headers goes out with a UDP-tunnel GSO type: for a kernel that
+ * takes them (the 24-byte header), one UDP tunnel. */
+static int kernel_tunnel_type(const struct inetcsum_gro *t, const struct inetcsum_gso *g)
+{
+    return t->cfg.vnet_size == INETCSUM_VNET_HDR_TNL_LEN && g->nlevels == 2 && g->level[0].l4 == INETCSUM_GSO_L4_UDP;
+}
+
+/* Whether packets with these headers may be merged: without a tunnel always; through one when
+ * the receiver can take the super-packet (no virtio-net header: this library; the 24-byte one: a
+ * kernel with UDP-tunnel GSO, for one UDP tunnel; any, if the configuration says so). */
+static int mergeable(const struct inetcsum_gro *t, const struct inetcsum_gso *g)
+{
+    return g->nlevels == 1 || t->cfg.vnet_size == 0 || (t->cfg.flags & INETCSUM_GRO_ANY_TUNNEL) ||
+           kernel_tunnel_type(t, g);
+}
+
 /* Emits a flow: one packet as it came, several as a super-packet. */
 static void emit_flow(struct inetcsum_gro *t, struct flow *f)
 {
@@ -139,11 +156,26 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
     /* The field holds the pseudo-header sum over the whole length, as NEEDS_CSUM says. */
     const uint16_t seed = ics_fold16(ics_add32(lv->pseudo, wire16((uint32_t)l4_len)));
     memcpy(frame + lv->l4_off + h.csum_offset, &seed, 2);
+    const int kernel_tunnel = kernel_tunnel_type(t, &f->g);
+    if (kernel_tunnel) { /* a UDP-tunnel GSO type: the kernel finds the tunnel by these offsets */
+        const struct inetcsum_gso_level *outer = &f->g.level[0];
+        h.gso_type |= (uint8_t)(outer->ip_version == 4 ? INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4
+                                                       : INETCSUM_VNET_GSO_UDP_TUNNEL_IPV6);
+        h.outer_th_offset = outer->l4_off;
+        h.inner_nh_offset = f->g.level[1].ip_off;
+        if (outer->csum) {
+            /* Each segment's outer checksum is the kernel's to compute: the field holds the
+             * pseudo-header sum over the whole length, as the kernel hands such packets out. */
+            h.flags |= INETCSUM_VNET_F_UDP_TUNNEL_CSUM;
+            const uint16_t outer_seed = ics_fold16(ics_add32(outer->pseudo, wire16((uint32_t)(f->len - outer->l4_off))));
+            memcpy(frame + outer->l4_off + 6, &outer_seed, 2);
+        }
+    }
     /* A tunnel's checksum covers that message at its final value, which is known without reading
      * it: it will sum to the complement of its seed (local checksum offload). */
     for (unsigned j = last; j-- > 0;) {
         const struct inetcsum_gso_level *v = &f->g.level[j];
-        if (!v->csum)
+        if (!v->csum || (kernel_tunnel && j == 0))
             continue;
         uint8_t *field = frame + v->l4_off + (v->l4 == INETCSUM_GSO_L4_UDP ? 6 : 4);
         memset(field, 0, 2);
@@ -356,8 +388,8 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
 {
     const uint8_t *pkt = pkt_;
     struct inetcsum_gso g;
-    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, 0, 0) != 0)
-        return pass_alone(t, pkt, len); /* not TCP or UDP as segmentation knows them */
+    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0 || !mergeable(t, &g))
+        return pass_alone(t, pkt, len); /* not TCP or UDP as segmentation knows them, or for no one */
     struct flow *f = NULL;
     for (unsigned i = 0; i < t->cfg.max_flows && !f; i++)
         if (same_flow(t, &t->flow[i], &g, pkt))

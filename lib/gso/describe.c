@@ -20,18 +20,37 @@ static unsigned inner_version(const struct inetcsum_gso *g)
     return g->level[g->nlevels - 1].ip_version;
 }
 
+/* The UDP-tunnel GSO types' own rules (Linux's virtio_net_hdr_tnl_to_skb): one of IPv4 and IPv6,
+ * carrying TCP or USO (not UFO), NEEDS_CSUM, the offsets in order.  0 or -EINVAL. */
+static int tunnel_header_ok(const struct inetcsum_vnet_hdr *h, unsigned tunnel, unsigned type)
+{
+    const unsigned outer_min = tunnel == INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4 ? 20 : 40;
+    const unsigned inner_min = type == INETCSUM_VNET_GSO_TCPV6 ? 40 : 20;
+    if (tunnel == (INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4 | INETCSUM_VNET_GSO_UDP_TUNNEL_IPV6) ||
+        type == INETCSUM_VNET_GSO_NONE || !(h->flags & INETCSUM_VNET_F_NEEDS_CSUM))
+        return -EINVAL;
+    if (h->outer_th_offset < outer_min || h->inner_nh_offset < h->outer_th_offset + 8u ||
+        h->csum_start < h->inner_nh_offset + inner_min)
+        return -EINVAL;
+    return 0;
+}
+
 int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
                            const struct inetcsum_vnet_hdr *h)
 {
-    const unsigned type = h->gso_type & (unsigned)~INETCSUM_VNET_GSO_ECN;
+    const unsigned tunnel = h->gso_type & (INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4 | INETCSUM_VNET_GSO_UDP_TUNNEL_IPV6);
+    const unsigned type = h->gso_type & ~(INETCSUM_VNET_GSO_ECN | tunnel);
     const int partial = (h->flags & INETCSUM_VNET_F_NEEDS_CSUM) != 0;
     *g = (struct inetcsum_gso){0};
     if (type == INETCSUM_VNET_GSO_UDP)
-        return -EPROTONOSUPPORT; /* UFO: removed from Linux in 4.14, back only as a compatibility path */
+        return tunnel ? -EINVAL : -EPROTONOSUPPORT; /* UFO: removed from Linux in 4.14, back only as a
+                                                     * compatibility path, never in a tunnel */
     if (type != INETCSUM_VNET_GSO_NONE && type != INETCSUM_VNET_GSO_TCPV4 && type != INETCSUM_VNET_GSO_TCPV6 &&
         type != INETCSUM_VNET_GSO_UDP_L4)
         return -EINVAL;
     if ((h->gso_type & INETCSUM_VNET_GSO_ECN) && type != INETCSUM_VNET_GSO_TCPV4 && type != INETCSUM_VNET_GSO_TCPV6)
+        return -EINVAL;
+    if (tunnel && tunnel_header_ok(h, tunnel, type) != 0)
         return -EINVAL;
     /* The checksum field must lie inside the packet, or completing it writes past the end. */
     if (partial && (size_t)h->csum_start + h->csum_offset + 2 > len)
@@ -42,9 +61,23 @@ int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, 
         return -EINVAL;
     if (partial && h->csum_start == 0)
         return -EINVAL; /* no header can start at 0 with a link layer or IP before it */
-    int rc = ics_gso_layout(g, pkt, len, len, link, partial ? h->csum_start : 0, 1);
+    const struct ics_gso_marks marks = {partial ? h->csum_start : 0, tunnel ? h->outer_th_offset : 0,
+                                        tunnel ? h->inner_nh_offset : 0};
+    int rc = ics_gso_layout(g, pkt, len, len, link, &marks, 1);
     if (rc != 0)
         return rc;
+    if (tunnel) { /* one UDP tunnel, where the offsets say, over the IP version the type says */
+        const struct inetcsum_gso_level *outer = &g->level[0];
+        if (g->nlevels != 2 || outer->l4 != INETCSUM_GSO_L4_UDP || outer->l4_off != h->outer_th_offset ||
+            g->level[1].ip_off != h->inner_nh_offset ||
+            outer->ip_version != (tunnel == INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4 ? 4 : 6))
+            return -EINVAL;
+        /* UDP_TUNNEL_CSUM asks for the outer checksum even where the field is 0.  Without it Linux
+         * copies the field into every segment unchanged; a field that is not 0 is computed here
+         * instead, so that no segment leaves with a stale checksum. */
+        if (h->flags & INETCSUM_VNET_F_UDP_TUNNEL_CSUM)
+            g->level[0].csum = 1;
+    }
     if (partial) {
         if (h->csum_offset != (g->proto == INETCSUM_GSO_L4_TCP ? 16 : 6))
             return -EINVAL;
@@ -67,7 +100,7 @@ int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, size_t len, e
         *g = (struct inetcsum_gso){0};
         return -EINVAL;
     }
-    int rc = ics_gso_layout(g, pkt, len, len, link, 0, 1);
+    int rc = ics_gso_layout(g, pkt, len, len, link, NULL, 1);
     if (rc == 0)
         count_segments(g, gso_size);
     return rc;

@@ -40,12 +40,18 @@ static inline void ics_put32(uint8_t *p, uint32_t v)
     ics_put16(p + 2, v & 0xFFFF);
 }
 
+/* What a virtio-net header says of the headers (0: it does not say). */
+struct ics_gso_marks {
+    size_t target;   /* the segmented header's offset (csum_start), else the innermost TCP or UDP */
+    size_t outer_th; /* a UDP tunnel's header (the tunnel form's outer_th_offset) and the IP */
+    size_t inner_nh; /* header inside it (inner_nh_offset), followed whatever the ports */
+};
+
 /* Fills g's levels, proto, hdr_len, link_len and payload_len from the headers at p (avail bytes
- * present) of a packet of total bytes.  target: the segmented header's offset when the
- * virtio-net header says it (csum_start), else 0 (the innermost TCP or UDP header).  With
- * pseudo, the levels' pseudo-header sums too (ics_gso_pseudo).  0 or a negative errno. */
+ * present) of a packet of total bytes, as marks (NULL: none) say where they are.  With pseudo,
+ * the levels' pseudo-header sums too (ics_gso_pseudo).  0 or a negative errno. */
 int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
-                   size_t target, int pseudo);
+                   const struct ics_gso_marks *marks, int pseudo);
 /* The levels' pseudo-header sums (struct inetcsum_gso_level.pseudo), from the checksum parser:
  * the coalescer skips them for a packet whose flow already knows them. */
 int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link);

@@ -18,6 +18,7 @@ struct walk {
     size_t avail;  /* bytes of p present (the headers at least) */
     size_t total;  /* the packet's length */
     size_t target; /* the segmented header's offset when known (csum_start), else 0 */
+    size_t outer_th, inner_nh; /* a UDP tunnel the virtio-net header names, whatever its ports */
     struct inetcsum_gso *g;
 };
 
@@ -213,6 +214,11 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
             return -EINVAL;
         lv->l4 = INETCSUM_GSO_L4_UDP;
         lv->csum = be16(w->p + l4 + 6) != 0;
+        if (w->inner_nh && l4 == w->outer_th) { /* a tunnel by the header's word: VXLAN on 8472 too */
+            if (w->inner_nh < l4 + 8)
+                return -EINVAL;
+            return level(w, w->inner_nh, 0);
+        }
         if (!w->target || w->target > l4) {
             const uint8_t kept = g->nlevels;
             int rc = udp_tunnel(w, l4, be16(w->p + l4 + 2));
@@ -237,6 +243,24 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
     }
 }
 
+/* The pseudo-header sum (with the length) of level lv's TCP or UDP header, parsing from its IP
+ * header on: for a level inside a tunnel the parser does not know.  0 or -EPROTONOSUPPORT. */
+static int inner_pseudo(const struct inetcsum_gso_level *lv, const uint8_t *p, size_t avail, size_t total,
+                        uint32_t *sum)
+{
+    const size_t off = lv->ip_off;
+    struct ics_view v = {(uint8_t *)(uintptr_t)p + off, NULL, 0, avail - off};
+    struct ics_parsed parsed;
+    ics_parse(&v, total - off, INETCSUM_LINK_RAW, &parsed, NULL);
+    const unsigned layer = lv->l4 == INETCSUM_GSO_L4_TCP ? INETCSUM_LAYER_TCP : INETCSUM_LAYER_UDP;
+    for (unsigned k = 0; k < parsed.n; k++)
+        if (parsed.item[k].off == lv->l4_off - off && parsed.item[k].layer == layer) {
+            *sum = parsed.item[k].pseudo;
+            return 0;
+        }
+    return -EPROTONOSUPPORT;
+}
+
 /* The pseudo-header sums of the levels' TCP and UDP headers, taken from the checksum parser, which
  * knows which destination a pseudo-header uses (an IPv4 source route's or an IPv6 routing
  * header's final one, RFC 791 and RFC 8200 8.1), less the length, which each segment adds.  0, or
@@ -254,21 +278,33 @@ int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
         unsigned k = 0;
         while (k < parsed.n && (parsed.item[k].off != lv->l4_off || parsed.item[k].layer != layer))
             k++;
-        if (k == parsed.n)
+        uint32_t with_len;
+        if (k < parsed.n) {
+            with_len = parsed.item[k].pseudo;
+        } else if (j > 0 && inner_pseudo(lv, p, avail, total, &with_len) == 0) {
+            /* a tunnel the parser does not follow (its ports named by a virtio-net header) */
+        } else {
             return -EPROTONOSUPPORT;
-        const uint8_t len[2] = {(uint8_t)(parsed.item[k].len >> 8), (uint8_t)parsed.item[k].len};
-        lv->pseudo = inetcsum_sub(parsed.item[k].pseudo, inetcsum_partial(len, 2, 0));
+        }
+        const uint32_t len = total - lv->l4_off;
+        const uint8_t be_len[2] = {(uint8_t)(len >> 8), (uint8_t)len};
+        lv->pseudo = inetcsum_sub(with_len, inetcsum_partial(be_len, 2, 0));
     }
     return 0;
 }
 
 int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
-                   size_t target, int pseudo)
+                   const struct ics_gso_marks *marks, int pseudo)
 {
     *g = (struct inetcsum_gso){0};
     if (total > 0xFFFF + (size_t)ICS_GSO_MAX_HDR) /* no IP length reaches past this */
         return -EINVAL;
-    struct walk w = {p, avail < total ? avail : total, total, target, g};
+    struct walk w = {p, avail < total ? avail : total, total, 0, 0, 0, g};
+    if (marks) {
+        w.target = marks->target;
+        w.outer_th = marks->outer_th;
+        w.inner_nh = marks->inner_nh;
+    }
     unsigned ethertype;
     size_t off;
     int rc = link_layer(&w, link, &ethertype, &off);

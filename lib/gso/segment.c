@@ -280,7 +280,8 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
                               const struct inetcsum_offload *offload, size_t vnet_size, struct inetcsum_segment *seg,
                               size_t nseg)
 {
-    if (vnet_size != 0 && vnet_size != INETCSUM_VNET_HDR_LEN && vnet_size != INETCSUM_VNET_HDR_V1_LEN)
+    if (vnet_size != 0 && vnet_size != INETCSUM_VNET_HDR_LEN && vnet_size != INETCSUM_VNET_HDR_V1_LEN &&
+        vnet_size != INETCSUM_VNET_HDR_TNL_LEN)
         return -EINVAL;
     if (!plausible(g))
         return -EINVAL;

@@ -26,8 +26,8 @@ PyDoc_STRVAR(segment_doc,
              "IPv4 IDs, TCP sequence numbers and flags (FIN/PSH on the last, CWR on the first) rewritten\n"
              "at every level of a tunnel, every checksum computed, except the Offload kinds in device,\n"
              "left seeded (or zeroed with zero_seed) as a device expects.  The segments' size comes from\n"
-             "vnet, the virtio-net header that came with the packet (10 or 12 bytes, checked as the\n"
-             "kernel checks it), or from gso_size (payload bytes per segment).  vnet_out=10 or 12 puts\n"
+             "vnet, the virtio-net header that came with the packet (10, 12 or 24 bytes, checked as the\n"
+             "kernel checks it), or from gso_size (payload bytes per segment).  vnet_out=10, 12 or 24 puts\n"
              "a virtio-net header before each segment.  Returns a list of bytes, or with out (a\n"
              "writable buffer) memoryviews of out, where the segments are written back to back.\n"
              "fixed_id=True keeps every IPv4 ID (valid only with DF, as Linux's FIXEDID).\n"
@@ -46,15 +46,16 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (icspy_parse(&p, args, nargs, kwnames, a) < 0 || icspy_flag(a[8], &fixed_id) < 0 ||
         (a[1] && a[1] != Py_None && icspy_uint(a[1], "segment", "gso_size", 0xFFFF, &gso_size) < 0) ||
         icspy_link(a[3], "segment", &link) < 0 || icspy_uint(a[4], "segment", "device", INETCSUM_OFL_ALL, &device) < 0 ||
-        icspy_flag(a[5], &zero_seed) < 0 || icspy_uint(a[6], "segment", "vnet_out", INETCSUM_VNET_HDR_V1_LEN, &vnet_out) < 0)
+        icspy_flag(a[5], &zero_seed) < 0 || icspy_uint(a[6], "segment", "vnet_out", INETCSUM_VNET_HDR_TNL_LEN, &vnet_out) < 0)
         return NULL;
     const int has_vnet = a[2] && a[2] != Py_None, has_size = a[1] && a[1] != Py_None;
     if (has_vnet == has_size) {
         PyErr_SetString(PyExc_TypeError, "segment(): give vnet (the virtio-net header) or gso_size, not both");
         return NULL;
     }
-    if (vnet_out != 0 && vnet_out != INETCSUM_VNET_HDR_LEN && vnet_out != INETCSUM_VNET_HDR_V1_LEN) {
-        PyErr_SetString(PyExc_ValueError, "segment(): vnet_out is 0, 10 or 12");
+    if (vnet_out != 0 && vnet_out != INETCSUM_VNET_HDR_LEN && vnet_out != INETCSUM_VNET_HDR_V1_LEN &&
+        vnet_out != INETCSUM_VNET_HDR_TNL_LEN) {
+        PyErr_SetString(PyExc_ValueError, "segment(): vnet_out is 0, 10, 12 or 24");
         return NULL;
     }
     struct icspy_buf pkt, hdr = {0}, out = {0};
@@ -72,7 +73,7 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
         icspy_buf_release(&hdr);
         if (rc != 0) {
             icspy_buf_release(&pkt);
-            PyErr_SetString(PyExc_ValueError, "segment(): vnet is 10 or 12 bytes");
+            PyErr_SetString(PyExc_ValueError, "segment(): vnet is 10, 12 or 24 bytes");
             return NULL;
         }
         rc = inetcsum_gso_from_vnet(&g, pkt.p, pkt.len, (enum inetcsum_link)link, &vh);
@@ -175,14 +176,15 @@ static void gro_destroy(PyObject *capsule)
     }
 }
 
-PyDoc_STRVAR(gro_new_doc, "_gro_new($module, link, vnet_size, max_flows, /)\n--\n\nA table for inetcsum.Coalescer.");
+PyDoc_STRVAR(gro_new_doc, "_gro_new($module, link, vnet_size, max_flows, any_tunnel, /)\n--\n\nA table for inetcsum.Coalescer.");
 
 static PyObject *py_gro_new(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *link_obj;
     unsigned long vnet, flows;
-    if (!PyArg_ParseTuple(args, "Okk", &link_obj, &vnet, &flows))
+    int any_tunnel;
+    if (!PyArg_ParseTuple(args, "Okkp", &link_obj, &vnet, &flows, &any_tunnel))
         return NULL;
     uint32_t link;
     if (icspy_link(link_obj, "Coalescer", &link) < 0)
@@ -190,12 +192,14 @@ static PyObject *py_gro_new(PyObject *self, PyObject *args)
     struct pygro *g = PyMem_Calloc(1, sizeof *g);
     if (!g)
         return PyErr_NoMemory();
-    const struct inetcsum_gro_config cfg = {(enum inetcsum_link)link, vnet, (unsigned)flows, gro_emit, g};
+    const struct inetcsum_gro_config cfg = {.link = (enum inetcsum_link)link, .vnet_size = vnet,
+                                            .max_flows = (unsigned)flows, .emit = gro_emit, .ctx = g,
+                                            .flags = any_tunnel ? INETCSUM_GRO_ANY_TUNNEL : 0};
     if (flows > 4096 || !(g->t = inetcsum_gro_new(&cfg))) {
         PyMem_Free(g);
         if (errno == ENOMEM)
             return PyErr_NoMemory();
-        PyErr_SetString(PyExc_ValueError, "Coalescer(): vnet_size is 0, 10 or 12, max_flows at most 4096");
+        PyErr_SetString(PyExc_ValueError, "Coalescer(): vnet_size is 0, 10, 12 or 24, max_flows at most 4096");
         return NULL;
     }
     PyObject *capsule = PyCapsule_New(g, GRO_CAPSULE, gro_destroy);

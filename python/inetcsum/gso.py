@@ -19,22 +19,30 @@ class VnetFlag(enum.IntFlag):
 
     NEEDS_CSUM = 1  # the L4 checksum holds the pseudo-header sum: complete it (CHECKSUM_PARTIAL)
     DATA_VALID = 2  # checksums verified (CHECKSUM_UNNECESSARY)
+    UDP_TUNNEL_CSUM = 8  # with a UDP_TUNNEL type: each segment's outer UDP checksum is computed
 
 
 class GsoType(enum.IntFlag):
-    """VnetHeader.gso_type: one kind, with ECN possibly or-ed in."""
+    """VnetHeader.gso_type: one kind, with ECN and a UDP_TUNNEL bit possibly or-ed in."""
 
     NONE = 0
     TCPV4 = 1
     UDP = 3  # UFO (IP fragmentation): not supported
     TCPV6 = 4
     UDP_L4 = 5  # USO: UDP datagrams of gso_size bytes each
+    UDP_TUNNEL_IPV4 = 0x20  # inside a UDP tunnel (VXLAN, GENEVE) over IPv4: the 24-byte header's
+    UDP_TUNNEL_IPV6 = 0x40  # offsets say where (Linux 6.17+, TUN_F_UDP_TUNNEL_GSO)
     ECN = 0x80
 
 
+_SIZES = (10, 12, 24)
+_TUNNEL_FORM = struct.Struct("<BBHHHHH8xHH")  # the hash report's 8 bytes: unused, written 0
+
+
 class VnetHeader(NamedTuple):
-    """struct virtio_net_hdr (10 bytes) or virtio_net_hdr_v1 (12: num_buffers added), as virtio
-    1.0 lays it out: little-endian."""
+    """struct virtio_net_hdr (10 bytes), virtio_net_hdr_v1 (12: num_buffers added) or
+    virtio_net_hdr_v1_hash_tunnel (24: a hash report, unused here, then the UDP tunnel's offsets,
+    for a TAP device with TUN_F_UDP_TUNNEL_GSO), as virtio 1.0 lays it out: little-endian."""
 
     flags: int = 0
     gso_type: int = 0
@@ -43,22 +51,22 @@ class VnetHeader(NamedTuple):
     csum_start: int = 0
     csum_offset: int = 0
     num_buffers: int = 0
+    outer_th_offset: int = 0  # the tunnel's UDP header (24-byte form, UDP_TUNNEL types)
+    inner_nh_offset: int = 0  # the IP header inside it
 
     def pack(self, size: int = 10) -> bytes:
-        """The header's bytes: size 10 or 12."""
-        if size not in (10, 12):
-            raise ValueError("a virtio-net header is 10 or 12 bytes")
-        data = struct.pack("<BBHHHHH", *self)
-        return data[:size]
+        """The header's bytes: size 10, 12 or 24."""
+        if size not in _SIZES:
+            raise ValueError("a virtio-net header is 10, 12 or 24 bytes")
+        return _TUNNEL_FORM.pack(*self)[:size] if size < 24 else _TUNNEL_FORM.pack(*self)
 
     @classmethod
     def unpack(cls, data: bytes) -> "VnetHeader":
-        """Reads a 10- or 12-byte header (the start of a buffer read from the device)."""
-        if len(data) == 10:
-            return cls(*struct.unpack("<BBHHHH", data))
-        if len(data) == 12:
-            return cls(*struct.unpack("<BBHHHHH", data))
-        raise ValueError("a virtio-net header is 10 or 12 bytes")
+        """Reads a 10-, 12- or 24-byte header (the start of a buffer read from the device)."""
+        if len(data) not in _SIZES:
+            raise ValueError("a virtio-net header is 10, 12 or 24 bytes")
+        full = bytes(data) + bytes(24 - len(data))
+        return cls(*_TUNNEL_FORM.unpack(full))
 
 
 class Coalescer:
@@ -67,10 +75,22 @@ class Coalescer:
     one ends its flow's train and passes alone, untouched).  add() and flush() return what comes
     out, each packet preceded by a virtio-net header of vnet_size bytes: a super-packet with
     NEEDS_CSUM and its GSO type and size, ready for a TAP device with offloads on, or a packet as it
-    came.  Call flush() at the end of each batch of reads.  Memory is allocated once, here."""
+    came.  Call flush() at the end of each batch of reads.  Memory is allocated once, here.
 
-    def __init__(self, *, link: Union[Link, int, str] = Link.ETHERNET, vnet_size: int = 12, max_flows: int = 16) -> None:
-        self._table = _inetcsum._gro_new(link, vnet_size, max_flows)
+    Packets in tunnels are merged only where the receiver takes the result: vnet_size 0 (no
+    kernel) through every tunnel; 10 or 12 (a TAP without UDP-tunnel GSO) never; 24 (a TAP with
+    TUN_F_UDP_TUNNEL_GSO) through one UDP tunnel, with the UDP_TUNNEL types; any_tunnel=True
+    through every tunnel whatever the size (for segment(), not for a kernel)."""
+
+    def __init__(
+        self,
+        *,
+        link: Union[Link, int, str] = Link.ETHERNET,
+        vnet_size: int = 12,
+        max_flows: int = 16,
+        any_tunnel: bool = False,
+    ) -> None:
+        self._table = _inetcsum._gro_new(link, vnet_size, max_flows, any_tunnel)
 
     def add(self, packet: bytes) -> List[bytes]:
         """Offers a packet (without a virtio-net header); returns the packets emitted meanwhile

@@ -25,8 +25,11 @@ TUNSETOFFLOAD = 0x400454D0
 TUNSETVNETHDRSZ = 0x400454D8
 IFF_TAP, IFF_NO_PI, IFF_VNET_HDR = 0x0002, 0x1000, 0x4000
 TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6, TUN_F_TSO_ECN, TUN_F_USO4, TUN_F_USO6 = 0x01, 0x02, 0x04, 0x08, 0x20, 0x40
+TUN_F_UDP_TUNNEL_GSO, TUN_F_UDP_TUNNEL_GSO_CSUM = 0x80, 0x100  # Linux 6.17+, with the 24-byte header
 ALL_OFFLOADS = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN | TUN_F_USO4 | TUN_F_USO6
-VNET_LEN = 12
+TUNNEL_OFFLOADS = ALL_OFFLOADS | TUN_F_UDP_TUNNEL_GSO | TUN_F_UDP_TUNNEL_GSO_CSUM
+VNET_LEN = 12  # the default header: struct virtio_net_hdr_v1
+TUNNEL_VNET_LEN = 24  # struct virtio_net_hdr_v1_hash_tunnel
 
 ADDRESSES = {"a": ("10.77.0.1", "fd77::1"), "b": ("10.77.0.2", "fd77::2")}
 
@@ -44,6 +47,23 @@ def why_not() -> Optional[str]:
         return "needs /dev/net/tun"
     if not shutil.which("ip"):
         return "needs the ip command (iproute2)"
+    return None
+
+
+def why_no_tunnel_gso() -> Optional[str]:
+    """Why this kernel's TAP devices cannot take UDP-tunnel super-packets, or None."""
+    why = why_not()
+    if why:
+        return why
+    fd = os.open("/dev/net/tun", os.O_RDWR)
+    try:
+        fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", b"", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))
+        fcntl.ioctl(fd, TUNSETVNETHDRSZ, struct.pack("i", TUNNEL_VNET_LEN))
+        fcntl.ioctl(fd, TUNSETOFFLOAD, TUNNEL_OFFLOADS)
+    except OSError as e:
+        return f"this kernel ({os.uname().release}) has no TUN_F_UDP_TUNNEL_GSO (Linux 6.17+): {e}"
+    finally:
+        os.close(fd)
     return None
 
 
@@ -67,10 +87,11 @@ def snmp(ns: str) -> Dict[str, Dict[str, int]]:
 
 
 class TapPair:
-    def __init__(self, forward: Forward, offloads: Dict[str, int], mtu: int = 1500) -> None:
+    def __init__(self, forward: Forward, offloads: Dict[str, int], mtu: int = 1500, vnet_len: int = VNET_LEN) -> None:
         self.forward = forward
         self.offloads = offloads
         self.mtu = mtu
+        self.vnet_len = vnet_len
         tag = uuid.uuid4().hex[:6]
         self.ns = {"a": f"icsa{tag}", "b": f"icsb{tag}"}
         self.fds: Dict[str, int] = {}
@@ -83,7 +104,7 @@ class TapPair:
         name = f"tap{side}{self.ns[side][-6:]}"
         fd = os.open("/dev/net/tun", os.O_RDWR)
         fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))
-        fcntl.ioctl(fd, TUNSETVNETHDRSZ, struct.pack("i", VNET_LEN))
+        fcntl.ioctl(fd, TUNSETVNETHDRSZ, struct.pack("i", self.vnet_len))
         fcntl.ioctl(fd, TUNSETOFFLOAD, self.offloads[side])
         os.set_blocking(fd, False)
         ns = self.ns[side]
@@ -125,7 +146,7 @@ class TapPair:
                         except BlockingIOError:
                             break
                         self.counts[side] += 1
-                        for vnet, frame in self.forward(data[VNET_LEN:], data[:VNET_LEN], side):
+                        for vnet, frame in self.forward(data[self.vnet_len :], data[: self.vnet_len], side):
                             self._write(other, vnet + frame)
                     for vnet, frame in getattr(self.forward, "end_of_batch", lambda s: ())(side):
                         self._write(other, vnet + frame)
@@ -140,6 +161,12 @@ class TapPair:
                 return
             except BlockingIOError:  # the device's queue is full: wait for room
                 select.select([], [fd], [], 1)
+
+    def add_namespace(self, side: str) -> None:
+        """One more namespace, without a TAP (joined by whatever the test adds); removed on exit."""
+        self.ns[side] = f"ics{side}{self.ns['a'][-6:]}"
+        sh("ip", "netns", "add", self.ns[side])
+        sh("ip", "netns", "exec", self.ns[side], "ip", "link", "set", "lo", "up")
 
     def run(self, side: str, *args: str, timeout: float = 60, input: Optional[str] = None) -> str:
         """Runs a command inside a namespace; its standard output (an error when it fails)."""

@@ -215,10 +215,11 @@ def test_udp_checksum_zero_is_sent_as_ffff(version):
 # ---- from a virtio-net header ---------------------------------------------------------------------------
 
 
-def partial_frame(kind, n):
+def partial_frame(kind, n, whole=False):
     """A super-packet as the kernel hands it over with NEEDS_CSUM: the segmented checksum holds
-    the pseudo-header sum over the whole L4 length; and its virtio-net header."""
-    pkt = Ether(build(kind, n))
+    the pseudo-header sum over the whole L4 length; and its virtio-net header.  whole: kind is
+    the super-packet's bytes."""
+    pkt = Ether(kind if whole else build(kind, n))
     t = innermost_l4(pkt)
     raw = bytearray(bytes(pkt))
     start = len(raw) - len(bytes(t))
@@ -391,7 +392,7 @@ def test_segments_coalesce_back_to_the_super_packet(kind):
     frame, start, off, gso_type = partial_frame(kind, 20000)
     gso = 1448 if "tcp" in kind else 1200
     segs = segment(frame, gso_size=gso)
-    c = inetcsum.Coalescer()
+    c = inetcsum.Coalescer(any_tunnel=True)  # a tunnel's super-packet for segment(), not a kernel
     out = [o for s in segs for o in c.add(s)] + c.flush()
     assert len(out) == 1
     vh, got = completed(out[0])
@@ -449,9 +450,108 @@ def test_ids_lengths_and_limits():
     icmp = bytes(ETH / IP(src=A4, dst=B4, proto=1) / Raw(payload(100)))
     assert c.add(icmp) == [bytes(12) + icmp] and c.flush() == []
     # A tunnel's own checksum wrong: the packet passes alone, untouched.
+    c = inetcsum.Coalescer(vnet_size=24)
     segs = segment(build("vxlan4-csum-tcp6", 5000), gso_size=1000)
     bad = bytearray(segs[2])
     bad[40:42] = b"\x00\x01"  # the outer UDP checksum (Ethernet 14 + IPv4 20 + 6)
     out = [o for s in segs[:2] + [bytes(bad)] + segs[3:] for o in c.add(s)] + c.flush()
-    assert [VnetHeader.unpack(o[:12]).gso_type for o in out] == [GsoType.TCPV6, 0, GsoType.TCPV6]
-    assert out[1][12:] == bytes(bad)
+    tcp6_in_udp4 = GsoType.TCPV6 | GsoType.UDP_TUNNEL_IPV4
+    assert [VnetHeader.unpack(o[:24]).gso_type for o in out] == [tcp6_in_udp4, 0, tcp6_in_udp4]
+    assert out[1][24:] == bytes(bad)
+
+
+# ---- UDP-tunnel GSO: the 24-byte header of a TAP with TUN_F_UDP_TUNNEL_GSO (Linux 6.17+) -------------------
+
+UDP_TUNNEL_KINDS = ["vxlan4-tcp4", "vxlan4-csum-tcp6", "vxlan6-csum-udp4", "geneve4-options-tcp4"]
+
+
+def tunnel_frame(frame, gso_size):
+    """A UDP-tunnelled super-packet as such a kernel hands it over: the segmented checksum and the
+    tunnel's (when it has one, with UDP_TUNNEL_CSUM) hold their pseudo-header sums; and its header."""
+    frame, start, off, gso_type = partial_frame(frame, len(innermost_l4(Ether(frame)).payload), whole=True)
+    pkt = Ether(frame)
+    outer, inner = ip_layers(pkt)[:2]
+    tunnel_udp = outer.payload
+    while not isinstance(tunnel_udp, UDP):
+        tunnel_udp = tunnel_udp.payload
+    outer_th, inner_nh = len(frame) - len(bytes(tunnel_udp)), len(frame) - len(bytes(inner))
+    raw, flags = bytearray(frame), VnetFlag.NEEDS_CSUM
+    if tunnel_udp.chksum:
+        pseudo = (inetcsum.pseudo_ipv4 if isinstance(outer, IP) else inetcsum.pseudo_ipv6)(
+            outer.src, outer.dst, 17, len(frame) - outer_th
+        )
+        raw[outer_th + 6 : outer_th + 8] = struct.pack("!H", pseudo)
+        flags |= VnetFlag.UDP_TUNNEL_CSUM
+    gso_type |= GsoType.UDP_TUNNEL_IPV4 if isinstance(outer, IP) else GsoType.UDP_TUNNEL_IPV6
+    return bytes(raw), VnetHeader(flags, gso_type, 0, gso_size, start, off, 0, outer_th, inner_nh)
+
+
+@pytest.mark.parametrize("kind", UDP_TUNNEL_KINDS)
+def test_udp_tunnel_header_segments_as_linux(kind):
+    frame, vh = tunnel_frame(build(kind, 9000), 1300)
+    assert VnetHeader.unpack(vh.pack(24)) == vh
+    assert segment(frame, vnet=vh.pack(24)) == reference(frame, 1300)
+    # UDP_TUNNEL_CSUM asks for a tunnel checksum even where the field is 0.
+    if not vh.flags & VnetFlag.UDP_TUNNEL_CSUM:
+        segs = segment(frame, vnet=vh._replace(flags=vh.flags | VnetFlag.UDP_TUNNEL_CSUM).pack(24))
+        assert all(inetcsum.verify(s).ok and Ether(s)[UDP].chksum != 0 for s in segs)
+
+
+def test_udp_tunnel_header_names_a_tunnel_on_any_port():
+    # VXLAN on 8472 (Linux's default without dstport, flannel's): the ports name no tunnel, the
+    # header's offsets do.  The same segments as on 4789, the port aside.
+    frame, vh = tunnel_frame(build("vxlan4-tcp4", 6000), 1400)
+    other = bytearray(frame)
+    other[36:38] = struct.pack("!H", 8472)  # the outer UDP destination port
+    segs, others = segment(frame, vnet=vh.pack(24)), segment(bytes(other), vnet=vh.pack(24))
+    assert [s[:36] + s[38:] for s in segs] == [s[:36] + s[38:] for s in others]
+    with pytest.raises(ValueError):  # without the offsets nothing says it is a tunnel
+        segment(bytes(other), vnet=vh._replace(gso_type=GsoType.TCPV4).pack(12))
+
+
+def test_bad_udp_tunnel_headers():
+    frame, good = tunnel_frame(build("vxlan4-csum-tcp6", 5000), 1000)
+    assert segment(frame, vnet=good.pack(24))
+    bad = {
+        "both tunnel bits": good._replace(gso_type=good.gso_type | GsoType.UDP_TUNNEL_IPV6),
+        "IPv6 tunnel over IPv4": good._replace(gso_type=GsoType.TCPV6 | GsoType.UDP_TUNNEL_IPV6),
+        "UFO in a tunnel": good._replace(gso_type=GsoType.UDP | GsoType.UDP_TUNNEL_IPV4),
+        "no GSO in a tunnel": good._replace(gso_type=GsoType.UDP_TUNNEL_IPV4),
+        "no NEEDS_CSUM": good._replace(flags=VnetFlag.UDP_TUNNEL_CSUM),
+        "outer_th not the tunnel's UDP header": good._replace(outer_th_offset=good.outer_th_offset + 2),
+        "inner_nh at the inner Ethernet header": good._replace(inner_nh_offset=good.inner_nh_offset - 14),
+        "inner_nh before the tunnel's UDP header ends": good._replace(inner_nh_offset=good.outer_th_offset + 4),
+        "offsets 0": good._replace(outer_th_offset=0, inner_nh_offset=0),
+    }
+    for why, h in bad.items():
+        with pytest.raises(ValueError):
+            segment(frame, vnet=h.pack(24))
+            pytest.fail(why)
+    # The tunnel bits on packets without a UDP tunnel.
+    for kind in ("ipv4-tcp", "gre-tcp4"):
+        f, start, off, gso_type = partial_frame(kind, 5000)
+        with pytest.raises(ValueError):
+            segment(f, vnet=VnetHeader(VnetFlag.NEEDS_CSUM, gso_type | GsoType.UDP_TUNNEL_IPV4, 0, 1000, start, off,
+                                       0, 34, 42).pack(24))
+            pytest.fail(kind)
+
+
+@pytest.mark.parametrize("kind", sorted(kinds()))
+def test_tunnels_coalesced_as_the_receiver_takes_them(kind):
+    frame = build(kind, 12000)
+    segs = segment(frame, gso_size=1200)
+    in_udp_tunnel = kind in UDP_TUNNEL_KINDS
+    tunnelled = len(ip_layers(Ether(frame))) > 1
+    for size in (12, 24):
+        c = inetcsum.Coalescer(vnet_size=size)
+        out = [o for s in segs for o in c.add(s)] + c.flush()
+        if tunnelled and not (size == 24 and in_udp_tunnel):  # a kernel would refuse it: as it came
+            assert [o[size:] for o in out] == segs and all(o[:size] == bytes(size) for o in out)
+            continue
+        assert len(out) == 1
+        vh = VnetHeader.unpack(out[0][:size])
+        if tunnelled:  # the kernel's own form: what a TAP hands out for such a packet
+            want, vh_want = tunnel_frame(frame, 1200)
+            assert vh == vh_want._replace(hdr_len=len(frame) - 12000)
+            assert out[0][size:] == want
+        assert segment(out[0][size:], vnet=out[0][:size]) == segs
