@@ -8,7 +8,8 @@
  *    header, the GSO type matching the headers, hdr_len recomputed rather than trusted, gso_size
  *    and segment-count bounds).
  * 2. A super-packet described (struct inetcsum_gso): the headers each segment repeats, at every
- *    level of a tunnel (VXLAN, GENEVE, GRE, IP-in-IP, 6in4, Teredo), and the payload to split.
+ *    level of a tunnel (VXLAN, GENEVE, GRE, IP-in-IP, 6in4, 6in6, and any UDP tunnel the
+ *    24-byte virtio-net header names by offset), and the payload to split.
  *    Captures have no virtio-net header: inetcsum_gso_describe finds the same from the headers.
  * 3. Segmentation (inetcsum_gso_segment): wire-sized packets in buffers the caller provides, each
  *    header rewritten as Linux's tcp_gso_segment / __udp_gso_segment / inet_gso_segment /
@@ -95,7 +96,7 @@ INETCSUM_API int inetcsum_vnet_put(void *buf, size_t size, const struct inetcsum
 enum inetcsum_gso_l4 {
     INETCSUM_GSO_L4_NONE = 0, /* IP directly (IP-in-IP, 6in4, 6in6) */
     INETCSUM_GSO_L4_TCP = 6,
-    INETCSUM_GSO_L4_UDP = 17, /* the segmented datagrams, or a tunnel's (VXLAN, GENEVE, Teredo) */
+    INETCSUM_GSO_L4_UDP = 17, /* the segmented datagrams, or a tunnel's (VXLAN, GENEVE) */
     INETCSUM_GSO_L4_GRE = 47,
 };
 
@@ -129,7 +130,10 @@ struct inetcsum_gso {
 };
 
 /* Checks a packet and the virtio-net header that came with it as Linux's virtio_net_hdr_to_skb
- * and the GSO code behind it would, and describes it.  link: INETCSUM_LINK_ETHERNET for a TAP
+ * (virtio_net_hdr_tnl_to_skb for the UDP-tunnel types: the offsets must name the one UDP tunnel
+ * the packet has, followed whatever its ports) and the GSO code behind it would, and describes
+ * it.  With UDP_TUNNEL_CSUM the tunnel's checksum is computed for each segment; without it, too
+ * when its field is not 0 (Linux would copy a stale value into every segment).  link: INETCSUM_LINK_ETHERNET for a TAP
  * device or an AF_PACKET socket, _RAW for a TUN device.  A packet without GSO (GSO_NONE, or a
  * payload no larger than gso_size) is described as one segment.  0 or a negative errno. */
 INETCSUM_API int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
