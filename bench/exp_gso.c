@@ -77,10 +77,32 @@ static size_t build(uint8_t *p, int v6, int udp, size_t total)
     return total;
 }
 
+/* The same TCP/IPv4 packet inside VXLAN over IPv4 with its UDP checksum on (50 bytes more of
+ * headers): the general path, every level rewritten and the tunnel's checksum computed too. */
+static size_t build_vxlan(uint8_t *p, size_t total)
+{
+    enum { OUTER = 14 + 20 + 8 + 8 };
+    build(p + OUTER, 0, 0, total - OUTER);
+    build(p, 0, 1, OUTER); /* Ethernet, IPv4, UDP; lengths set for the whole packet below */
+    const size_t ip_total = total - 14, udp_len = ip_total - 20;
+    p[14 + 2] = (uint8_t)(ip_total >> 8);
+    p[14 + 3] = (uint8_t)ip_total;
+    uint8_t *udp = p + 34;
+    udp[0] = 0xC3, udp[1] = 0x50;             /* source port 50000 */
+    udp[2] = 0x12, udp[3] = 0xB5;             /* VXLAN, 4789 */
+    udp[4] = (uint8_t)(udp_len >> 8);
+    udp[5] = (uint8_t)udp_len;
+    udp[6] = udp[7] = 0xFF;                   /* a checksum: computed per segment */
+    memset(udp + 8, 0, 8);
+    udp[8] = 0x08;                            /* VXLAN: the I flag, VNI 0x2a */
+    udp[14] = 0x2A;
+    return total;
+}
+
 static int run_way(struct job *j, int way)
 {
-    static const struct inetcsum_offload device = {0, INETCSUM_OFL_TCP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP4 |
-                                                          INETCSUM_OFL_UDP6, 0};
+    enum { L4 = INETCSUM_OFL_TCP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6 };
+    static const struct inetcsum_offload device = {0, L4 | INETCSUM_OFL_INNER(L4), 0};
     const struct inetcsum_gso *g = &j->g;
     switch (way) {
     case 0:
@@ -96,15 +118,17 @@ static int run_way(struct job *j, int way)
             memcpy(out + g->hdr_len, j->pkt + g->hdr_len + step * i, n);
             j->seg[i].len = g->hdr_len + n;
             if (way == 2) { /* the lengths fill needs (else it sees a truncated frame), then fill */
-                const struct inetcsum_gso_level *lv = &g->level[0];
-                const size_t ip_len = j->seg[i].len - lv->ip_off;
-                uint8_t *ip = out + lv->ip_off;
-                const size_t at = lv->ip_version == 4 ? 2 : 4, v = lv->ip_version == 4 ? ip_len : ip_len - 40;
-                ip[at] = (uint8_t)(v >> 8);
-                ip[at + 1] = (uint8_t)v;
-                if (lv->l4 == INETCSUM_GSO_L4_UDP) {
-                    out[lv->l4_off + 4] = (uint8_t)((j->seg[i].len - lv->l4_off) >> 8);
-                    out[lv->l4_off + 5] = (uint8_t)(j->seg[i].len - lv->l4_off);
+                for (unsigned k = 0; k < g->nlevels; k++) {
+                    const struct inetcsum_gso_level *lv = &g->level[k];
+                    const size_t ip_len = j->seg[i].len - lv->ip_off;
+                    uint8_t *ip = out + lv->ip_off;
+                    const size_t at = lv->ip_version == 4 ? 2 : 4, v = lv->ip_version == 4 ? ip_len : ip_len - 40;
+                    ip[at] = (uint8_t)(v >> 8);
+                    ip[at + 1] = (uint8_t)v;
+                    if (lv->l4 == INETCSUM_GSO_L4_UDP) {
+                        out[lv->l4_off + 4] = (uint8_t)((j->seg[i].len - lv->l4_off) >> 8);
+                        out[lv->l4_off + 5] = (uint8_t)(j->seg[i].len - lv->l4_off);
+                    }
                 }
                 inetcsum_fill(out, j->seg[i].len, 0, INETCSUM_LINK_ETHERNET, INETCSUM_FILL_ALL, NULL);
             }
@@ -195,9 +219,12 @@ int exp_gso(struct bench_run *r)
                                             "memcpy + inetcsum_fill", "memcpy"};
     static const struct {
         const char *name;
-        int v6, udp;
+        int v6, udp, vxlan;
         size_t gso;
-    } kinds[] = {{"TCP/IPv4, MSS 1448", 0, 0, 1448}, {"TCP/IPv6, MSS 1428", 1, 0, 1428}, {"UDP/IPv4, 1472", 0, 1, 1472}};
+    } kinds[] = {{"TCP/IPv4, MSS 1448", 0, 0, 0, 1448},
+                 {"TCP/IPv6, MSS 1428", 1, 0, 0, 1428},
+                 {"UDP/IPv4, 1472", 0, 1, 0, 1472},
+                 {"TCP/IPv4 in VXLAN (UDP checksum), MSS 1398", 0, 0, 1, 1398}};
     const size_t total = 65000;
     uint8_t *pkt = malloc(total), *out = malloc((size_t)MAX_SEGS * 2048);
     if (!pkt || !out) {
@@ -227,7 +254,8 @@ int exp_gso(struct bench_run *r)
     } dpdk_lines[4];
     int ndpdk = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
-        struct job j = {.name = kinds[k].name, .pkt = pkt, .len = build(pkt, kinds[k].v6, kinds[k].udp, total)};
+        struct job j = {.name = kinds[k].name, .pkt = pkt,
+                        .len = kinds[k].vxlan ? build_vxlan(pkt, total) : build(pkt, kinds[k].v6, kinds[k].udp, total)};
         if (inetcsum_gso_describe(&j.g, pkt, total, INETCSUM_LINK_ETHERNET, kinds[k].gso) != 0 ||
             j.g.segments > MAX_SEGS) {
             fprintf(stderr, "inetcsum bench: gso: the %s super-packet was refused\n", kinds[k].name);
@@ -258,7 +286,7 @@ int exp_gso(struct bench_run *r)
         fputc('\n', r->out);
         /* DPDK's rte_gso_segment, timed alone after (its EAL would disturb the interleaving). */
         const struct inetcsum_gso_level *lv = &j.g.level[0];
-        if (!kinds[k].udp && r->scale != BENCH_SMOKE && dpdk_gso_setup(pkt, total, kinds[k].v6, (size_t)lv->l4_off - lv->ip_off,
+        if (!kinds[k].udp && !kinds[k].vxlan && r->scale != BENCH_SMOKE && dpdk_gso_setup(pkt, total, kinds[k].v6, (size_t)lv->l4_off - lv->ip_off,
                                             (size_t)j.g.hdr_len - lv->l4_off, (size_t)j.g.hdr_len + kinds[k].gso) == 0) {
             static double d[MAX_TRIALS];
             unsigned nseg = 0;
