@@ -13,10 +13,6 @@
 
 enum { TCP_FIN = 0x01, TCP_PSH = 0x08, TCP_CWR = 0x80 };
 
-
-
-
-
 /* Stores a checksum (host memory order, as the library computes it) in a header field. */
 static void store_csum(uint8_t *field, uint16_t c)
 {
@@ -95,32 +91,54 @@ struct plan {
     uint32_t seq;
     uint8_t tcp_flags;
     size_t csum_field;  /* the segmented checksum field's offset */
-    /* One level (no tunnel), the common case: the sums of the IPv4 header and of the TCP or UDP
-     * header with the fields that change per segment zeroed, so that a segment's checksums add
-     * only those fields to them (as RFC 1624 updates do) instead of summing its headers. */
-    int single;
-    uint32_t ip_base, l4_base;
+    /* One level, or one tunnel (two levels): the common cases.  The sums of each IPv4 header,
+     * of the segmented TCP or UDP header, and of a tunnel's headers from its UDP or GRE header to
+     * the segmented one, each with the fields that change per segment zeroed, so that a
+     * segment's checksums add only those fields to them (as RFC 1624 updates do) instead of
+     * summing its headers again. */
+    int fast;
+    uint32_t ip_base[2], l4_base, tunnel_base;
 };
 
-/* One level: rewrites segment i's headers and fills its checksums from the plan's sums (the
- * fields that change are the IPv4 length and ID, the TCP sequence number and flags, the UDP
- * length, and the checksums). */
-static void single_level(const struct plan *pl, uint8_t *seg, uint32_t i, size_t n, uint32_t psum)
+/* The tunnel's checksum of a segment on the fast path: its UDP or GRE header and the headers
+ * after it (their sum with the changing fields zeroed, base, then those fields, changed), then the
+ * segmented message, which sums to the complement of its pseudo-header sum ph once its checksum
+ * is filled, here or by the device (local checksum offload): its payload is not summed again. */
+static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_t changed, uint32_t ph)
+{
+    const struct inetcsum_gso_level *lv = &pl->g->level[0];
+    uint8_t *t = seg + lv->l4_off;
+    if (lv->l4 == INETCSUM_GSO_L4_UDP) {
+        const size_t tl = len - lv->l4_off;
+        ics_put16(t + 4, (unsigned)tl);
+        if (!lv->csum) /* none: the field stays 0 */
+            return;
+        const uint32_t seed = pseudo(lv, tl);
+        if (pl->device & l4_kind(lv, 0, INETCSUM_GSO_L4_UDP)) {
+            store_csum(t + 6, pl->zero_seed ? 0 : ics_fold16(seed));
+            return;
+        }
+        const uint64_t s = (uint64_t)seed + pl->tunnel_base + changed + wire16((uint32_t)tl) + (uint16_t)~ics_fold16(ph);
+        const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(s));
+        store_csum(t + 6, c == 0 ? 0xFFFF : c);
+    } else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) {
+        const uint64_t s = (uint64_t)pl->tunnel_base + changed + (uint16_t)~ics_fold16(ph);
+        store_csum(t + 4, (uint16_t)~ics_fold16(ics_reduce64(s)));
+    }
+}
+
+/* One level or one tunnel (nlevels, a constant where it is inlined: the loop unrolls): rewrites
+ * segment i's headers and fills its checksums from the plan's sums (the fields that change are
+ * the IP lengths and IPv4 IDs, the TCP sequence number and flags, the UDP lengths, and the
+ * checksums). */
+static inline __attribute__((always_inline)) void fast_segment(const struct plan *pl, uint8_t *seg, uint32_t i,
+                                                               size_t n, uint32_t psum, const unsigned nlevels)
 {
     const struct inetcsum_gso *g = pl->g;
-    const struct inetcsum_gso_level *lv = &g->level[0];
-    const size_t len = g->hdr_len + n, l4_len = len - lv->l4_off;
-    uint8_t *ip = seg + lv->ip_off, *l4 = seg + lv->l4_off;
-    if (lv->ip_version == 4) {
-        const unsigned tot = (unsigned)(len - lv->ip_off);
-        const unsigned id = g->flags & INETCSUM_GSO_FIXEDID ? pl->ip_id[0] : (pl->ip_id[0] + i) & 0xFFFF;
-        ics_put16(ip + 2, tot);
-        ics_put16(ip + 4, id);
-        const uint64_t s = (uint64_t)pl->ip_base + wire16(tot) + wire16(id);
-        store_csum(ip + 10, pl->device & INETCSUM_OFL_IPV4 ? 0 : (uint16_t)~ics_fold16(ics_reduce64(s)));
-    } else {
-        ics_put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
-    }
+    const unsigned last = nlevels - 1u;
+    const struct inetcsum_gso_level *in = &g->level[last];
+    const size_t len = g->hdr_len + n, l4_len = len - in->l4_off;
+    uint8_t *l4 = seg + in->l4_off;
     uint64_t var;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         const uint32_t seq = pl->seq + i * (uint32_t)g->gso_size;
@@ -136,31 +154,68 @@ static void single_level(const struct plan *pl, uint8_t *seg, uint32_t i, size_t
         ics_put16(l4 + 4, (unsigned)l4_len);
         var = wire16((uint32_t)l4_len);
     }
-    const uint32_t ph = pseudo(lv, l4_len);
+    const uint32_t ph = pseudo(in, l4_len);
     uint8_t *field = seg + pl->csum_field;
     if (pl->partial) {
         store_csum(field, pl->zero_seed ? 0 : ics_fold16(ph));
-        return;
+    } else { /* the headers end at an even offset from the TCP or UDP header: psum adds as it is */
+        const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64((uint64_t)ph + pl->l4_base + var + psum));
+        store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
     }
-    /* The headers end at an even offset from the TCP or UDP header: psum adds as it is. */
-    const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64((uint64_t)ph + pl->l4_base + var + psum));
-    store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
+    /* The IP headers from the inside out, the tunnel's checksum between them: it covers the inner
+     * IP header's changed fields (changed), not the outer one's. */
+    uint64_t changed = 0;
+    for (unsigned j = last + 1; j-- > 0;) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        if (j < last)
+            fast_tunnel(pl, seg, len, changed, ph);
+        uint8_t *ip = seg + lv->ip_off;
+        if (lv->ip_version == 4) {
+            const unsigned tot = (unsigned)(len - lv->ip_off);
+            const unsigned id = g->flags & INETCSUM_GSO_FIXEDID ? pl->ip_id[j] : (pl->ip_id[j] + i) & 0xFFFF;
+            ics_put16(ip + 2, tot);
+            ics_put16(ip + 4, id);
+            const uint64_t v = (uint64_t)wire16(tot) + wire16(id);
+            const uint16_t c = pl->device & ipv4_kind(j) ? 0 : (uint16_t)~ics_fold16(ics_reduce64(pl->ip_base[j] + v));
+            store_csum(ip + 10, c);
+            changed += v + c;
+        } else {
+            const unsigned plen = (unsigned)(len - lv->ip_off - 40);
+            ics_put16(ip + 4, plen);
+            changed += wire16(plen);
+        }
+    }
 }
 
-/* Sets up single_level's sums from the headers (hdr: the super-packet's). */
-static void plan_single(struct plan *pl, const uint8_t *hdr)
+/* Sets up fast_segment's sums from the headers (hdr: the super-packet's), where it applies: one
+ * level or one tunnel, every header at an even offset (as every layout walked has them). */
+static void plan_fast(struct plan *pl, const uint8_t *hdr)
 {
     const struct inetcsum_gso *g = pl->g;
-    const struct inetcsum_gso_level *lv = &g->level[0];
+    if (g->nlevels > 2)
+        return;
+    const unsigned last = g->nlevels - 1u;
     uint8_t h[ICS_GSO_MAX_HDR];
     memcpy(h, hdr, g->hdr_len);
-    if (lv->ip_version == 4) {
-        uint8_t *ip = h + lv->ip_off;
-        memset(ip + 2, 0, 4);  /* total length, ID */
-        memset(ip + 10, 0, 2); /* checksum */
-        pl->ip_base = ics_gso_header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0);
+    int even = !(g->hdr_len & 1);
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        uint8_t *ip = h + lv->ip_off, *l4 = h + lv->l4_off;
+        even &= !(lv->ip_off & 1) && !(lv->l4_off & 1);
+        if (lv->ip_version == 4) {
+            memset(ip + 2, 0, 4);  /* total length, ID */
+            memset(ip + 10, 0, 2); /* checksum */
+            pl->ip_base[j] = ics_gso_header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0);
+        } else {
+            memset(ip + 4, 0, 2); /* payload length */
+        }
+        if (j < last && lv->l4 == INETCSUM_GSO_L4_UDP)
+            memset(l4 + 4, 0, 4); /* the tunnel's length, checksum */
+        else if (j < last && lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum)
+            memset(l4 + 4, 0, 2); /* GRE's checksum */
     }
-    uint8_t *l4 = h + lv->l4_off;
+    const struct inetcsum_gso_level *in = &g->level[last];
+    uint8_t *l4 = h + in->l4_off;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         memset(l4 + 4, 0, 4);   /* sequence number */
         memset(l4 + 12, 0, 2);  /* data offset and flags */
@@ -168,8 +223,10 @@ static void plan_single(struct plan *pl, const uint8_t *hdr)
     } else {
         memset(l4 + 4, 0, 4);   /* length, checksum */
     }
-    pl->l4_base = ics_gso_header_sum(l4, g->hdr_len - lv->l4_off, 0);
-    pl->single = !((g->hdr_len - lv->l4_off) & 1);
+    pl->l4_base = ics_gso_header_sum(l4, g->hdr_len - in->l4_off, 0);
+    if (last == 1)
+        pl->tunnel_base = ics_gso_header_sum(h + g->level[0].l4_off, in->l4_off - g->level[0].l4_off, 0);
+    pl->fast = even;
 }
 
 /* Rewrites the lengths, IDs, sequence number and flags of segment i (seg: its headers and n
@@ -326,16 +383,17 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
         pl.seq = ics_get32(hdr + in->l4_off + 4);
         pl.tcp_flags = hdr[in->l4_off + 13];
     }
-    if (g->nlevels == 1)
-        plan_single(&pl, hdr);
+    plan_fast(&pl, hdr);
 
     for (uint32_t i = 0; i < g->segments; i++) {
         const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
         uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
         memcpy(out, hdr, g->hdr_len);
         const uint32_t psum = copy_from(&cur, out + g->hdr_len, n, !pl.partial);
-        if (pl.single) {
-            single_level(&pl, out, i, n, psum);
+        if (pl.fast && g->nlevels == 1) {
+            fast_segment(&pl, out, i, n, psum, 1);
+        } else if (pl.fast) {
+            fast_segment(&pl, out, i, n, psum, 2);
         } else {
             rewrite_headers(&pl, out, i, n);
             fill_checksums(&pl, out, g->hdr_len + n, psum);
