@@ -43,15 +43,27 @@ step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer
 if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
      -DINETCSUM_FUZZ=ON -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
    cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet fuzz_capture fuzz_defrag fuzz_gso >>"$out/fuzz.log" 2>&1; then
-  for target in kernels packet capture defrag gso; do
-    work=$(mktemp -d)
-    if "$out/fuzz/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" -max_len=70000 -print_final_stats=1 \
-         "$work" "$root/fuzz/corpus/$target" >"$out/fuzz.$target.log" 2>&1; then
+  # One target per CPU at a time (each fuzzer is single-threaded); each writes its exit status.
+  targets=(kernels packet capture defrag gso)
+  for target in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+    rm -f "$out/fuzz.$target.rc" # a run that dies before writing it fails
+    (
+      work=$(mktemp -d)
+      rc=0
+      "$out/fuzz/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" -max_len=70000 -print_final_stats=1 \
+        "$work" "$root/fuzz/corpus/$target" >"$out/fuzz.$target.log" 2>&1 || rc=$?
+      rm -rf "$work"
+      echo "$rc" >"$out/fuzz.$target.rc"
+    ) &
+  done
+  wait
+  for target in "${targets[@]}"; do
+    if [ "$(cat "$out/fuzz.$target.rc" 2>/dev/null)" = 0 ]; then
       echo "fuzz_$target: $(grep -E "stat::number_of_executed_units" "$out/fuzz.$target.log" | head -1)"
     else
       tail -40 "$out/fuzz.$target.log"; failed+=("libfuzzer $target")
     fi
-    rm -rf "$work"
   done
 else
   tail -40 "$out/fuzz.log"; failed+=("libfuzzer (build)")

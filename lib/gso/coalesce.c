@@ -43,9 +43,6 @@ struct inetcsum_gro {
     uint64_t clock;
 };
 
-
-
-
 static uint8_t *frame_of(const struct inetcsum_gro *t, const struct flow *f)
 {
     return f->buf + t->cfg.vnet_size;
