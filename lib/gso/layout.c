@@ -243,19 +243,15 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
     }
 }
 
-/* The pseudo-header sum (with the length) of level lv's TCP or UDP header, parsing from its IP
- * header on: for a level inside a tunnel the parser does not know.  0 or -EPROTONOSUPPORT. */
-static int inner_pseudo(const struct inetcsum_gso_level *lv, const uint8_t *p, size_t avail, size_t total,
+/* The pseudo-header sum (with the length) the parser found for the TCP or UDP header of level lv
+ * at offset off of what it parsed.  0 or -EPROTONOSUPPORT when it did not find that header. */
+static int found_pseudo(const struct ics_parsed *parsed, const struct inetcsum_gso_level *lv, size_t off,
                         uint32_t *sum)
 {
-    const size_t off = lv->ip_off;
-    struct ics_view v = {(uint8_t *)(uintptr_t)p + off, NULL, 0, avail - off};
-    struct ics_parsed parsed;
-    ics_parse(&v, total - off, INETCSUM_LINK_RAW, &parsed, NULL);
     const unsigned layer = lv->l4 == INETCSUM_GSO_L4_TCP ? INETCSUM_LAYER_TCP : INETCSUM_LAYER_UDP;
-    for (unsigned k = 0; k < parsed.n; k++)
-        if (parsed.item[k].off == lv->l4_off - off && parsed.item[k].layer == layer) {
-            *sum = parsed.item[k].pseudo;
+    for (unsigned k = 0; k < parsed->n; k++)
+        if (parsed->item[k].off == off && parsed->item[k].layer == layer) {
+            *sum = parsed->item[k].pseudo;
             return 0;
         }
     return -EPROTONOSUPPORT;
@@ -274,17 +270,17 @@ int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
         struct inetcsum_gso_level *lv = &g->level[j];
         if (lv->l4 != INETCSUM_GSO_L4_TCP && lv->l4 != INETCSUM_GSO_L4_UDP)
             continue;
-        const unsigned layer = lv->l4 == INETCSUM_GSO_L4_TCP ? INETCSUM_LAYER_TCP : INETCSUM_LAYER_UDP;
-        unsigned k = 0;
-        while (k < parsed.n && (parsed.item[k].off != lv->l4_off || parsed.item[k].layer != layer))
-            k++;
         uint32_t with_len;
-        if (k < parsed.n) {
-            with_len = parsed.item[k].pseudo;
-        } else if (j > 0 && inner_pseudo(lv, p, avail, total, &with_len) == 0) {
-            /* a tunnel the parser does not follow (its ports named by a virtio-net header) */
-        } else {
-            return -EPROTONOSUPPORT;
+        if (found_pseudo(&parsed, lv, lv->l4_off, &with_len) != 0) {
+            if (j == 0)
+                return -EPROTONOSUPPORT;
+            /* A tunnel the parser does not follow (one a virtio-net header names by offset,
+             * whatever its ports): parsed again from this level's IP header. */
+            struct ics_view inner = {(uint8_t *)(uintptr_t)p + lv->ip_off, NULL, 0, avail - lv->ip_off};
+            struct ics_parsed again;
+            ics_parse(&inner, total - lv->ip_off, INETCSUM_LINK_RAW, &again, NULL);
+            if (found_pseudo(&again, lv, lv->l4_off - lv->ip_off, &with_len) != 0)
+                return -EPROTONOSUPPORT;
         }
         const uint32_t len = total - lv->l4_off;
         const uint8_t be_len[2] = {(uint8_t)(len >> 8), (uint8_t)len};

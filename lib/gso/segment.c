@@ -100,6 +100,17 @@ struct plan {
     uint32_t ip_base[2], l4_base, tunnel_base;
 };
 
+/* Segment i's TCP flags: FIN and PSH on the last only, CWR on the first only. */
+static uint8_t segment_flags(const struct plan *pl, uint32_t i)
+{
+    uint8_t flags = pl->tcp_flags;
+    if (i + 1 < pl->g->segments)
+        flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
+    if (i > 0)
+        flags &= (uint8_t)~TCP_CWR;
+    return flags;
+}
+
 /* The tunnel's checksum of a segment on the fast path: its UDP or GRE header and the headers
  * after it (their sum with the changing fields zeroed, base, then those fields, changed), then the
  * segmented message, which sums to the complement of its pseudo-header sum ph once its checksum
@@ -142,11 +153,7 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
     uint64_t var;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         const uint32_t seq = pl->seq + i * (uint32_t)g->gso_size;
-        uint8_t flags = pl->tcp_flags;
-        if (i + 1 < g->segments)
-            flags &= (uint8_t) ~(TCP_FIN | TCP_PSH);
-        if (i > 0)
-            flags &= (uint8_t)~TCP_CWR;
+        const uint8_t flags = segment_flags(pl, i);
         ics_put32(l4 + 4, seq);
         l4[13] = flags;
         var = (uint64_t)wire16(seq >> 16) + wire16(seq & 0xFFFF) + wire16(((unsigned)l4[12] << 8) | flags);
@@ -251,12 +258,7 @@ static void rewrite_headers(const struct plan *pl, uint8_t *seg, uint32_t i, siz
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         uint8_t *th = seg + g->level[g->nlevels - 1].l4_off;
         ics_put32(th + 4, pl->seq + i * (uint32_t)g->gso_size);
-        uint8_t flags = pl->tcp_flags;
-        if (i + 1 < g->segments)
-            flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
-        if (i > 0)
-            flags &= (uint8_t)~TCP_CWR;
-        th[13] = flags;
+        th[13] = segment_flags(pl, i);
     }
 }
 
