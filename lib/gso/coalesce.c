@@ -399,7 +399,7 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     if (joins)
         for (unsigned j = 0; j < g.nlevels; j++)
             g.level[j].pseudo = f->g.level[j].pseudo;
-    else if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link) != 0)
+    else if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link, 0) != 0)
         return pass_alone(t, pkt, len);
     if (joins) /* copied to the flow's end and summed in one pass; counted in only if right */
         psum = inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g.hdr_len, payload, 0);

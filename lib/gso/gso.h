@@ -53,7 +53,9 @@ struct ics_gso_marks {
 int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
                    const struct ics_gso_marks *marks, int pseudo);
 /* The levels' pseudo-header sums (struct inetcsum_gso_level.pseudo), from the checksum parser:
- * the coalescer skips them for a packet whose flow already knows them. */
-int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link);
+ * the coalescer skips them for a packet whose flow already knows them.  inner_nh: the IP header
+ * inside a tunnel a virtio-net header named (the parser is asked from there), else 0. */
+int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
+                   size_t inner_nh);
 
 #endif

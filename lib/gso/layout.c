@@ -261,7 +261,8 @@ static int found_pseudo(const struct ics_parsed *parsed, const struct inetcsum_g
  * knows which destination a pseudo-header uses (an IPv4 source route's or an IPv6 routing
  * header's final one, RFC 791 and RFC 8200 8.1), less the length, which each segment adds.  0, or
  * -EPROTONOSUPPORT when the parser does not see a header the walk found. */
-int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link)
+int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
+                   size_t inner_nh)
 {
     struct ics_view v = {(uint8_t *)(uintptr_t)p, NULL, 0, avail};
     struct ics_parsed parsed;
@@ -271,11 +272,13 @@ int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
         if (lv->l4 != INETCSUM_GSO_L4_TCP && lv->l4 != INETCSUM_GSO_L4_UDP)
             continue;
         uint32_t with_len;
-        if (found_pseudo(&parsed, lv, lv->l4_off, &with_len) != 0) {
+        /* Inside a tunnel a virtio-net header names by offset, whatever its ports and options
+         * say to the parser, or one the parser does not follow: parsed again from this level's IP
+         * header (the pseudo-header depends on nothing before it). */
+        const int named = j > 0 && lv->ip_off == inner_nh;
+        if (named || found_pseudo(&parsed, lv, lv->l4_off, &with_len) != 0) {
             if (j == 0)
                 return -EPROTONOSUPPORT;
-            /* A tunnel the parser does not follow (one a virtio-net header names by offset,
-             * whatever its ports): parsed again from this level's IP header. */
             struct ics_view inner = {(uint8_t *)(uintptr_t)p + lv->ip_off, NULL, 0, avail - lv->ip_off};
             struct ics_parsed again;
             ics_parse(&inner, total - lv->ip_off, INETCSUM_LINK_RAW, &again, NULL);
@@ -310,7 +313,7 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
         return rc;
     if (g->hdr_len > ICS_GSO_MAX_HDR)
         return -EPROTONOSUPPORT;
-    if (pseudo && (rc = ics_gso_pseudo(g, p, avail < total ? avail : total, total, link)) != 0)
+    if (pseudo && (rc = ics_gso_pseudo(g, p, avail < total ? avail : total, total, link, w.inner_nh)) != 0)
         return rc;
     g->link_len = (uint16_t)off;
     g->payload_len = (uint32_t)(total - g->hdr_len);
