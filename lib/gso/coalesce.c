@@ -15,7 +15,7 @@
 
 enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08, TCP_URG = 0x20, TCP_CWR = 0x80 };
 enum { ENDS_TRAIN = TCP_FIN | TCP_SYN | TCP_RST | TCP_PSH | TCP_URG, MAY_DIFFER = TCP_FIN | TCP_PSH | TCP_CWR };
-enum { UDP_MAX_MERGED = 64, /* Linux's UDP_GRO_CNT_MAX */ MAX_RANGES = 4 * INETCSUM_GSO_MAX_LEVELS + 2 };
+enum { UDP_MAX_MERGED = 64 /* Linux's UDP_GRO_CNT_MAX */ };
 #define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + 65535)
 
 struct flow {
@@ -30,9 +30,9 @@ struct flow {
     uint16_t id0[INETCSUM_GSO_MAX_LEVELS], next_id[INETCSUM_GSO_MAX_LEVELS];
     uint8_t id_mode[INETCSUM_GSO_MAX_LEVELS], udp_zero[INETCSUM_GSO_MAX_LEVELS];
     uint8_t flags0, or_flags;
-    /* The header bytes every packet must share: [start, start + len) ranges. */
-    uint16_t fixed_at[MAX_RANGES], fixed_len[MAX_RANGES];
-    unsigned nfixed;
+    /* The header bytes every packet must share: 0xFF in each such byte of [0, hdr_len), 0 in
+     * the fields that may change and past hdr_len, compared eight bytes at a time. */
+    uint64_t fixed[ICS_GSO_MAX_HDR / 8];
 };
 
 struct inetcsum_gro {
@@ -203,47 +203,76 @@ void inetcsum_gro_flush(struct inetcsum_gro *t)
     }
 }
 
-/* The header bytes a flow's packets must share: all of [0, hdr_len) but the lengths, the IPv4
- * ID and checksum, the TCP sequence number, flags and checksum, the UDP checksum. */
-static void fixed_ranges(struct flow *f)
+/* Marks the header bytes a flow's packets must share: all of [0, hdr_len) but the lengths, the
+ * IPv4 ID and checksum, the TCP sequence number, flags and checksum, the UDP checksum. */
+static void fixed_mask(struct flow *f)
 {
     const struct inetcsum_gso *g = &f->g;
-    uint16_t cut[MAX_RANGES][2];
-    unsigned n = 0;
+    uint8_t *m = (uint8_t *)f->fixed;
+    memset(m, 0, (g->hdr_len + 7u) / 8u * 8u); /* the last word's bytes past hdr_len: 0 */
+    memset(m, 0xFF, g->hdr_len);
     for (unsigned j = 0; j < g->nlevels; j++) {
         const struct inetcsum_gso_level *lv = &g->level[j];
         if (lv->ip_version == 4) {
-            cut[n][0] = (uint16_t)(lv->ip_off + 2), cut[n++][1] = 4;  /* total length, ID */
-            cut[n][0] = (uint16_t)(lv->ip_off + 10), cut[n++][1] = 2; /* checksum */
+            memset(m + lv->ip_off + 2, 0, 4);  /* total length, ID */
+            memset(m + lv->ip_off + 10, 0, 2); /* checksum */
         } else {
-            cut[n][0] = (uint16_t)(lv->ip_off + 4), cut[n++][1] = 2; /* payload length */
+            memset(m + lv->ip_off + 4, 0, 2); /* payload length */
         }
         if (j + 1u < g->nlevels) { /* a tunnel's own fields */
             if (lv->l4 == INETCSUM_GSO_L4_UDP)
-                cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4; /* length, checksum */
+                memset(m + lv->l4_off + 4, 0, 4); /* length, checksum */
             else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum)
-                cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 2; /* checksum */
+                memset(m + lv->l4_off + 4, 0, 2); /* checksum */
         } else if (g->proto == INETCSUM_GSO_L4_TCP) {
-            cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4;  /* sequence number */
-            cut[n][0] = (uint16_t)(lv->l4_off + 13), cut[n++][1] = 1; /* flags: compared apart */
-            cut[n][0] = (uint16_t)(lv->l4_off + 16), cut[n++][1] = 2; /* checksum */
+            memset(m + lv->l4_off + 4, 0, 4);  /* sequence number */
+            m[lv->l4_off + 13] = 0;            /* flags: compared apart */
+            memset(m + lv->l4_off + 16, 0, 2); /* checksum */
         } else {
-            cut[n][0] = (uint16_t)(lv->l4_off + 4), cut[n++][1] = 4; /* length, checksum */
+            memset(m + lv->l4_off + 4, 0, 4); /* length, checksum */
         }
     }
-    unsigned at = 0;
-    f->nfixed = 0;
-    for (unsigned i = 0; i < n; i++) { /* levels and their fields come in increasing order */
-        if (cut[i][0] > at) {
-            f->fixed_at[f->nfixed] = (uint16_t)at;
-            f->fixed_len[f->nfixed++] = (uint16_t)(cut[i][0] - at);
-        }
-        at = cut[i][0] + cut[i][1];
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* memcmp(a, b, n) == 0 for the few header bytes a flow is known by, inline: a call per field
+ * cost more than the comparison. */
+static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n < 8) {
+        unsigned diff = 0;
+        for (size_t i = 0; i < n; i++)
+            diff |= (unsigned)(a[i] ^ b[i]);
+        return diff == 0;
     }
-    if (at < g->hdr_len) {
-        f->fixed_at[f->nfixed] = (uint16_t)at;
-        f->fixed_len[f->nfixed++] = (uint16_t)(g->hdr_len - at);
+    uint64_t diff = load64(a + n - 8) ^ load64(b + n - 8); /* the last eight, overlapping */
+    for (size_t i = 0; i + 8 <= n; i += 8)
+        diff |= load64(a + i) ^ load64(b + i);
+    return diff == 0;
+}
+
+/* Whether pkt (len bytes) has the flow's fixed header bytes: the flow's buffer has room past its
+ * headers; a packet shorter than its rounded-up header length is compared byte by byte. */
+static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *pkt, size_t len)
+{
+    const size_t words = (f->g.hdr_len + 7u) / 8u;
+    const uint8_t *m = (const uint8_t *)f->fixed;
+    if (len < words * 8) {
+        for (size_t i = 0; i < f->g.hdr_len; i++)
+            if ((head[i] ^ pkt[i]) & m[i])
+                return 0;
+        return 1;
     }
+    uint64_t diff = 0;
+    for (size_t w = 0; w < words; w++)
+        diff |= (load64(head + 8 * w) ^ load64(pkt + 8 * w)) & f->fixed[w];
+    return diff == 0;
 }
 
 static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
@@ -252,13 +281,13 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
     if (!f->used || f->g.proto != g->proto || f->g.nlevels != g->nlevels)
         return 0;
     const uint8_t *head = frame_of(t, f);
-    if (memcmp(head, pkt, g->level[0].ip_off) != 0) /* the link layer */
+    if (!same_bytes(head, pkt, g->level[0].ip_off)) /* the link layer */
         return 0;
     for (unsigned j = 0; j < g->nlevels; j++) { /* every level's addresses; a tunnel's header kind */
         const struct inetcsum_gso_level *a = &f->g.level[j], *b = &g->level[j];
         const size_t addr = a->ip_version == 4 ? 12 : 8, addr_len = a->ip_version == 4 ? 8 : 32;
         if (a->ip_off != b->ip_off || a->ip_version != b->ip_version || a->l4 != b->l4 ||
-            memcmp(head + a->ip_off + addr, pkt + b->ip_off + addr, addr_len) != 0)
+            !same_bytes(head + a->ip_off + addr, pkt + b->ip_off + addr, addr_len))
             return 0;
     }
     const struct inetcsum_gso_level *a = &f->g.level[g->nlevels - 1], *b = &g->level[g->nlevels - 1];
@@ -267,17 +296,15 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
 
 /* Whether pkt may follow what flow f holds (its checksum not yet known). */
 static int may_join(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
-                    const uint8_t *pkt)
+                    const uint8_t *pkt, size_t len)
 {
     if (f->g.hdr_len != g->hdr_len)
         return 0;
     for (unsigned j = 0; j < g->nlevels; j++)
         if (g->level[j].l4_off != f->g.level[j].l4_off)
             return 0;
-    const uint8_t *head = frame_of(t, f);
-    for (unsigned i = 0; i < f->nfixed; i++)
-        if (memcmp(head + f->fixed_at[i], pkt + f->fixed_at[i], f->fixed_len[i]) != 0)
-            return 0;
+    if (!fixed_same(f, frame_of(t, f), pkt, len))
+        return 0;
     const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[g->nlevels - 1];
     const size_t payload = g->payload_len;
     const size_t ip_len = f->len + payload - outer->ip_off - (outer->ip_version == 4 ? 0 : 40);
@@ -363,7 +390,7 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
         f->flags0 = pkt[lv->l4_off + 13];
         f->next_seq = ics_get32(pkt + lv->l4_off + 4) + g->payload_len;
     }
-    fixed_ranges(f);
+    fixed_mask(f);
 }
 
 /* Emits a packet alone, as it came: behind a virtio-net header, so through the spare buffer. */
@@ -393,7 +420,7 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
             f = &t->flow[i];
     const size_t payload = g.payload_len;
     uint32_t psum;
-    int joins = f && may_join(t, f, &g, pkt);
+    int joins = f && may_join(t, f, &g, pkt, len);
     /* A packet joining its flow has the flow's addresses and extension headers, so its pseudo-
      * header sum (less the length); any other one is parsed for it. */
     if (joins)
