@@ -101,7 +101,7 @@ python_package() {
     { tail -30 "$out/python-$label.log"; return 1; }
   (cd "$out" && "$venv/bin/python" -c "import inetcsum, sys; assert sys.prefix in inetcsum.__file__, inetcsum.__file__" &&
     INETCSUM_CLI="$out/release/cli/inetcsum" INETCSUM_SHARED_DIR="$root/../shared" PYTHONDONTWRITEBYTECODE=1 \
-      "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python" | tail -3)
+      "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$root/tests/python" | tail -n 25)
 }
 
 step "Python package: pip wheel, installed in a venv, tests/python against the installed copy"

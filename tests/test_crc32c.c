@@ -95,7 +95,9 @@ static uint32_t le32(const uint8_t *p)
 
 static void vectors(const char *dir)
 {
-    FILE *f = tu_open_vector(dir, "crc32c_vectors.txt");
+    FILE *f = tu_open_vector(dir, "crc32c_vectors.txt", "vectors (CRC32c vectors and SCTP packets)");
+    if (!f)
+        return;
     /* The largest SCTP packet in the file is 64584 bytes (129168 hex digits). */
     static char line[1 << 18], hex[1 << 18];
     static uint8_t data[1 << 17];

@@ -21,8 +21,11 @@ void tu_fail(const char *file, int line, const char *fmt, ...) __attribute__((fo
     } while (0)
 /* Parses --seed N / --quick, seeds the RNG, prints the seed. */
 void tu_init(int argc, char **argv, const char *name);
-/* Prints "N passed, N failed" and returns the exit status. */
+/* Prints "N passed, N failed" and returns the exit status: 77 (ctest's skip) when every case
+ * was skipped and none ran. */
 int tu_finish(void);
+/* Says on stdout that case `what` is skipped and why; tu_finish counts it. */
+void tu_skip(const char *what, const char *why_fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int tu_quick; /* reduced sweeps (emulators, sanitizers): --quick or INETCSUM_TEST_QUICK=1 */
 
 /* ---- RNG (splitmix64) ---- */
@@ -53,8 +56,12 @@ int tu_same_report(const struct inetcsum_report *a, const struct inetcsum_report
 
 /* ---- the shared vectors (INETCSUM_VECTORS_DIR) ---- */
 #include <stdio.h>
-/* Opens dir/name for reading, or exits with status 2 saying which file is missing. */
-FILE *tu_open_vector(const char *dir, const char *name);
+/* Opens dir/name for reading for case `what`.  When dir itself is missing (a clone without the
+ * team's shared/ folder beside it) the case is skipped by name (tu_skip) and NULL returned; a file
+ * missing from a dir that is there exits with status 2 saying which. */
+FILE *tu_open_vector(const char *dir, const char *name, const char *what);
+/* Whether the shared folder dir is there; when not, case `what` is skipped by name. */
+int tu_have_shared(const char *dir, const char *what);
 /* Decodes up to max bytes of hex digits; returns the count decoded. */
 size_t tu_from_hex(const char *hex, uint8_t *out, size_t max);
 
