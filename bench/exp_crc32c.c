@@ -10,7 +10,7 @@
 #include "experiments.h"
 #include "inetcsum_proto.h"
 #include "kernels.h"
-#include "proto/crc32c.h"
+#include "crc32c.h"
 #include "timing.h"
 
 static const size_t sizes[] = {12, 64, 256, 576, 1500, 4096, 9000, 65536};

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/crc32c.h"
+#include "crc32c.h"
 #include "testutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);

@@ -1,4 +1,4 @@
-/* Kernel registry and runtime dispatch.
+/* The kernel registries and runtime dispatch, for the sum and for CRC32c.
  *
  * What runs is one atomic pointer to a plan: a kernel per size class (ics_size_class), so the
  * public entry, after its inline code for short inputs, costs an lzcnt, two loads and one indirect
@@ -9,36 +9,22 @@
  * hot path has no "initialised yet?" test.  Plans are written only before the once-routine
  * returns and never after, so an acquire load of the pointer (a plain load on x86) is enough to
  * read one.  Racing first calls pick the same plan; a compare-exchange lets an explicit
- * inetcsum_set_impl() made meanwhile win. */
+ * inetcsum_set_impl() made meanwhile win (ics_family_resolve).  CRC32c has no size classes: its
+ * pointer holds the kernel itself, published the same way. */
 #include <pthread.h>
 #include <stdatomic.h>
 
 #include "inetcsum.h"
+#include "inetcsum_proto.h"
+#include "crc32c.h"
 #include "kernels.h"
 
+/* The rows of lib/kernels.cmake this build compiled, best first: the order used where no tuning
+ * row (lib/tuning.c) names this CPU. */
 const struct ics_kernel ics_kernels[] = {
-#if defined(ICS_HAVE_AVX512)
-    /* name, required features, sum, copy+sum: best first, the order used where no tuning row
-     * (lib/tuning.c) names this CPU. */
-    {"avx512vnni", ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI, ics_partial_avx512vnni, ics_copy_avx512vnni},
-    {"avx512vnni_ymm", ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI, ics_partial_avx512vnni_ymm, ics_copy_avx512vnni_ymm},
-    {"avx512", ICS_CPU_AVX512BW, ics_partial_avx512, ics_copy_avx512},
-    {"avx512_ymm", ICS_CPU_AVX512BW, ics_partial_avx512_ymm, ics_copy_avx512_ymm},
-#endif
-#if defined(ICS_HAVE_AVX2)
-    {"avx2", ICS_CPU_AVX2, ics_partial_avx2, ics_copy_avx2},
-#endif
-#if defined(ICS_HAVE_AVX512)
-    /* After avx2 until measured on a CPU that has it (lib/x86/csum_avxvnni.c). */
-    {"avxvnni", ICS_CPU_AVX2 | ICS_CPU_AVXVNNI, ics_partial_avxvnni, ics_copy_avxvnni},
-#endif
-#if defined(ICS_HAVE_NEON)
-    {"neon", ICS_CPU_NEON, ics_partial_neon, ics_copy_neon},
-#endif
-#if defined(__x86_64__)
-    {"x86_64", 0, ics_partial_x86_64, ics_copy_x86_64},
-#endif
-    {"generic", 0, ics_partial_generic, ics_copy_generic},
+#define ICS_SUM_KERNEL(id, name, required) {name, required, ics_partial_##id, ics_copy_##id},
+#define ICS_CRC32C_KERNEL(id, name, required)
+#include "ics_kernel_list.h"
 };
 const size_t ics_kernel_count = sizeof ics_kernels / sizeof ics_kernels[0];
 
@@ -48,20 +34,6 @@ static const struct ics_family sums = ICS_FAMILY("INETCSUM_IMPL", ics_kernels, s
 const struct ics_kernel *ics_select(uint32_t features)
 {
     return &ics_kernels[ics_family_best(&sums, features)];
-}
-
-/* CPUID is slow, and traps to the hypervisor in a VM: ask once.  Bit 31 marks "known". */
-#define FEATURES_KNOWN (1u << 31)
-static _Atomic uint32_t cached_features;
-
-uint32_t ics_features(void)
-{
-    uint32_t f = atomic_load_explicit(&cached_features, memory_order_relaxed);
-    if (!(f & FEATURES_KNOWN)) {
-        f = ics_cpu_features() | FEATURES_KNOWN;
-        atomic_store_explicit(&cached_features, f, memory_order_relaxed);
-    }
-    return f & ~FEATURES_KNOWN;
 }
 
 static const struct ics_kernel *find_usable_with(const char *name, uint32_t features)
@@ -147,7 +119,7 @@ static atomic_flag env_warned = ATOMIC_FLAG_INIT;
 
 /* The plan a fresh process starts with: INETCSUM_IMPL's kernel at every size if it names one this
  * CPU can run, otherwise the tuned one. */
-static const struct plan *startup_plan(void)
+static const void *startup_plan(void)
 {
     long k = ics_family_chosen(&sums, &env_warned);
     return k >= 0 ? plan_of(&ics_kernels[k]) : tuned_plan();
@@ -160,21 +132,11 @@ static const struct plan resolver = {"(unresolved)",
                                      {[0 ... ICS_CLASSES - 1] = resolve_copy},
                                      {NULL},
                                      {NULL}};
-static _Atomic(const struct plan *) active = &resolver;
+static _Atomic(const void *) active = &resolver; /* a struct plan */
 
 static const struct plan *current(void)
 {
-    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
-    if (p == &resolver) {
-        const struct plan *expected = &resolver;
-        const struct plan *chosen = startup_plan();
-        if (atomic_compare_exchange_strong_explicit(&active, &expected, chosen, memory_order_acq_rel,
-                                                    memory_order_acquire))
-            p = chosen;
-        else
-            p = expected; /* another thread resolved, or set_impl ran, first */
-    }
-    return p;
+    return ics_family_resolve(&active, &resolver, startup_plan);
 }
 
 static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum)
@@ -256,4 +218,74 @@ size_t inetcsum_impl_list(const char **names, size_t max)
 size_t inetcsum_impl_list_built(const char **names, size_t max)
 {
     return ics_family_list(&sums, names, max, 0);
+}
+
+/* ---- CRC32c -------------------------------------------------------------------------------------- */
+
+const struct ics_crc32c_kernel ics_crc32c_kernels[] = {
+#define ICS_SUM_KERNEL(id, name, required)
+#define ICS_CRC32C_KERNEL(id, name, required) {name, required, ics_crc32c_##id},
+#include "ics_kernel_list.h"
+};
+const size_t ics_crc32c_kernel_count = sizeof ics_crc32c_kernels / sizeof ics_crc32c_kernels[0];
+
+static const struct ics_family crcs = ICS_FAMILY("INETCSUM_CRC32C_IMPL", ics_crc32c_kernels,
+                                                 sizeof ics_crc32c_kernels / sizeof ics_crc32c_kernels[0],
+                                                 struct ics_crc32c_kernel);
+
+static uint32_t resolve_crc(uint32_t reg, const uint8_t *p, size_t len);
+static const struct ics_crc32c_kernel crc_resolver = {"(unresolved)", 0, resolve_crc};
+static _Atomic(const void *) active_crc = &crc_resolver; /* a struct ics_crc32c_kernel */
+static atomic_flag crc_env_warned = ATOMIC_FLAG_INIT;
+
+/* INETCSUM_CRC32C_IMPL's kernel if this CPU runs it, else the best; the tables are built first,
+ * so that no kernel that reads them is published before them. */
+static const void *startup_crc(void)
+{
+    ics_crc32c_init();
+    long named = ics_family_chosen(&crcs, &crc_env_warned);
+    return &ics_crc32c_kernels[named >= 0 ? (size_t)named : ics_family_best(&crcs, ics_features())];
+}
+
+static const struct ics_crc32c_kernel *crc_kernel(void)
+{
+    return ics_family_resolve(&active_crc, &crc_resolver, startup_crc);
+}
+
+static uint32_t resolve_crc(uint32_t reg, const uint8_t *p, size_t len)
+{
+    return crc_kernel()->fn(reg, p, len);
+}
+
+uint32_t inetcsum_crc32c(const void *buf, size_t len, uint32_t crc)
+{
+    if (len == 0)
+        return crc;
+    const struct ics_crc32c_kernel *k = atomic_load_explicit(&active_crc, memory_order_acquire);
+    return ~k->fn(~crc, (const uint8_t *)buf, len);
+}
+
+const char *inetcsum_crc32c_impl_name(void)
+{
+    return crc_kernel()->name;
+}
+
+int inetcsum_crc32c_set_impl(const char *name)
+{
+    long k = name ? ics_family_find(&crcs, name, ics_features()) : (long)ics_family_best(&crcs, ics_features());
+    if (k < 0)
+        return -1;
+    ics_crc32c_init(); /* the tables before any kernel that reads them is published */
+    atomic_store_explicit(&active_crc, &ics_crc32c_kernels[k], memory_order_release);
+    return 0;
+}
+
+size_t inetcsum_crc32c_impl_list(const char **names, size_t max)
+{
+    return ics_family_list(&crcs, names, max, 1);
+}
+
+size_t inetcsum_crc32c_impl_list_built(const char **names, size_t max)
+{
+    return ics_family_list(&crcs, names, max, 0);
 }

@@ -33,13 +33,13 @@ struct ics_kernel {
     ics_copy_fn copy;
 };
 
-/* The registry, best first (lib/dispatch.c). */
+/* The registry, best first: the rows of lib/kernels.cmake this build compiled (lib/dispatch.c). */
 extern const struct ics_kernel ics_kernels[];
 extern const size_t ics_kernel_count;
 
 /* What this CPU and OS support (lib/<arch>/cpu_features.c). */
 uint32_t ics_cpu_features(void);
-/* The same, asked of the CPU once per process and cached (lib/dispatch.c). */
+/* The same, asked of the CPU once per process and cached (lib/kernel_family.c). */
 uint32_t ics_features(void);
 /* The best registry entry whose requirements are a subset of `features` (never NULL: "generic"
  * requires nothing). */
@@ -49,25 +49,12 @@ const struct ics_kernel *ics_select(uint32_t features);
 #define ICS_DECLARE_KERNEL(isa)                                                                    \
     uint32_t ics_partial_##isa(const void *buf, size_t len, uint32_t sum);                         \
     uint32_t ics_copy_##isa(void *dst, const void *src, size_t len, uint32_t sum)
-ICS_DECLARE_KERNEL(generic);
-#if defined(__x86_64__)
-ICS_DECLARE_KERNEL(x86_64);
-#endif
-#if defined(ICS_HAVE_AVX2)
-ICS_DECLARE_KERNEL(avx2);
-#endif
-#if defined(ICS_HAVE_AVX512)
-ICS_DECLARE_KERNEL(avx512);
-ICS_DECLARE_KERNEL(avx512vnni);
-ICS_DECLARE_KERNEL(avx512_ymm);
-ICS_DECLARE_KERNEL(avx512vnni_ymm);
-ICS_DECLARE_KERNEL(avxvnni);
-#endif
-#if defined(ICS_HAVE_NEON)
-ICS_DECLARE_KERNEL(neon);
-#endif
+#define ICS_SUM_KERNEL(id, name, required) ICS_DECLARE_KERNEL(id);
+#define ICS_SUM_KERNEL_EMULATED(id, name) ICS_DECLARE_KERNEL(id);
+#define ICS_CRC32C_KERNEL(id, name, required)
+#include "ics_kernel_list.h" /* the build's kernels (lib/kernels.cmake) */
 
-/* ---- Families of kernels: the sums and CRC32c share one way of choosing (lib/dispatch.c) -------- */
+/* ---- Families of kernels: the sums and CRC32c share one way of choosing (lib/kernel_family.c) --- */
 
 /* A registry: an array of entries of any struct whose fields `const char *name` and
  * `uint32_t required` (ICS_CPU_* bits) sit at the given offsets, best first, the last usable
@@ -90,6 +77,14 @@ long ics_family_find(const struct ics_family *f, const char *name, uint32_t feat
 long ics_family_chosen(const struct ics_family *f, atomic_flag *warned);
 /* Names into names[0..max), best first; every entry, or only those this CPU runs.  The count. */
 size_t ics_family_list(const struct ics_family *f, const char **names, size_t max, int only_usable);
+
+/* The one way a family's choice is published.  A family's entry points call through an atomic
+ * pointer (*slot) that starts at a resolver whose functions call this: it takes what choose()
+ * returns (the environment's entry, else the best) and publishes it, unless an explicit choice
+ * (inetcsum_set_impl, inetcsum_crc32c_set_impl) or another first call got there first, in which
+ * case that one is returned.  Whatever is published is complete before it is (choose() builds it),
+ * so an acquire load of *slot (a plain load on x86) is all a hot path needs. */
+const void *ics_family_resolve(_Atomic(const void *) *slot, const void *resolver, const void *(*choose)(void));
 
 /* ---- Choosing a kernel per size (lib/dispatch.c, lib/tuning.c) ------------------------------------ */
 

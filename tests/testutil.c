@@ -133,14 +133,6 @@ void guarded_free(struct guarded *g)
 }
 
 /* ---- kernels under test ---- */
-#if defined(ICS_TEST_AVX512_EMULATED)
-/* The AVX-512 template's instances compiled through SIMDe (tests/CMakeLists.txt). */
-ICS_DECLARE_KERNEL(avx512_emu);
-ICS_DECLARE_KERNEL(avx512vnni_emu);
-ICS_DECLARE_KERNEL(avx512_ymm_emu);
-ICS_DECLARE_KERNEL(avx512vnni_ymm_emu);
-ICS_DECLARE_KERNEL(avxvnni_emu);
-#endif
 
 /* inetcsum_partial as a caller writes it: through the header's macro, so inputs under 16 bytes take
  * the inline path (the "public-api" entry's function pointer reaches the exported function). */
@@ -163,13 +155,11 @@ size_t tu_kernels(const struct tu_kernel **list)
             }
             k[n++] = (struct tu_kernel){ics_kernels[i].name, ics_kernels[i].partial, ics_kernels[i].copy};
         }
-#if defined(ICS_TEST_AVX512_EMULATED)
-        k[n++] = (struct tu_kernel){"avx512(simde)", ics_partial_avx512_emu, ics_copy_avx512_emu};
-        k[n++] = (struct tu_kernel){"avx512vnni(simde)", ics_partial_avx512vnni_emu, ics_copy_avx512vnni_emu};
-        k[n++] = (struct tu_kernel){"avx512_ymm(simde)", ics_partial_avx512_ymm_emu, ics_copy_avx512_ymm_emu};
-        k[n++] = (struct tu_kernel){"avx512vnni_ymm(simde)", ics_partial_avx512vnni_ymm_emu,
-                                    ics_copy_avx512vnni_ymm_emu};
-        k[n++] = (struct tu_kernel){"avxvnni(simde)", ics_partial_avxvnni_emu, ics_copy_avxvnni_emu};
+#if defined(ICS_TEST_AVX512_EMULATED) /* the kernel list's EMULATE rows, built through SIMDe */
+#define ICS_SUM_KERNEL(id, name, required)
+#define ICS_SUM_KERNEL_EMULATED(id, name) k[n++] = (struct tu_kernel){name, ics_partial_##id, ics_copy_##id};
+#define ICS_CRC32C_KERNEL(id, name, required)
+#include "ics_kernel_list.h"
 #endif
         k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy};
         k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy};

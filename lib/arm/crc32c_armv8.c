@@ -2,7 +2,7 @@
  * when the kernel reports HWCAP_CRC32). */
 #include <arm_acle.h>
 
-#include "../proto/crc32c_interleave.h"
+#include "../crc32c_interleave.h"
 
 #define CRC_STEP64(reg, word) ((reg) = __crc32cd((reg), (word)))
 #define CRC_STEP32(reg, word) ((reg) = __crc32cw((reg), (word)))

@@ -14,7 +14,7 @@
 #include <nmmintrin.h>
 #include <wmmintrin.h>
 
-#include "../proto/crc32c_interleave.h"
+#include "../crc32c_interleave.h"
 
 /* Remainders from this many bytes are split three ways: below it the two joins (a multiply and a
  * crc32 each, on the critical path) cost more than the parallel streams save. */

@@ -2,7 +2,7 @@
  * called when CPUID reports SSE4.2). */
 #include <nmmintrin.h>
 
-#include "../proto/crc32c_interleave.h"
+#include "../crc32c_interleave.h"
 
 #define CRC_STEP64(reg, word) ((reg) = (uint32_t)_mm_crc32_u64((reg), (word)))
 #define CRC_STEP32(reg, word) ((reg) = _mm_crc32_u32((reg), (word)))

@@ -10,7 +10,7 @@
  * folded message from a zero register (the incoming register was XORed into its first 4 bytes,
  * which is what the register does to the first bytes in any case).
  *
- * The constants (lib/proto/crc32c.c, fold[]): a block is two 64-bit halves; the first 8 bytes are
+ * The constants (lib/crc32c_tables.c, fold[]): a block is two 64-bit halves; the first 8 bytes are
  * the higher-degree half, so moving the block d bytes forward multiplies that half by x^(8d+64)
  * and the other by x^(8d), both reduced mod P to 32 bits; one factor of x less, because the
  * carry-less product of two reflected operands gains one.  Inputs under 256 bytes go to the
@@ -30,8 +30,8 @@
 #define MID_SIZES ics_crc32c_clmul
 #endif
 
-#include "../proto/crc32c.h"
-#include "../proto/crc32c_interleave.h"
+#include "../crc32c.h"
+#include "../crc32c_interleave.h"
 
 #define CRC_STEP64(reg, word) ((reg) = (uint32_t)_mm_crc32_u64((reg), (word)))
 #define CRC_STEP32(reg, word) ((reg) = _mm_crc32_u32((reg), (word)))

@@ -1,10 +1,25 @@
-/* Kernel families (registry.h): what the sums and CRC32c share in choosing a kernel: best-first
- * lookup under a feature set, lookup by name, the environment variable, the lists. */
+/* Kernel families (registry.h): what the sums and CRC32c share in choosing a kernel: the CPU's
+ * features asked once, best-first lookup under a feature set, lookup by name, the environment
+ * variable, the lists, and publishing the choice. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "registry.h"
+
+/* CPUID is slow, and traps to the hypervisor in a VM: ask once.  Bit 31 marks "known". */
+#define FEATURES_KNOWN (1u << 31)
+static _Atomic uint32_t cached_features;
+
+uint32_t ics_features(void)
+{
+    uint32_t f = atomic_load_explicit(&cached_features, memory_order_relaxed);
+    if (!(f & FEATURES_KNOWN)) {
+        f = ics_cpu_features() | FEATURES_KNOWN;
+        atomic_store_explicit(&cached_features, f, memory_order_relaxed);
+    }
+    return f & ~FEATURES_KNOWN;
+}
 
 const char *ics_family_name(const struct ics_family *f, size_t i)
 {
@@ -58,4 +73,16 @@ size_t ics_family_list(const struct ics_family *f, const char **names, size_t ma
             n++;
     }
     return n;
+}
+
+const void *ics_family_resolve(_Atomic(const void *) *slot, const void *resolver, const void *(*choose)(void))
+{
+    const void *p = atomic_load_explicit(slot, memory_order_acquire);
+    if (p != resolver)
+        return p;
+    const void *expected = resolver;
+    const void *chosen = choose();
+    if (atomic_compare_exchange_strong_explicit(slot, &expected, chosen, memory_order_acq_rel, memory_order_acquire))
+        return chosen;
+    return expected; /* another thread resolved, or an explicit choice was made, first */
 }

@@ -20,7 +20,8 @@ struct ics_crc32c_kernel {
     ics_crc32c_fn fn;
 };
 
-extern const struct ics_crc32c_kernel ics_crc32c_kernels[]; /* best first; "table" last */
+/* The kernels of this build, best first, "table" last (lib/kernels.cmake; lib/dispatch.c). */
+extern const struct ics_crc32c_kernel ics_crc32c_kernels[];
 extern const size_t ics_crc32c_kernel_count;
 
 /* Stream lengths for the three-way kernels: long streams for long buffers, short ones so that a
@@ -55,14 +56,13 @@ static inline uint32_t ics_crc32c_shift(const uint32_t t[4][256], uint32_t reg)
     return t[0][reg & 0xFF] ^ t[1][(reg >> 8) & 0xFF] ^ t[2][(reg >> 16) & 0xFF] ^ t[3][reg >> 24];
 }
 
-uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len);
-#if defined(__x86_64__)
-uint32_t ics_crc32c_sse42(uint32_t reg, const uint8_t *p, size_t len);
+/* Kernels: ics_crc32c_<id>, one per row of the kernel list (and the tests' SIMDe builds). */
+#define ICS_CRC32C_KERNEL(id, name, required) uint32_t ics_crc32c_##id(uint32_t reg, const uint8_t *p, size_t len);
+#define ICS_CRC32C_KERNEL_EMULATED(id, name) ICS_CRC32C_KERNEL(id, name, 0)
+#define ICS_SUM_KERNEL(id, name, required)
+#include "ics_kernel_list.h"
+/* The clmul kernel serves vpclmul's mid sizes whenever vpclmul is built; the table kernel always. */
 uint32_t ics_crc32c_clmul(uint32_t reg, const uint8_t *p, size_t len);
-uint32_t ics_crc32c_vpclmul(uint32_t reg, const uint8_t *p, size_t len);
-#endif
-#if defined(__aarch64__)
-uint32_t ics_crc32c_armv8(uint32_t reg, const uint8_t *p, size_t len);
-#endif
+uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len);
 
 #endif /* ICS_CRC32C_H */
