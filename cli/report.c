@@ -1,4 +1,5 @@
-/* Per-file tallies, problem lines and JSON Lines. */
+/* How the command shows checksums to people: problem lines and per-file summaries (the tallies
+ * they print are capture/tally.c's). */
 #include "report.h"
 
 #include <stdlib.h>
@@ -10,55 +11,6 @@ static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  
 const char *report_layer_name(unsigned layer)
 {
     return layer < INETCSUM_LAYER_COUNT ? display_names[layer] : "?";
-}
-
-int report_problem(unsigned status)
-{
-    return status == INETCSUM_BAD || status == INETCSUM_PARTIAL || status == INETCSUM_ILLEGAL;
-}
-
-/* Malformed, as a problem: a fragment's inner headers run past its end by nature (what they
- * carry is judged on the reassembled datagram), so only whole datagrams count. */
-static int report_malformed(const struct inetcsum_report *r)
-{
-    return (r->flags & INETCSUM_FRAME_MALFORMED) && !(r->flags & INETCSUM_FRAME_FRAGMENT);
-}
-
-int report_undecodable(const struct inetcsum_report *r)
-{
-    return (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) || report_malformed(r);
-}
-
-int report_counts_as_problem(const struct inetcsum_check *c)
-{
-    return report_problem(c->status) && !(c->flags & INETCSUM_CHECK_QUOTED);
-}
-
-void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen, int link)
-{
-    t->frames++;
-    if (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) {
-        if (!t->unknown_link++)
-            t->unknown_link_type = link;
-        t->problems++;
-    } else if (report_malformed(r)) {
-        t->malformed++;
-        t->problems++;
-    }
-    if (caplen < wirelen || (r->flags & INETCSUM_FRAME_TRUNCATED))
-        t->truncated++;
-    tally_checks(t, r->checks, r->count);
-}
-
-void tally_checks(struct tally *t, const struct inetcsum_check *checks, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        const struct inetcsum_check *c = &checks[i];
-        t->checks++;
-        t->by[c->layer][c->status]++;
-        t->problems += (unsigned long long)report_counts_as_problem(c);
-        t->quoted += (unsigned long long)(report_problem(c->status) && (c->flags & INETCSUM_CHECK_QUOTED));
-    }
 }
 
 /* The field's value as hex: 4 digits, 8 for SCTP's CRC32c. */

@@ -1,4 +1,4 @@
-/* libFuzzer target: the capture reader (cli/capture.c) and the writer fix copies records with.
+/* libFuzzer target: the capture reader (capture/pcap_read.c, pcap_write.c) and the writer fix copies records with.
  * Input: one byte choosing the read window (small ones make it slide and grow often), then the
  * file.  Whatever the bytes, the reader must hand out records that are exactly the file's bytes
  * in order (so fix reproduces every byte it does not change), frames numbered from 1 with

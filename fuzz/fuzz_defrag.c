@@ -1,4 +1,4 @@
-/* libFuzzer target: reassembly as verify and fix use it (cli/defrag.c over cli/reasm.c).
+/* libFuzzer target: reassembly as verify and fix use it (capture/defrag.c over capture/reasm.c).
  * Input: one byte of settings (bit 0: fix's fill mode; bits 1-2: the link type; bits 3-5: at
  * most 1 + n datagrams in progress, so the oldest is dropped often), then frames, each a 16-bit
  * big-endian length and that many bytes.  Whatever the frames, it asserts: a frame's report loses

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/capture.h"
+#include "capture.h"
 #include "inetcsum_packet.h"
 #include "packet/fast.h"
 #include "packet/paths.h"

@@ -1,4 +1,4 @@
-/* The command's IP reassembler (cli/reasm.c) against a byte-by-byte model of Wireshark's rules:
+/* The capture library's IP reassembler (capture/reasm.c) against a byte-by-byte model of Wireshark's rules:
  * random datagrams cut into fragments that arrive shuffled, duplicated, overlapping with other
  * data, with stray extra tails and a second datagram interleaved.  The model says after which
  * fragment the datagram is whole and what every byte must be: of the fragments held that cover

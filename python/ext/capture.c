@@ -1,18 +1,18 @@
-/* Captures from Python: the command's reader (cli/capture.c: pcap, pcapng, gzip, zstd, xz, cut
- * files judged to the cut) behind a capsule that inetcsum/capture.py wraps as an iterator; verify
- * of a whole capture with the command's reassembly (cli/defrag.c) and tallies (cli/report.c); fix
- * through the command's engine (cli/fixer.c). */
+/* Captures from Python: the capture library's reader (capture/pcap_read.c: pcap, pcapng, gzip,
+ * zstd, xz, cut files judged to the cut) behind a capsule that inetcsum/capture.py wraps as an
+ * iterator; verify of a whole capture with the capture library's reassembly (capture/defrag.c) and
+ * tallies (capture/tally.c); fix through its engine (capture/fixer.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
-#include "cli.h" /* the exit statuses the fix engine returns */
+#include "status.h" /* the exit statuses the fix engine returns */
 #include "defrag.h"
 #include "ext.h"
 #include "fixer.h"
-#include "report.h"
+#include "tally.h"
 
 #define CAPSULE "inetcsum._capture"
 

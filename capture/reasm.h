@@ -10,8 +10,8 @@
  *
  * Memory is bounded: past max_datagrams in progress or max_bytes held, the oldest datagram is
  * dropped (and handed to on_drop, as every unfinished one is at reasm_finish). */
-#ifndef ICS_CLI_REASM_H
-#define ICS_CLI_REASM_H
+#ifndef ICS_CAPTURE_REASM_H
+#define ICS_CAPTURE_REASM_H
 
 #include <stddef.h>
 #include <stdint.h>

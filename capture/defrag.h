@@ -16,8 +16,8 @@
  * fragments, refilling the carrier first (its own checksum covers the inner bytes); one level of
  * this is mapped (a fragment inside a fragment inside a fragment is reassembled and judged, not
  * fixed). */
-#ifndef ICS_CLI_DEFRAG_H
-#define ICS_CLI_DEFRAG_H
+#ifndef ICS_CAPTURE_DEFRAG_H
+#define ICS_CAPTURE_DEFRAG_H
 
 #include "capture.h"
 #include "reasm.h"

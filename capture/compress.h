@@ -1,8 +1,8 @@
 /* Compressed captures: gzip, zstd and xz, told apart by their first bytes (not by name), read
  * through the well-kept libraries (zlib, libzstd, liblzma) as tshark reads them; and OUT written
  * compressed when its name asks for it (.gz, .zst, .xz), as a whole file at the end. */
-#ifndef ICS_CLI_COMPRESS_H
-#define ICS_CLI_COMPRESS_H
+#ifndef ICS_CAPTURE_COMPRESS_H
+#define ICS_CAPTURE_COMPRESS_H
 
 #include <stddef.h>
 #include <stdint.h>

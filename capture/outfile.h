@@ -3,8 +3,8 @@
  * the file system has none), then flushed, compressed when OUT's name ends in .gz, .zst or .xz
  * (into a second temporary file: fix patches the plain one as it goes), synced, named and renamed
  * over OUT.  Used by fix and gen, and by fix from Python.  "-" is standard output, written directly. */
-#ifndef ICS_CLI_OUTFILE_H
-#define ICS_CLI_OUTFILE_H
+#ifndef ICS_CAPTURE_OUTFILE_H
+#define ICS_CAPTURE_OUTFILE_H
 
 #include <stdio.h>
 #include <sys/types.h>

@@ -2,14 +2,14 @@
  * fragmented datagrams reassembled so that a first fragment's checksum is fixed too.  Written to a
  * copy (OUT appears whole or not at all: outfile.h) or in place (only the bytes that change).
  * Shared by `inetcsum fix` and Python's inetcsum.fix_capture; it prints nothing. */
-#ifndef ICS_CLI_FIXER_H
-#define ICS_CLI_FIXER_H
+#ifndef ICS_CAPTURE_FIXER_H
+#define ICS_CAPTURE_FIXER_H
 
 #include <stdint.h>
 #include <stdio.h>
 
 #include "defrag.h"
-#include "report.h"
+#include "tally.h"
 
 struct fix_opts {
     unsigned flags; /* inetcsum_fill flags (INETCSUM_FILL_ALL, INETCSUM_FILL_UDP_ZERO, ...) */

@@ -4,8 +4,8 @@
  * The file is read with read(2) in large chunks into one window, and records are handed out where
  * they lie in it: no copy between the kernel's and the caller's.  Memory use is the window (1 MiB,
  * more only for a record larger than that), whatever the file's size. */
-#ifndef ICS_CLI_CAPTURE_H
-#define ICS_CLI_CAPTURE_H
+#ifndef ICS_CAPTURE_CAPTURE_H
+#define ICS_CAPTURE_CAPTURE_H
 
 #include <stddef.h>
 #include <stdint.h>

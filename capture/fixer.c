@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "cli.h"
+#include "status.h"
 #include "compress.h"
 #include "outfile.h"
 

@@ -1,0 +1,202 @@
+/* pcap and pcapng writing (capture.h): records copied byte for byte, in order, on this thread or a
+ * writer thread, and new packet records built in the reader's format. */
+#include "capture.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Hands what is held to the thread, once it has written what it had (the other window, which
+ * the reader is about to fill again). */
+static void submit(struct cap_writer *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (w->busy)
+        pthread_cond_wait(&w->cond, &w->lock);
+    if (w->len && !w->err) {
+        w->job = w->start;
+        w->job_len = w->len;
+        w->job_first = w->span_first;
+        w->job_last = w->span_last;
+        w->busy = 1;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    w->written += w->len;
+    w->len = 0;
+    w->span_first = w->span_last = 0;
+}
+
+static void writer_move(void *ctx)
+{
+    struct cap_writer *w = ctx;
+    if (w->async)
+        submit(w);
+    else
+        cap_writer_flush(w);
+}
+
+void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out)
+{
+    *w = (struct cap_writer){.out = out};
+    r->before_move = writer_move;
+    r->ctx = w;
+}
+
+static void *write_jobs(void *arg)
+{
+    struct cap_writer *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->busy && !w->stop)
+            pthread_cond_wait(&w->cond, &w->lock);
+        if (!w->busy)
+            break;
+        const uint8_t *p = w->job;
+        size_t n = w->job_len;
+        pthread_mutex_unlock(&w->lock);
+        int err = 0;
+        while (n && !err) {
+            ssize_t put = write(w->fd, p, n);
+            if (put < 0 && errno == EINTR)
+                continue;
+            if (put < 0)
+                err = errno;
+            else {
+                p += put;
+                n -= (size_t)put;
+            }
+        }
+        pthread_mutex_lock(&w->lock);
+        if (err && !w->err) {
+            w->err = err;
+            w->err_first = w->job_first;
+            w->err_last = w->job_last;
+        }
+        w->busy = 0;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int cap_writer_attach_async(struct cap_writer *w, struct cap_reader *r, FILE *out)
+{
+    cap_writer_attach(w, r, out);
+    if (!(r->spare = malloc(r->buf_cap)))
+        return ENOMEM;
+    r->spare_cap = r->buf_cap;
+    w->fd = fileno(out);
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    int rc = pthread_create(&w->thread, NULL, write_jobs, w);
+    if (rc) {
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
+        free(r->spare);
+        r->spare = NULL;
+        return rc;
+    }
+    w->async = 1;
+    return 0;
+}
+
+void cap_writer_add(struct cap_writer *w, const struct cap_record *rec)
+{
+    if (w->len && w->start + w->len != rec->raw)
+        writer_move(w);
+    if (!w->len)
+        w->start = rec->raw;
+    w->len += rec->raw_len;
+    if (rec->is_packet) {
+        if (!w->span_first)
+            w->span_first = rec->frame;
+        w->span_last = rec->frame;
+    }
+}
+
+int cap_writer_flush(struct cap_writer *w)
+{
+    if (w->async) {
+        submit(w);
+        pthread_mutex_lock(&w->lock);
+        while (w->busy)
+            pthread_cond_wait(&w->cond, &w->lock);
+        int err = w->err;
+        pthread_mutex_unlock(&w->lock);
+        return err;
+    }
+    if (w->len && !w->err && fwrite(w->start, 1, w->len, w->out) != w->len) {
+        w->err = errno ? errno : EIO;
+        w->err_first = w->span_first;
+        w->err_last = w->span_last;
+    }
+    w->written += w->len;
+    w->len = 0;
+    w->span_first = w->span_last = 0;
+    return w->err;
+}
+
+void cap_writer_detach(struct cap_writer *w)
+{
+    if (!w->async)
+        return;
+    cap_writer_flush(w);
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    w->async = 0;
+}
+
+int cap_writer_put(struct cap_writer *w, const uint8_t *bytes, size_t n, uint64_t frame)
+{
+    if (cap_writer_flush(w) != 0)
+        return w->err;
+    if (fwrite(bytes, 1, n, w->out) != n) {
+        w->err = errno ? errno : EIO;
+        w->err_first = w->err_last = frame;
+    }
+    w->written += n;
+    return w->err;
+}
+
+/* A record's field in the file's byte order. */
+static void put_u32(const struct cap_reader *r, uint8_t *p, uint32_t v)
+{
+    v = r->swapped ? __builtin_bswap32(v) : v;
+    memcpy(p, &v, 4);
+}
+
+size_t cap_packet_record(const struct cap_reader *r, const struct cap_record *rec, const uint8_t *data, uint32_t len,
+                         uint8_t *out)
+{
+    if (r->format == CAP_PCAP) { /* the timestamp kept, both lengths the new one */
+        memcpy(out, rec->raw, 8);
+        put_u32(r, out + 8, len);
+        put_u32(r, out + 12, len);
+        memcpy(out + 16, data, len);
+        return 16 + (size_t)len;
+    }
+    const size_t head = (size_t)(rec->data - rec->raw); /* 28: enhanced (or obsolete) packet; 12: simple */
+    const size_t old_pad = (4 - rec->caplen % 4) % 4, pad = (4 - len % 4) % 4;
+    const size_t opts_at = head + rec->caplen + old_pad, opts = rec->raw_len - 4 - opts_at;
+    const size_t total = head + len + pad + opts + 4;
+    memcpy(out, rec->raw, head);
+    put_u32(r, out + 4, (uint32_t)total);
+    if (head == 28) {
+        put_u32(r, out + 20, len);
+        put_u32(r, out + 24, len);
+    } else {
+        put_u32(r, out + 8, len);
+    }
+    memcpy(out + head, data, len);
+    memset(out + head + len, 0, pad);
+    memcpy(out + head + len + pad, rec->raw + opts_at, opts);
+    put_u32(r, out + total - 4, (uint32_t)total);
+    return total;
+}

@@ -1,0 +1,41 @@
+/* Per-file tallies of checksums and frames, and what counts as a problem: one rule for the
+ * command, the Python package and the fix engine (a clean tally means every checksum was seen). */
+#ifndef ICS_CAPTURE_TALLY_H
+#define ICS_CAPTURE_TALLY_H
+
+#include <stdint.h>
+
+#include "inetcsum_packet.h"
+
+struct tally {
+    unsigned long long frames, truncated, checks;
+    unsigned long long by[INETCSUM_LAYER_COUNT][INETCSUM_STATUS_COUNT];
+    unsigned long long problems; /* bad, partial, illegal: outside ICMP quotes */
+    unsigned long long quoted;   /* bad, partial, illegal inside an ICMP error's quote: evidence of
+                                  * what was sent (often before TX offload filled it), not a problem */
+    unsigned long long unknown_link; /* frames of a link type inetcsum does not decode */
+    int unknown_link_type;           /* ... the first such type */
+    unsigned long long malformed;    /* frames whose headers contradict each other: parsing stopped */
+    unsigned long long unfixable_stream; /* fix to a pipe: problems in fragmented datagrams, which
+                                          * need OUT read back to be fixed */
+    unsigned long long written;  /* fix: fields written */
+    unsigned long long left;     /* fix: problems OUT still holds (could not be fixed in place) */
+    unsigned long long reassembled, incomplete; /* fragmented datagrams made whole, or never */
+};
+
+/* Counts one frame's report (link: its link type).  A frame that could not be decoded (an unknown
+ * link type, or malformed) counts as a problem: nothing may pass unjudged looking clean. */
+void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen, int link);
+/* Counts checks that belong to no one frame's report (those of a reassembled datagram). */
+void tally_checks(struct tally *t, const struct inetcsum_check *c, unsigned n);
+/* Whether a frame is malformed, as a problem: a fragment's inner headers run past its end by nature
+ * (what they carry is judged on the reassembled datagram), so only whole datagrams count. */
+int report_malformed(const struct inetcsum_report *r);
+/* Whether a frame could not be decoded whole: an unknown link type, or malformed (not a fragment). */
+int report_undecodable(const struct inetcsum_report *r);
+/* Whether a status is a problem (bad, partial, illegal). */
+int report_problem(unsigned status);
+/* Whether a check counts as a problem: a problem status outside an ICMP quote. */
+int report_counts_as_problem(const struct inetcsum_check *c);
+
+#endif
