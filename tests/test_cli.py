@@ -949,6 +949,16 @@ class Docs(unittest.TestCase):
                 self.assertIn(opt.replace("-", "\\-"), man, f"{cmd} {opt} missing from the man page")
                 self.assertRegex(completion, rf"{cmd}\)[^\n]*{re.escape(opt)}[ =\"]",
                                  f"{cmd} {opt} missing from the completion")
+        # The bench experiments: the list `bench --help` prints (from the experiment registry) is
+        # the one source; the completion and the man page must name each.
+        help_text = run("bench", "--help").stdout.decode()
+        listed = help_text.split("Experiments (all: every one, in this order):\n")[1].split("\n\n")[0]
+        experiments = [line.split()[0] for line in listed.splitlines() if line.startswith("  ")]
+        self.assertGreater(len(experiments), 5, help_text)
+        words = re.search(r'compgen -W "([^"]*sizes[^"]*)"', completion).group(1).split()
+        for name in experiments:
+            self.assertIn(name, words, f"bench experiment {name} missing from the completion")
+            self.assertRegex(man, rf"\.B {name}\b|\\fB{name}\\fR", f"bench experiment {name} missing from the man page")
         if shutil.which("groff"):
             res = subprocess.run(["groff", "-z", "-ww", "-man", MANPAGE], capture_output=True)
             self.assertEqual((res.returncode, res.stderr), (0, b""))
