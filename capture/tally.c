@@ -6,11 +6,6 @@ int report_problem(unsigned status)
     return status == INETCSUM_BAD || status == INETCSUM_PARTIAL || status == INETCSUM_ILLEGAL;
 }
 
-int report_malformed(const struct inetcsum_report *r)
-{
-    return (r->flags & INETCSUM_FRAME_MALFORMED) && !(r->flags & INETCSUM_FRAME_FRAGMENT);
-}
-
 int report_undecodable(const struct inetcsum_report *r)
 {
     return (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) || report_malformed(r);

@@ -29,8 +29,14 @@ void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t capl
 /* Counts checks that belong to no one frame's report (those of a reassembled datagram). */
 void tally_checks(struct tally *t, const struct inetcsum_check *c, unsigned n);
 /* Whether a frame is malformed, as a problem: a fragment's inner headers run past its end by nature
- * (what they carry is judged on the reassembled datagram), so only whole datagrams count. */
-int report_malformed(const struct inetcsum_report *r);
+ * (what they carry is judged on the reassembled datagram), so only whole datagrams count.  Inline:
+ * tally_frame asks it per frame, and this library is position-independent (no inlining across
+ * its exported functions). */
+static inline int report_malformed(const struct inetcsum_report *r)
+{
+    return (r->flags & INETCSUM_FRAME_MALFORMED) && !(r->flags & INETCSUM_FRAME_FRAGMENT);
+}
+
 /* Whether a frame could not be decoded whole: an unknown link type, or malformed (not a fragment). */
 int report_undecodable(const struct inetcsum_report *r);
 /* Whether a status is a problem (bad, partial, illegal). */
