@@ -237,7 +237,8 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
                         break;
                     }
                 }
-                memcpy(was, rec.data, rec.caplen);
+                if (rec.caplen) /* a zero-length record's data may be NULL (olsr-oobr-2.pcap) */
+                    memcpy(was, rec.data, rec.caplen);
             }
             struct inetcsum_report r;
             unsigned wrote =
