@@ -5,7 +5,8 @@
  * Besides the sanitizers' checks (every output buffer is allocated to its exact size) it asserts:
  * what is accepted is segmented as the reference of the rules says (tests/gso_ref.c), the same
  * from buffers as from one block, the same once a device's share is completed as when all is done
- * in software, and a buffer one byte short is refused; then the segments, coalesced again, carry
+ * in software, the same through the shared rewrite as through the fast path (with every mix of
+ * checksums left to the device), and a buffer one byte short is refused; then the segments, coalesced again, carry
  * the same payload in the same order, and every packet that comes out, its checksum completed,
  * verifies. */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gso/rewrite.h" /* ics_gso_force_general */
 #include "gso_ref.h"
 #include "inetcsum_gso.h"
 
@@ -154,6 +156,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     if (why) {
         fprintf(stderr, "fuzz_gso: %s\n", why);
         abort();
+    }
+
+    /* Through the shared rewrite (gso/rewrite.c) instead of the fast path's precomputed sums, and
+     * with the device's share of the checksums: the same bytes. */
+    ics_gso_force_general = 1;
+    struct inetcsum_segment *general = run(&g, &whole, 1, NULL, 0, &got);
+    ics_gso_force_general = 0;
+    for (uint32_t i = 0; i < g.segments; i++)
+        if (!general || general[i].len != seg[i].len || memcmp(general[i].data, seg[i].data, seg[i].len) != 0)
+            abort();
+    release(general, g.segments);
+    for (uint32_t device = 1; device < 8; device++) { /* IPv4 headers, inner too, tunnel UDP: left or not */
+        const uint32_t kinds[3] = {INETCSUM_OFL_IPV4, INETCSUM_OFL_INNER(INETCSUM_OFL_IPV4),
+                                   INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6};
+        struct inetcsum_offload ofl = {0, 0, (in[1] & 1) ? INETCSUM_OFFLOAD_ZERO_SEED : 0};
+        for (int k = 0; k < 3; k++)
+            if (device & (1u << k))
+                ofl.device |= kinds[k];
+        struct inetcsum_segment *fast = run(&g, &whole, 1, &ofl, 0, &got);
+        ics_gso_force_general = 1;
+        general = run(&g, &whole, 1, &ofl, 0, &got);
+        ics_gso_force_general = 0;
+        for (uint32_t i = 0; i < g.segments; i++)
+            if (!fast || !general || general[i].len != fast[i].len ||
+                memcmp(general[i].data, fast[i].data, fast[i].len) != 0)
+                abort();
+        release(fast, g.segments);
+        release(general, g.segments);
     }
 
     /* From buffers split anywhere: the same bytes. */

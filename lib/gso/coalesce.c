@@ -12,9 +12,13 @@
 #include "inetcsum.h"
 #include "kernels.h"
 #include "proto/pseudo.h"
+#include "rewrite.h"
 
-enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08, TCP_URG = 0x20, TCP_CWR = 0x80 };
-enum { ENDS_TRAIN = TCP_FIN | TCP_SYN | TCP_RST | TCP_PSH | TCP_URG, MAY_DIFFER = TCP_FIN | TCP_PSH | TCP_CWR };
+/* TCP flags (tcp_gro_receive): these end a train; these may differ from the first segment's. */
+enum {
+    ENDS_TRAIN = ICS_TCP_FIN | ICS_TCP_SYN | ICS_TCP_RST | ICS_TCP_PSH | ICS_TCP_URG,
+    MAY_DIFFER = ICS_TCP_FIN | ICS_TCP_PSH | ICS_TCP_CWR,
+};
 enum { UDP_MAX_MERGED = 64 /* Linux's UDP_GRO_CNT_MAX */ };
 #define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + 65535)
 
@@ -123,68 +127,40 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
     }
     const unsigned last = f->g.nlevels - 1u;
     const struct inetcsum_gso_level *lv = &f->g.level[last];
-    uint8_t *l4 = frame + lv->l4_off;
-    const size_t l4_len = f->len - lv->l4_off;
-    for (unsigned j = 0; j < f->g.nlevels; j++) { /* lengths, then the IPv4 headers' checksums */
-        const struct inetcsum_gso_level *v = &f->g.level[j];
-        uint8_t *ip = frame + v->ip_off;
-        if (v->ip_version == 4) {
-            ics_put16(ip + 2, (unsigned)(f->len - v->ip_off));
-            memset(ip + 10, 0, 2);
-            const uint16_t c = (uint16_t)~ics_fold16(ics_gso_header_sum(ip, (size_t)(ip[0] & 15) * 4, 0));
-            memcpy(ip + 10, &c, 2);
-        } else {
-            ics_put16(ip + 4, (unsigned)(f->len - v->ip_off - 40));
-        }
-        if (v->l4 == INETCSUM_GSO_L4_UDP)
-            ics_put16(frame + v->l4_off + 4, (unsigned)(f->len - v->l4_off));
-    }
+    /* The first packet's headers with the train's length and flags (FIN and PSH if any packet had
+     * them), the same rewrite a segment gets. */
+    struct ics_gso_values v;
+    ics_gso_values_of(&f->g, frame, f->len, &v);
+    v.tcp_flags = (uint8_t)(f->flags0 | f->or_flags);
+    ics_gso_write_values(&f->g, frame, &v);
     struct inetcsum_vnet_hdr h = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .hdr_len = f->g.hdr_len,
                                   .gso_size = (uint16_t)f->mss, .csum_start = lv->l4_off};
     if (f->g.proto == INETCSUM_GSO_L4_TCP) {
-        l4[13] = (uint8_t)(f->flags0 | f->or_flags);
-        h.csum_offset = 16;
+        h.csum_offset = ICS_TCP_CHECK;
         h.gso_type = (uint8_t)((lv->ip_version == 4 ? INETCSUM_VNET_GSO_TCPV4 : INETCSUM_VNET_GSO_TCPV6) |
-                               (f->flags0 & TCP_CWR ? INETCSUM_VNET_GSO_ECN : 0));
+                               (f->flags0 & ICS_TCP_CWR ? INETCSUM_VNET_GSO_ECN : 0));
     } else {
-        h.csum_offset = 6;
+        h.csum_offset = ICS_UDP_CHECK;
         h.gso_type = INETCSUM_VNET_GSO_UDP_L4;
     }
-    /* The field holds the pseudo-header sum over the whole length, as NEEDS_CSUM says. */
-    const uint16_t seed = ics_fold16(ics_add32(lv->pseudo, wire16((uint32_t)l4_len)));
-    memcpy(frame + lv->l4_off + h.csum_offset, &seed, 2);
-    const int kernel_tunnel = kernel_tunnel_type(t, &f->g);
-    if (kernel_tunnel) { /* a UDP-tunnel GSO type: the kernel finds the tunnel by these offsets */
+    /* The segmented checksum is the receiver's to compute (NEEDS_CSUM): its field holds the
+     * pseudo-header sum over the whole length.  Tunnels' checksums are computed over it by local
+     * checksum offload, but for a UDP tunnel a kernel segments by these offsets: each segment's
+     * outer checksum is then its to compute, and the field holds its seed too, as the kernel hands
+     * such packets out. */
+    struct ics_gso_csum how = {.partial = 1};
+    if (kernel_tunnel_type(t, &f->g)) {
         const struct inetcsum_gso_level *outer = &f->g.level[0];
         h.gso_type |= (uint8_t)(outer->ip_version == 4 ? INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4
                                                        : INETCSUM_VNET_GSO_UDP_TUNNEL_IPV6);
         h.outer_th_offset = outer->l4_off;
         h.inner_nh_offset = f->g.level[1].ip_off;
         if (outer->csum) {
-            /* Each segment's outer checksum is the kernel's to compute: the field holds the
-             * pseudo-header sum over the whole length, as the kernel hands such packets out. */
             h.flags |= INETCSUM_VNET_F_UDP_TUNNEL_CSUM;
-            const uint16_t outer_seed = ics_fold16(ics_add32(outer->pseudo, wire16((uint32_t)(f->len - outer->l4_off))));
-            memcpy(frame + outer->l4_off + 6, &outer_seed, 2);
+            how.device = ics_gso_l4_kind(outer, 0, INETCSUM_GSO_L4_UDP);
         }
     }
-    /* A tunnel's checksum covers that message at its final value, which is known without reading
-     * it: it will sum to the complement of its seed (local checksum offload). */
-    for (unsigned j = last; j-- > 0;) {
-        const struct inetcsum_gso_level *v = &f->g.level[j];
-        if (!v->csum || (kernel_tunnel && j == 0))
-            continue;
-        uint8_t *field = frame + v->l4_off + (v->l4 == INETCSUM_GSO_L4_UDP ? 6 : 4);
-        memset(field, 0, 2);
-        const size_t at = v->l4_off;
-        uint32_t sum = v->l4 == INETCSUM_GSO_L4_UDP ? ics_add32(v->pseudo, wire16((uint32_t)(f->len - at))) : 0;
-        sum = ics_gso_header_sum(frame + at, lv->l4_off - at, sum); /* may pass ICS_SMALL_MAX */
-        sum = ics_add32(sum, (uint16_t)~seed); /* lv->l4_off - at is even: headers of even length */
-        uint16_t c = (uint16_t)~ics_fold16(sum);
-        if (c == 0 && v->l4 == INETCSUM_GSO_L4_UDP)
-            c = 0xFFFF;
-        memcpy(field, &c, 2);
-    }
+    ics_gso_fill_checksums(&f->g, frame, f->len, 0, &how);
     if (t->cfg.vnet_size)
         inetcsum_vnet_put(f->buf, t->cfg.vnet_size, &h);
     t->cfg.emit(t->cfg.ctx, f->buf, t->cfg.vnet_size + f->len);
@@ -203,35 +179,19 @@ void inetcsum_gro_flush(struct inetcsum_gro *t)
     }
 }
 
-/* Marks the header bytes a flow's packets must share: all of [0, hdr_len) but the lengths, the
- * IPv4 ID and checksum, the TCP sequence number, flags and checksum, the UDP checksum. */
+/* Marks the header bytes a flow's packets must share: all of [0, hdr_len) but the fields that
+ * differ between segments (ics_gso_fields: lengths, IPv4 IDs, checksums, the TCP sequence number;
+ * the TCP flags are compared apart). */
 static void fixed_mask(struct flow *f)
 {
     const struct inetcsum_gso *g = &f->g;
     uint8_t *m = (uint8_t *)f->fixed;
     memset(m, 0, (g->hdr_len + 7u) / 8u * 8u); /* the last word's bytes past hdr_len: 0 */
     memset(m, 0xFF, g->hdr_len);
-    for (unsigned j = 0; j < g->nlevels; j++) {
-        const struct inetcsum_gso_level *lv = &g->level[j];
-        if (lv->ip_version == 4) {
-            memset(m + lv->ip_off + 2, 0, 4);  /* total length, ID */
-            memset(m + lv->ip_off + 10, 0, 2); /* checksum */
-        } else {
-            memset(m + lv->ip_off + 4, 0, 2); /* payload length */
-        }
-        if (j + 1u < g->nlevels) { /* a tunnel's own fields */
-            if (lv->l4 == INETCSUM_GSO_L4_UDP)
-                memset(m + lv->l4_off + 4, 0, 4); /* length, checksum */
-            else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum)
-                memset(m + lv->l4_off + 4, 0, 2); /* checksum */
-        } else if (g->proto == INETCSUM_GSO_L4_TCP) {
-            memset(m + lv->l4_off + 4, 0, 4);  /* sequence number */
-            m[lv->l4_off + 13] = 0;            /* flags: compared apart */
-            memset(m + lv->l4_off + 16, 0, 2); /* checksum */
-        } else {
-            memset(m + lv->l4_off + 4, 0, 4); /* length, checksum */
-        }
-    }
+    struct ics_gso_field fields[ICS_GSO_MAX_FIELDS];
+    const unsigned n = ics_gso_fields(g, fields);
+    for (unsigned k = 0; k < n; k++)
+        memset(m + fields[k].off, 0, fields[k].len);
 }
 
 static uint64_t load64(const uint8_t *p)
@@ -285,13 +245,14 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
         return 0;
     for (unsigned j = 0; j < g->nlevels; j++) { /* every level's addresses; a tunnel's header kind */
         const struct inetcsum_gso_level *a = &f->g.level[j], *b = &g->level[j];
-        const size_t addr = a->ip_version == 4 ? 12 : 8, addr_len = a->ip_version == 4 ? 8 : 32;
+        const size_t addr = a->ip_version == 4 ? ICS_IPV4_SADDR : ICS_IPV6_SADDR,
+                     addr_len = a->ip_version == 4 ? 2 * ICS_IPV4_ADDR_LEN : 2 * ICS_IPV6_ADDR_LEN;
         if (a->ip_off != b->ip_off || a->ip_version != b->ip_version || a->l4 != b->l4 ||
             !same_bytes(head + a->ip_off + addr, pkt + b->ip_off + addr, addr_len))
             return 0;
     }
     const struct inetcsum_gso_level *a = &f->g.level[g->nlevels - 1], *b = &g->level[g->nlevels - 1];
-    return memcmp(head + a->l4_off, pkt + b->l4_off, 4) == 0; /* the ports */
+    return memcmp(head + a->l4_off + ICS_TCP_SPORT, pkt + b->l4_off + ICS_TCP_SPORT, 4) == 0; /* both ports (UDP's too) */
 }
 
 /* Whether pkt may follow what flow f holds (its checksum not yet known). */
@@ -307,25 +268,26 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
         return 0;
     const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[g->nlevels - 1];
     const size_t payload = g->payload_len;
-    const size_t ip_len = f->len + payload - outer->ip_off - (outer->ip_version == 4 ? 0 : 40);
+    const size_t ip_len = f->len + payload - outer->ip_off - (outer->ip_version == 4 ? 0 : ICS_IPV6_HLEN);
     if (payload == 0 || payload > f->mss || ip_len > 0xFFFF || f->len + payload > FRAME_ROOM)
         return 0;
     for (unsigned j = 0; j < g->nlevels; j++) {
         const struct inetcsum_gso_level *v = &g->level[j];
         if (v->ip_version == 4) {
-            const unsigned id = ics_get16(pkt + v->ip_off + 4);
-            const int df = (pkt[v->ip_off + 6] & 0x40) != 0;
+            const unsigned id = ics_get16(pkt + v->ip_off + ICS_IPV4_ID);
+            const int df = (ics_get16(pkt + v->ip_off + ICS_IPV4_FRAG_OFF) & ICS_IP_DF) != 0;
             if (f->id_mode[j] == 0 ? !(id == ((f->id0[j] + 1u) & 0xFFFF) || (id == f->id0[j] && df))
                                    : f->id_mode[j] == 1 ? id != f->next_id[j] : id != f->id0[j])
                 return 0;
         }
-        if (v->l4 == INETCSUM_GSO_L4_UDP && (ics_get16(pkt + v->l4_off + 6) == 0) != f->udp_zero[j])
+        if (v->l4 == INETCSUM_GSO_L4_UDP && (ics_get16(pkt + v->l4_off + ICS_UDP_CHECK) == 0) != f->udp_zero[j])
             return 0; /* zero and set checksums never mix */
     }
     const uint8_t *l4 = pkt + lv->l4_off;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
-        const uint8_t flags = l4[13];
-        return ics_get32(l4 + 4) == f->next_seq && !(flags & TCP_CWR) && !((flags ^ f->flags0) & ~MAY_DIFFER);
+        const uint8_t flags = l4[ICS_TCP_FLAGS];
+        return ics_get32(l4 + ICS_TCP_SEQ) == f->next_seq && !(flags & ICS_TCP_CWR) &&
+               !((flags ^ f->flags0) & ~MAY_DIFFER);
     }
     return f->count < UDP_MAX_MERGED;
 }
@@ -341,13 +303,13 @@ static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t 
             continue;
         const uint8_t *l4 = pkt + lv->l4_off;
         const int udp = target ? g->proto == INETCSUM_GSO_L4_UDP : lv->l4 == INETCSUM_GSO_L4_UDP;
-        if (udp && ics_get16(l4 + 6) == 0) { /* none: right over IPv4, and for a tunnel over IPv6 */
+        if (udp && ics_get16(l4 + ICS_UDP_CHECK) == 0) { /* none: right over IPv4, and for a tunnel over IPv6 */
             if (lv->ip_version == 6 && target)
                 return 0;
             continue;
         }
         const size_t l4_len = len - lv->l4_off, hl = (size_t)g->hdr_len - lv->l4_off;
-        uint32_t s = lv->l4 == INETCSUM_GSO_L4_GRE ? 0 : ics_add32(lv->pseudo, wire16((uint32_t)l4_len));
+        uint32_t s = lv->l4 == INETCSUM_GSO_L4_GRE ? 0 : ics_gso_pseudo_len(lv, l4_len);
         s = ics_gso_header_sum(l4, hl, s);
         if (ics_fold16(inetcsum_block_add(s, psum, hl)) != 0xFFFF)
             return 0;
@@ -382,13 +344,13 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
         const struct inetcsum_gso_level *v = &g->level[j];
         f->id_mode[j] = 0;
         if (v->ip_version == 4)
-            f->id0[j] = f->next_id[j] = (uint16_t)ics_get16(pkt + v->ip_off + 4);
+            f->id0[j] = f->next_id[j] = (uint16_t)ics_get16(pkt + v->ip_off + ICS_IPV4_ID);
         if (v->l4 == INETCSUM_GSO_L4_UDP)
-            f->udp_zero[j] = ics_get16(pkt + v->l4_off + 6) == 0;
+            f->udp_zero[j] = ics_get16(pkt + v->l4_off + ICS_UDP_CHECK) == 0;
     }
     if (g->proto == INETCSUM_GSO_L4_TCP) {
-        f->flags0 = pkt[lv->l4_off + 13];
-        f->next_seq = ics_get32(pkt + lv->l4_off + 4) + g->payload_len;
+        f->flags0 = pkt[lv->l4_off + ICS_TCP_FLAGS];
+        f->next_seq = ics_get32(pkt + lv->l4_off + ICS_TCP_SEQ) + g->payload_len;
     }
     fixed_mask(f);
 }
@@ -437,21 +399,21 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
             emit_flow(t, f); /* its train ends here; the bad packet passes alone, untouched */
         return pass_alone(t, pkt, len);
     }
-    const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[g.nlevels - 1].l4_off + 13] : 0;
+    const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[g.nlevels - 1].l4_off + ICS_TCP_FLAGS] : 0;
     if (joins) {
         f->len += payload;
         f->count++;
         for (unsigned j = 0; j < g.nlevels; j++) {
             if (g.level[j].ip_version != 4)
                 continue;
-            const unsigned id = ics_get16(pkt + g.level[j].ip_off + 4);
+            const unsigned id = ics_get16(pkt + g.level[j].ip_off + ICS_IPV4_ID);
             if (f->id_mode[j] == 0)
                 f->id_mode[j] = id == f->id0[j] ? 2 : 1;
             f->next_id[j] = (uint16_t)(id + 1);
         }
         if (g.proto == INETCSUM_GSO_L4_TCP) {
             f->next_seq += (uint32_t)payload;
-            f->or_flags |= flags & (TCP_FIN | TCP_PSH);
+            f->or_flags |= flags & (ICS_TCP_FIN | ICS_TCP_PSH);
         }
         if (payload < f->mss || (flags & ENDS_TRAIN)) {
             emit_flow(t, f);

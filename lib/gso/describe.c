@@ -79,7 +79,7 @@ int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, 
             g->level[0].csum = 1;
     }
     if (partial) {
-        if (h->csum_offset != (g->proto == INETCSUM_GSO_L4_TCP ? 16 : 6))
+        if (h->csum_offset != (g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_CHECK : ICS_UDP_CHECK))
             return -EINVAL;
         g->flags |= INETCSUM_GSO_PARTIAL;
     }

@@ -5,6 +5,7 @@
 #include "inetcsum.h"
 #include "inetcsum_gso.h"
 #include "kernels.h"
+#include "wire/wire.h"
 
 /* The longest run of headers a segment repeats: ample for two levels of IPv6 with extension
  * headers and GENEVE options, and what segmenting a packet given as buffers copies to the stack. */
@@ -15,29 +16,6 @@
 static inline uint32_t ics_gso_header_sum(const uint8_t *p, size_t n, uint32_t seed)
 {
     return n < ICS_SMALL_MAX ? ics_partial_small(p, n, seed) : inetcsum_partial(p, n, seed);
-}
-
-/* Big-endian header fields. */
-static inline unsigned ics_get16(const uint8_t *p)
-{
-    return ((unsigned)p[0] << 8) | p[1];
-}
-
-static inline void ics_put16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static inline uint32_t ics_get32(const uint8_t *p)
-{
-    return ((uint32_t)ics_get16(p) << 16) | ics_get16(p + 2);
-}
-
-static inline void ics_put32(uint8_t *p, uint32_t v)
-{
-    ics_put16(p, v >> 16);
-    ics_put16(p + 2, v & 0xFFFF);
 }
 
 /* What a virtio-net header says of the headers (0: it does not say). */

@@ -4,7 +4,7 @@
  * tolerant (it judges whatever a capture holds, malformed or cut, and follows every tunnel it
  * knows), this one is strict (a packet about to be split into many must have headers that agree
  * with each other exactly, as Linux's GSO code assumes) and follows only what segmentation can
- * rewrite: Ethernet with up to two VLAN tags, IPv4 with options, IPv6 with hop-by-hop, routing and
+ * rewrite: Ethernet with up to two VLAN tags (any TPID ics_eth_p_is_vlan knows), IPv4 with options, IPv6 with hop-by-hop, routing and
  * destination options headers, and the tunnels VXLAN, GENEVE, GRE (RFC 2784/2890: checksum, key,
  * sequence) and IP-in-IP / 6in4 / 6in6.  Anything that carries its own length or integrity over
  * the whole packet that segmentation cannot keep (IP fragments, AH, ESP, PPPoE, GTP-U) is refused. */
@@ -22,35 +22,28 @@ struct walk {
     struct inetcsum_gso *g;
 };
 
-static unsigned be16(const uint8_t *p)
-{
-    return ((unsigned)p[0] << 8) | p[1];
-}
-
 /* Whether [off, off + n) is present. */
 static int have(const struct walk *w, size_t off, size_t n)
 {
     return off <= w->avail && n <= w->avail - off;
 }
 
-enum { ETH_IPV4 = 0x0800, ETH_IPV6 = 0x86DD, ETH_TEB = 0x6558 /* Ethernet inside GRE, GENEVE */ };
-
 static int level(struct walk *w, size_t off, unsigned ethertype);
 
 /* An Ethernet header at off, with up to two VLAN tags, carrying IP. */
 static int ethernet(struct walk *w, size_t off, unsigned *ethertype, size_t *next)
 {
-    if (!have(w, off, 14))
+    if (!have(w, off, ICS_ETH_HLEN))
         return -EINVAL;
-    unsigned type = be16(w->p + off + 12);
-    off += 14;
-    for (int tags = 0; (type == 0x8100 || type == 0x88A8 || type == 0x9100) && tags < 2; tags++) {
-        if (!have(w, off, 4))
+    unsigned type = ics_get16(w->p + off + ICS_ETH_TYPE);
+    off += ICS_ETH_HLEN;
+    for (int tags = 0; ics_eth_p_is_vlan(type) && tags < 2; tags++) {
+        if (!have(w, off, ICS_VLAN_HLEN))
             return -EINVAL;
-        type = be16(w->p + off + 2);
-        off += 4;
+        type = ics_get16(w->p + off + ICS_VLAN_TYPE);
+        off += ICS_VLAN_HLEN;
     }
-    if (type != ETH_IPV4 && type != ETH_IPV6)
+    if (type != ICS_ETH_P_IPV4 && type != ICS_ETH_P_IPV6)
         return -EPROTONOSUPPORT;
     *ethertype = type;
     *next = off;
@@ -71,25 +64,26 @@ static int link_layer(struct walk *w, enum inetcsum_link link, unsigned *etherty
         *next = 0;
         return 0;
     case INETCSUM_LINK_IPV4:
-        *ethertype = ETH_IPV4;
+        *ethertype = ICS_ETH_P_IPV4;
         *next = 0;
         return 0;
     case INETCSUM_LINK_IPV6:
-        *ethertype = ETH_IPV6;
+        *ethertype = ICS_ETH_P_IPV6;
         *next = 0;
         return 0;
-    case INETCSUM_LINK_NULL: /* a 4-byte address family; the version nibble decides */
+    case INETCSUM_LINK_NULL: /* an address family; the version nibble decides */
     case INETCSUM_LINK_LOOP:
-        *next = 4;
-        return have(w, 0, 4) ? 0 : -EINVAL;
-    case INETCSUM_LINK_LINUX_SLL: /* 16 bytes, the protocol last */
-    case INETCSUM_LINK_LINUX_SLL2: { /* 20 bytes, the protocol first */
-        const size_t len = link == INETCSUM_LINK_LINUX_SLL ? 16 : 20;
+        *next = ICS_NULL_HLEN;
+        return have(w, 0, ICS_NULL_HLEN) ? 0 : -EINVAL;
+    case INETCSUM_LINK_LINUX_SLL:
+    case INETCSUM_LINK_LINUX_SLL2: {
+        const int sll = link == INETCSUM_LINK_LINUX_SLL;
+        const size_t len = sll ? ICS_SLL_HLEN : ICS_SLL2_HLEN;
         if (!have(w, 0, len))
             return -EINVAL;
-        *ethertype = be16(w->p + (link == INETCSUM_LINK_LINUX_SLL ? 14 : 0));
+        *ethertype = ics_get16(w->p + (sll ? ICS_SLL_TYPE : ICS_SLL2_TYPE));
         *next = len;
-        return *ethertype == ETH_IPV4 || *ethertype == ETH_IPV6 ? 0 : -EPROTONOSUPPORT;
+        return *ethertype == ICS_ETH_P_IPV4 || *ethertype == ICS_ETH_P_IPV6 ? 0 : -EPROTONOSUPPORT;
     }
     default:
         return -EPROTONOSUPPORT;
@@ -100,24 +94,24 @@ static int link_layer(struct walk *w, enum inetcsum_link link, unsigned *etherty
  * then the next level.  -EPROTONOSUPPORT when the ports name no tunnel this follows. */
 static int udp_tunnel(struct walk *w, size_t l4, unsigned dport)
 {
-    const size_t hdr = l4 + 8;
-    unsigned type = ETH_TEB;
+    const size_t hdr = l4 + ICS_UDP_HLEN;
+    unsigned type = ICS_ETH_P_TEB;
     size_t inner;
-    if (dport == 4789) { /* VXLAN: 8 bytes, the I flag set, then Ethernet */
-        if (!have(w, hdr, 8) || !(w->p[hdr] & 0x08))
+    if (dport == ICS_PORT_VXLAN) { /* the I flag set, then Ethernet */
+        if (!have(w, hdr, ICS_VXLAN_HLEN) || !(w->p[hdr + ICS_VXLAN_FLAGS] & ICS_VXLAN_I))
             return -EINVAL;
-        inner = hdr + 8;
-    } else if (dport == 6081) { /* GENEVE: version 0, options, a protocol type */
-        if (!have(w, hdr, 8) || (w->p[hdr] >> 6) != 0)
+        inner = hdr + ICS_VXLAN_HLEN;
+    } else if (dport == ICS_PORT_GENEVE) { /* version 0, options, a protocol type */
+        if (!have(w, hdr, ICS_GENEVE_HLEN) || ics_geneve_version(w->p + hdr) != 0)
             return -EINVAL;
-        inner = hdr + 8 + (size_t)(w->p[hdr] & 0x3F) * 4;
-        type = be16(w->p + hdr + 2);
+        inner = hdr + ics_geneve_hlen(w->p + hdr);
+        type = ics_get16(w->p + hdr + ICS_GENEVE_PROTO);
     } else {
         return -EPROTONOSUPPORT;
     }
-    if (type == ETH_TEB && ethernet(w, inner, &type, &inner) != 0)
+    if (type == ICS_ETH_P_TEB && ethernet(w, inner, &type, &inner) != 0)
         return -EINVAL;
-    if (type != ETH_IPV4 && type != ETH_IPV6)
+    if (type != ICS_ETH_P_IPV4 && type != ICS_ETH_P_IPV6)
         return -EPROTONOSUPPORT;
     return level(w, inner, type);
 }
@@ -125,21 +119,21 @@ static int udp_tunnel(struct walk *w, size_t l4, unsigned dport)
 /* GRE (RFC 2784, RFC 2890 key and sequence number) at l4, version 0 without routing. */
 static int gre(struct walk *w, struct inetcsum_gso_level *lv, size_t l4)
 {
-    if (!have(w, l4, 4))
+    if (!have(w, l4, ICS_GRE_HLEN))
         return -EINVAL;
-    const unsigned flags = be16(w->p + l4);
-    if ((flags & 7) != 0 || (flags & 0x4000)) /* PPTP's version 1; the routing bit */
+    const unsigned flags = ics_get16(w->p + l4 + ICS_GRE_FLAGS);
+    if ((flags & ICS_GRE_VERSION_MASK) != 0 || (flags & ICS_GRE_R)) /* PPTP's version 1; routing */
         return -EPROTONOSUPPORT;
-    size_t next = l4 + 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) + ((flags & 0x1000) ? 4 : 0);
-    unsigned type = be16(w->p + l4 + 2);
+    size_t next = l4 + ics_gre_hlen(flags);
+    unsigned type = ics_get16(w->p + l4 + ICS_GRE_PROTO);
     lv->l4 = INETCSUM_GSO_L4_GRE;
-    lv->csum = (flags & 0x8000) != 0;
-    if (type == ETH_TEB) {
+    lv->csum = (flags & ICS_GRE_C) != 0;
+    if (type == ICS_ETH_P_TEB) {
         int rc = ethernet(w, next, &type, &next);
         if (rc != 0)
             return rc;
     }
-    if (type != ETH_IPV4 && type != ETH_IPV6)
+    if (type != ICS_ETH_P_IPV4 && type != ICS_ETH_P_IPV6)
         return -EPROTONOSUPPORT;
     return level(w, next, type);
 }
@@ -147,7 +141,7 @@ static int gre(struct walk *w, struct inetcsum_gso_level *lv, size_t l4)
 /* Whether an IPv6 next header is an extension header that segmentation leaves as it is. */
 static int plain_extension(unsigned nh)
 {
-    return nh == 0 || nh == 43 || nh == 60; /* hop-by-hop, routing, destination options */
+    return nh == ICS_IPPROTO_HOPOPTS || nh == ICS_IPPROTO_ROUTING || nh == ICS_IPPROTO_DSTOPTS;
 }
 
 /* The IP header at off (ethertype, when not 0, says which version it must be) and what it
@@ -160,36 +154,37 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
     if (!have(w, off, 1))
         return -EINVAL;
     const uint8_t *ip = w->p + off;
-    const unsigned version = ip[0] >> 4;
-    if ((version != 4 && version != 6) || (ethertype && ethertype != (version == 4 ? ETH_IPV4 : ETH_IPV6)))
+    const unsigned version = ics_ip_version(ip);
+    if ((version != 4 && version != 6) ||
+        (ethertype && ethertype != (version == 4 ? ICS_ETH_P_IPV4 : ICS_ETH_P_IPV6)))
         return -EINVAL;
     const size_t end = w->total; /* every level's lengths must reach the packet's end exactly */
     size_t l4;
     unsigned proto;
     if (version == 4) {
-        const size_t ihl = (size_t)(ip[0] & 15) * 4;
-        if (ihl < 20 || !have(w, off, ihl) || be16(ip + 2) != end - off)
+        const size_t ihl = ics_ipv4_hlen(ip);
+        if (ihl < ICS_IPV4_HLEN || !have(w, off, ihl) || ics_get16(ip + ICS_IPV4_TOT_LEN) != end - off)
             return -EINVAL;
-        if (be16(ip + 6) & 0x3FFF) /* MF or a fragment offset */
+        if (ics_get16(ip + ICS_IPV4_FRAG_OFF) & ICS_IP_FRAGMENTED)
             return -EPROTONOSUPPORT;
-        proto = ip[9];
+        proto = ip[ICS_IPV4_PROTOCOL];
         l4 = off + ihl;
     } else {
-        if (!have(w, off, 40))
+        if (!have(w, off, ICS_IPV6_HLEN))
             return -EINVAL;
-        if (be16(ip + 4) == 0) /* a jumbogram (BIG TCP) */
+        if (ics_get16(ip + ICS_IPV6_PAYLOAD_LEN) == 0) /* a jumbogram (BIG TCP) */
             return -EPROTONOSUPPORT;
-        if (be16(ip + 4) != end - off - 40)
+        if (ics_get16(ip + ICS_IPV6_PAYLOAD_LEN) != end - off - ICS_IPV6_HLEN)
             return -EINVAL;
-        proto = ip[6];
-        l4 = off + 40;
+        proto = ip[ICS_IPV6_NEXTHDR];
+        l4 = off + ICS_IPV6_HLEN;
         while (plain_extension(proto)) {
-            if (!have(w, l4, 2) || (proto == 0 && l4 != off + 40))
+            if (!have(w, l4, 2) || (proto == ICS_IPPROTO_HOPOPTS && l4 != off + ICS_IPV6_HLEN))
                 return -EINVAL;
-            const size_t len = ((size_t)w->p[l4 + 1] + 1) * 8;
+            const size_t len = ics_ipv6_opt_hlen(w->p + l4);
             if (!have(w, l4, len))
                 return -EINVAL;
-            proto = w->p[l4];
+            proto = w->p[l4 + ICS_IPV6_OPT_NEXTHDR];
             l4 += len;
         }
     }
@@ -198,30 +193,30 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
     struct inetcsum_gso_level *lv = &g->level[g->nlevels++];
     *lv = (struct inetcsum_gso_level){.ip_off = (uint16_t)off, .ip_version = (uint8_t)version, .l4_off = (uint16_t)l4};
     switch (proto) {
-    case 6: { /* TCP: always the segmented header */
-        if (!have(w, l4, 20))
+    case ICS_IPPROTO_TCP: { /* always the segmented header */
+        if (!have(w, l4, ICS_TCP_HLEN))
             return -EINVAL;
-        const size_t doff = (size_t)(w->p[l4 + 12] >> 4) * 4;
-        if (doff < 20 || !have(w, l4, doff) || l4 + doff > end || (w->target && w->target != l4))
+        const size_t doff = ics_tcp_hlen(w->p + l4);
+        if (doff < ICS_TCP_HLEN || !have(w, l4, doff) || l4 + doff > end || (w->target && w->target != l4))
             return -EINVAL;
         lv->l4 = INETCSUM_GSO_L4_TCP;
         g->proto = INETCSUM_GSO_L4_TCP;
         g->hdr_len = (uint16_t)(l4 + doff);
         return 0;
     }
-    case 17: { /* UDP: a tunnel's, or the segmented one */
-        if (!have(w, l4, 8) || be16(w->p + l4 + 4) != end - l4)
+    case ICS_IPPROTO_UDP: { /* a tunnel's, or the segmented one */
+        if (!have(w, l4, ICS_UDP_HLEN) || ics_get16(w->p + l4 + ICS_UDP_LEN) != end - l4)
             return -EINVAL;
         lv->l4 = INETCSUM_GSO_L4_UDP;
-        lv->csum = be16(w->p + l4 + 6) != 0;
+        lv->csum = ics_get16(w->p + l4 + ICS_UDP_CHECK) != 0;
         if (w->inner_nh && l4 == w->outer_th) { /* a tunnel by the header's word: VXLAN on 8472 too */
-            if (w->inner_nh < l4 + 8)
+            if (w->inner_nh < l4 + ICS_UDP_HLEN)
                 return -EINVAL;
             return level(w, w->inner_nh, 0);
         }
         if (!w->target || w->target > l4) {
             const uint8_t kept = g->nlevels;
-            int rc = udp_tunnel(w, l4, be16(w->p + l4 + 2));
+            int rc = udp_tunnel(w, l4, ics_get16(w->p + l4 + ICS_UDP_DPORT));
             if (rc == 0 || w->target) /* with csum_start past it, it must be a tunnel */
                 return rc;
             g->nlevels = kept; /* not a tunnel after all: the datagrams themselves */
@@ -230,15 +225,15 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
             return -EINVAL;
         lv->csum = 0;
         g->proto = INETCSUM_GSO_L4_UDP;
-        g->hdr_len = (uint16_t)(l4 + 8);
+        g->hdr_len = (uint16_t)(l4 + ICS_UDP_HLEN);
         return 0;
     }
-    case 47:
+    case ICS_IPPROTO_GRE:
         return gre(w, lv, l4);
-    case 4:
-    case 41:
-        return level(w, l4, proto == 4 ? ETH_IPV4 : ETH_IPV6);
-    default: /* ICMP, SCTP, ...; fragments (44), ESP (50), AH (51): not segmented */
+    case ICS_IPPROTO_IPIP:
+    case ICS_IPPROTO_IPV6:
+        return level(w, l4, proto == ICS_IPPROTO_IPIP ? ICS_ETH_P_IPV4 : ICS_ETH_P_IPV6);
+    default: /* ICMP, SCTP, ...; fragments, ESP, AH: not segmented */
         return -EPROTONOSUPPORT;
     }
 }
@@ -286,7 +281,8 @@ int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
                 return -EPROTONOSUPPORT;
         }
         const uint32_t len = total - lv->l4_off;
-        const uint8_t be_len[2] = {(uint8_t)(len >> 8), (uint8_t)len};
+        uint8_t be_len[2];
+        ics_put16(be_len, len);
         lv->pseudo = inetcsum_sub(with_len, inetcsum_partial(be_len, 2, 0));
     }
     return 0;

@@ -10,14 +10,14 @@
 #include "inetcsum.h"
 #include "kernels.h"      /* the inline sums and arithmetic: per segment, calls would cost more */
 #include "proto/pseudo.h" /* wire16 */
-
-enum { TCP_FIN = 0x01, TCP_PSH = 0x08, TCP_CWR = 0x80 };
+#include "rewrite.h"
 
 /* Stores a checksum (host memory order, as the library computes it) in a header field. */
 static void store_csum(uint8_t *field, uint16_t c)
 {
     memcpy(field, &c, 2);
 }
+
 
 /* Where the payload is read from: a list of buffers and a position in it. */
 struct cursor {
@@ -55,61 +55,23 @@ static uint32_t copy_from(struct cursor *c, uint8_t *dst, size_t n, int sum)
     return total;
 }
 
-/* The pseudo-header sum of a message of len bytes at level lv. */
-static uint32_t pseudo(const struct inetcsum_gso_level *lv, size_t len)
-{
-    return ics_add32(lv->pseudo, wire16((uint32_t)len));
-}
-
-/* Adds the sum of a block that starts `offset` bytes in (even for every header layout walked;
- * inetcsum_block_add swaps an odd one's bytes). */
-static uint32_t add_at(uint32_t sum, uint32_t block, size_t offset)
-{
-    return offset & 1 ? inetcsum_block_add(sum, block, offset) : ics_add32(sum, block);
-}
-
-/* The offload kind of a TCP or UDP checksum at level i (deeper than one tunnel: none). */
-static uint32_t l4_kind(const struct inetcsum_gso_level *lv, unsigned i, unsigned proto)
-{
-    uint32_t k = proto == INETCSUM_GSO_L4_TCP ? (lv->ip_version == 4 ? INETCSUM_OFL_TCP4 : INETCSUM_OFL_TCP6)
-                                              : (lv->ip_version == 4 ? INETCSUM_OFL_UDP4 : INETCSUM_OFL_UDP6);
-    return i == 0 ? k : i == 1 ? INETCSUM_OFL_INNER(k) : 0;
-}
-
-static uint32_t ipv4_kind(unsigned i)
-{
-    return i == 0 ? INETCSUM_OFL_IPV4 : i == 1 ? INETCSUM_OFL_INNER(INETCSUM_OFL_IPV4) : 0;
-}
+int ics_gso_force_general;
 
 /* What stays the same from one segment to the next. */
 struct plan {
     const struct inetcsum_gso *g;
-    uint32_t device;    /* kinds left for the device */
-    int zero_seed;
-    int partial;        /* the segmented checksum is left for the device */
-    uint16_t ip_id[INETCSUM_GSO_MAX_LEVELS];
-    uint32_t seq;
-    uint8_t tcp_flags;
-    size_t csum_field;  /* the segmented checksum field's offset */
+    struct ics_gso_csum how;
+    struct ics_gso_values super; /* the super-packet's values: each segment's follow from them */
+    size_t csum_field;           /* the segmented checksum field's offset */
     /* One level, or one tunnel (two levels): the common cases.  The sums of each IPv4 header,
      * of the segmented TCP or UDP header, and of a tunnel's headers from its UDP or GRE header to
-     * the segmented one, each with the fields that change per segment zeroed, so that a
-     * segment's checksums add only those fields to them (as RFC 1624 updates do) instead of
-     * summing its headers again. */
+     * the segmented one, each with the fields that differ per segment (ics_gso_fields) zeroed, so
+     * that a segment's checksums add only those fields' values to them (as RFC 1624 updates do)
+     * instead of summing its headers again: the same result as ics_gso_fill_checksums, which the
+     * other layouts take (tests/test_gso.c holds the two to the same bytes). */
     int fast;
     uint32_t ip_base[2], l4_base, tunnel_base;
 };
-
-/* Segment i's TCP flags: FIN and PSH on the last only, CWR on the first only. */
-static uint8_t segment_flags(const struct plan *pl, uint32_t i)
-{
-    uint8_t flags = pl->tcp_flags;
-    if (i + 1 < pl->g->segments)
-        flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
-    if (i > 0)
-        flags &= (uint8_t)~TCP_CWR;
-    return flags;
-}
 
 /* The tunnel's checksum of a segment on the fast path: its UDP or GRE header and the headers
  * after it (their sum with the changing fields zeroed, base, then those fields, changed), then the
@@ -121,50 +83,44 @@ static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_
     uint8_t *t = seg + lv->l4_off;
     if (lv->l4 == INETCSUM_GSO_L4_UDP) {
         const size_t tl = len - lv->l4_off;
-        ics_put16(t + 4, (unsigned)tl);
         if (!lv->csum) /* none: the field stays 0 */
             return;
-        const uint32_t seed = pseudo(lv, tl);
-        if (pl->device & l4_kind(lv, 0, INETCSUM_GSO_L4_UDP)) {
-            store_csum(t + 6, pl->zero_seed ? 0 : ics_fold16(seed));
+        const uint32_t seed = ics_gso_pseudo_len(lv, tl);
+        if (pl->how.device & ics_gso_l4_kind(lv, 0, INETCSUM_GSO_L4_UDP)) {
+            store_csum(t + ICS_UDP_CHECK, pl->how.zero_seed ? 0 : ics_fold16(seed));
             return;
         }
         const uint64_t s = (uint64_t)seed + pl->tunnel_base + changed + wire16((uint32_t)tl) + (uint16_t)~ics_fold16(ph);
         const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(s));
-        store_csum(t + 6, c == 0 ? 0xFFFF : c);
+        store_csum(t + ICS_UDP_CHECK, c == 0 ? 0xFFFF : c);
     } else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) {
         const uint64_t s = (uint64_t)pl->tunnel_base + changed + (uint16_t)~ics_fold16(ph);
-        store_csum(t + 4, (uint16_t)~ics_fold16(ics_reduce64(s)));
+        store_csum(t + ICS_GRE_CHECK, (uint16_t)~ics_fold16(ics_reduce64(s)));
     }
 }
 
-/* One level or one tunnel (nlevels, a constant where it is inlined: the loop unrolls): rewrites
- * segment i's headers and fills its checksums from the plan's sums (the fields that change are
- * the IP lengths and IPv4 IDs, the TCP sequence number and flags, the UDP lengths, and the
- * checksums). */
+/* One level or one tunnel (nlevels, a constant where it is inlined: the loops unroll): segment i's
+ * values written into its headers (seg: its headers and n payload bytes) and added to the plan's
+ * sums for its checksums. */
 static inline __attribute__((always_inline)) void fast_segment(const struct plan *pl, uint8_t *seg, uint32_t i,
                                                                size_t n, uint32_t psum, const unsigned nlevels)
 {
     const struct inetcsum_gso *g = pl->g;
+    struct ics_gso_values values, *v = &values;
+    ics_gso_segment_values_n(g, &pl->super, i, n, v, nlevels);
+    ics_gso_write_values_n(g, seg, v, nlevels);
     const unsigned last = nlevels - 1u;
     const struct inetcsum_gso_level *in = &g->level[last];
-    const size_t len = g->hdr_len + n, l4_len = len - in->l4_off;
-    uint8_t *l4 = seg + in->l4_off;
+    const size_t len = v->len, l4_len = len - in->l4_off;
     uint64_t var;
-    if (g->proto == INETCSUM_GSO_L4_TCP) {
-        const uint32_t seq = pl->seq + i * (uint32_t)g->gso_size;
-        const uint8_t flags = segment_flags(pl, i);
-        ics_put32(l4 + 4, seq);
-        l4[13] = flags;
-        var = (uint64_t)wire16(seq >> 16) + wire16(seq & 0xFFFF) + wire16(((unsigned)l4[12] << 8) | flags);
-    } else {
-        ics_put16(l4 + 4, (unsigned)l4_len);
+    if (g->proto == INETCSUM_GSO_L4_TCP) /* the flag byte is the second of its 16-bit word */
+        var = (uint64_t)wire16(v->seq >> 16) + wire16(v->seq & 0xFFFF) + wire16(v->tcp_flags);
+    else
         var = wire16((uint32_t)l4_len);
-    }
-    const uint32_t ph = pseudo(in, l4_len);
+    const uint32_t ph = ics_gso_pseudo_len(in, l4_len);
     uint8_t *field = seg + pl->csum_field;
-    if (pl->partial) {
-        store_csum(field, pl->zero_seed ? 0 : ics_fold16(ph));
+    if (pl->how.partial) {
+        store_csum(field, pl->how.zero_seed ? 0 : ics_fold16(ph));
     } else { /* the headers end at an even offset from the TCP or UDP header: psum adds as it is */
         const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64((uint64_t)ph + pl->l4_base + var + psum));
         store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
@@ -176,20 +132,15 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
         const struct inetcsum_gso_level *lv = &g->level[j];
         if (j < last)
             fast_tunnel(pl, seg, len, changed, ph);
-        uint8_t *ip = seg + lv->ip_off;
         if (lv->ip_version == 4) {
-            const unsigned tot = (unsigned)(len - lv->ip_off);
-            const unsigned id = g->flags & INETCSUM_GSO_FIXEDID ? pl->ip_id[j] : (pl->ip_id[j] + i) & 0xFFFF;
-            ics_put16(ip + 2, tot);
-            ics_put16(ip + 4, id);
-            const uint64_t v = (uint64_t)wire16(tot) + wire16(id);
-            const uint16_t c = pl->device & ipv4_kind(j) ? 0 : (uint16_t)~ics_fold16(ics_reduce64(pl->ip_base[j] + v));
-            store_csum(ip + 10, c);
-            changed += v + c;
+            const uint64_t w = (uint64_t)wire16((uint32_t)(len - lv->ip_off)) + wire16(v->ip_id[j]);
+            const uint16_t c = pl->how.device & ics_gso_ipv4_kind(j)
+                                   ? 0
+                                   : (uint16_t)~ics_fold16(ics_reduce64(pl->ip_base[j] + w));
+            store_csum(seg + lv->ip_off + ICS_IPV4_CHECK, c);
+            changed += w + c;
         } else {
-            const unsigned plen = (unsigned)(len - lv->ip_off - 40);
-            ics_put16(ip + 4, plen);
-            changed += wire16(plen);
+            changed += wire16((uint32_t)(len - lv->ip_off - ICS_IPV6_HLEN));
         }
     }
 }
@@ -205,114 +156,20 @@ static void plan_fast(struct plan *pl, const uint8_t *hdr)
     uint8_t h[ICS_GSO_MAX_HDR];
     memcpy(h, hdr, g->hdr_len);
     int even = !(g->hdr_len & 1);
-    for (unsigned j = 0; j < g->nlevels; j++) {
-        const struct inetcsum_gso_level *lv = &g->level[j];
-        uint8_t *ip = h + lv->ip_off, *l4 = h + lv->l4_off;
-        even &= !(lv->ip_off & 1) && !(lv->l4_off & 1);
-        if (lv->ip_version == 4) {
-            memset(ip + 2, 0, 4);  /* total length, ID */
-            memset(ip + 10, 0, 2); /* checksum */
-            pl->ip_base[j] = ics_gso_header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0);
-        } else {
-            memset(ip + 4, 0, 2); /* payload length */
-        }
-        if (j < last && lv->l4 == INETCSUM_GSO_L4_UDP)
-            memset(l4 + 4, 0, 4); /* the tunnel's length, checksum */
-        else if (j < last && lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum)
-            memset(l4 + 4, 0, 2); /* GRE's checksum */
-    }
+    for (unsigned j = 0; j < g->nlevels; j++)
+        even &= !(g->level[j].ip_off & 1) && !(g->level[j].l4_off & 1);
+    struct ics_gso_field fields[ICS_GSO_MAX_FIELDS];
+    const unsigned nf = ics_gso_fields(g, fields);
+    for (unsigned k = 0; k < nf; k++)
+        memset(h + fields[k].off, 0, fields[k].len);
+    for (unsigned j = 0; j < g->nlevels; j++)
+        if (g->level[j].ip_version == 4)
+            pl->ip_base[j] = ics_gso_header_sum(h + g->level[j].ip_off, ics_ipv4_hlen(h + g->level[j].ip_off), 0);
     const struct inetcsum_gso_level *in = &g->level[last];
-    uint8_t *l4 = h + in->l4_off;
-    if (g->proto == INETCSUM_GSO_L4_TCP) {
-        memset(l4 + 4, 0, 4);   /* sequence number */
-        memset(l4 + 12, 0, 2);  /* data offset and flags */
-        memset(l4 + 16, 0, 2);  /* checksum */
-    } else {
-        memset(l4 + 4, 0, 4);   /* length, checksum */
-    }
-    pl->l4_base = ics_gso_header_sum(l4, g->hdr_len - in->l4_off, 0);
+    pl->l4_base = ics_gso_header_sum(h + in->l4_off, g->hdr_len - in->l4_off, 0);
     if (last == 1)
         pl->tunnel_base = ics_gso_header_sum(h + g->level[0].l4_off, in->l4_off - g->level[0].l4_off, 0);
     pl->fast = even;
-}
-
-/* Rewrites the lengths, IDs, sequence number and flags of segment i (seg: its headers and n
- * payload bytes). */
-static void rewrite_headers(const struct plan *pl, uint8_t *seg, uint32_t i, size_t n)
-{
-    const struct inetcsum_gso *g = pl->g;
-    const size_t len = g->hdr_len + n;
-    for (unsigned j = 0; j < g->nlevels; j++) {
-        const struct inetcsum_gso_level *lv = &g->level[j];
-        uint8_t *ip = seg + lv->ip_off;
-        if (lv->ip_version == 4) {
-            ics_put16(ip + 2, (unsigned)(len - lv->ip_off));
-            if (!(g->flags & INETCSUM_GSO_FIXEDID))
-                ics_put16(ip + 4, (pl->ip_id[j] + i) & 0xFFFF);
-        } else {
-            ics_put16(ip + 4, (unsigned)(len - lv->ip_off - 40));
-        }
-        if (lv->l4 == INETCSUM_GSO_L4_UDP)
-            ics_put16(seg + lv->l4_off + 4, (unsigned)(len - lv->l4_off));
-    }
-    if (g->proto == INETCSUM_GSO_L4_TCP) {
-        uint8_t *th = seg + g->level[g->nlevels - 1].l4_off;
-        ics_put32(th + 4, pl->seq + i * (uint32_t)g->gso_size);
-        th[13] = segment_flags(pl, i);
-    }
-}
-
-/* Fills the checksums of a segment of len bytes whose payload (from hdr_len) sums to psum: the
- * IPv4 headers', then the segmented TCP or UDP one, then the tunnels' from the inside out, as each
- * of those covers the final values of the ones inside. */
-static void fill_checksums(const struct plan *pl, uint8_t *seg, size_t len, uint32_t psum)
-{
-    const struct inetcsum_gso *g = pl->g;
-    const unsigned last = g->nlevels - 1u;
-    /* IPv4 header checksums first: each covers only its own header, and a tunnel's UDP or GRE
-     * checksum covers the inner ones. */
-    for (unsigned j = 0; j < g->nlevels; j++) {
-        const struct inetcsum_gso_level *lv = &g->level[j];
-        if (lv->ip_version != 4)
-            continue;
-        uint8_t *ip = seg + lv->ip_off;
-        store_csum(ip + 10, 0);
-        if (!(pl->device & ipv4_kind(j)))
-            store_csum(ip + 10, (uint16_t)~ics_fold16(ics_gso_header_sum(ip, (size_t)(ip[0] & 15u) * 4, 0)));
-    }
-    const struct inetcsum_gso_level *in = &g->level[last];
-    const size_t l4 = in->l4_off, l4_len = len - l4;
-    uint8_t *field = seg + pl->csum_field;
-    const uint32_t ph = pseudo(in, l4_len);
-    if (pl->partial) {
-        store_csum(field, pl->zero_seed ? 0 : ics_fold16(ph));
-    } else {
-        store_csum(field, 0);
-        uint32_t s = ics_gso_header_sum(seg + l4, g->hdr_len - l4, ph);
-        uint16_t c = (uint16_t)~ics_fold16(add_at(s, psum, g->hdr_len - l4));
-        store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
-    }
-    for (unsigned j = last; j-- > 0;) { /* tunnels' checksums, from the inside out */
-        const struct inetcsum_gso_level *lv = &g->level[j];
-        if (!lv->csum)
-            continue;
-        const size_t at = lv->l4_off;
-        uint8_t *f = seg + at + (lv->l4 == INETCSUM_GSO_L4_UDP ? 6 : 4);
-        const uint32_t seed = lv->l4 == INETCSUM_GSO_L4_UDP ? pseudo(lv, len - at) : 0;
-        if (lv->l4 == INETCSUM_GSO_L4_UDP && (pl->device & l4_kind(lv, j, INETCSUM_GSO_L4_UDP))) {
-            store_csum(f, pl->zero_seed ? 0 : ics_fold16(seed));
-            continue;
-        }
-        store_csum(f, 0);
-        uint32_t s;
-        if (pl->partial) /* the inner message is the device's to fill: once filled it sums to the
-                          * complement of its pseudo-header sum (local checksum offload) */
-            s = add_at(ics_gso_header_sum(seg + at, l4 - at, seed), (uint16_t)~ics_fold16(ph), l4 - at);
-        else
-            s = add_at(ics_gso_header_sum(seg + at, g->hdr_len - at, seed), psum, g->hdr_len - at);
-        uint16_t c = (uint16_t)~ics_fold16(s);
-        store_csum(f, c == 0 && lv->l4 == INETCSUM_GSO_L4_UDP ? 0xFFFF : c);
-    }
 }
 
 /* Whether g's offsets lie inside its headers (it may come from a caller, not from the walker). */
@@ -323,9 +180,10 @@ static int plausible(const struct inetcsum_gso *g)
         return 0;
     for (unsigned j = 0; j < g->nlevels; j++) {
         const struct inetcsum_gso_level *lv = &g->level[j];
-        const size_t l4_room = j + 1u == g->nlevels ? (g->proto == INETCSUM_GSO_L4_TCP ? 20 : 8)
-                               : lv->l4 == INETCSUM_GSO_L4_NONE ? 0 : 8;
-        if ((lv->ip_version != 4 && lv->ip_version != 6) || (size_t)lv->ip_off + (lv->ip_version == 4 ? 20 : 40) > lv->l4_off ||
+        const size_t l4_room = j + 1u == g->nlevels ? (g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_HLEN : ICS_UDP_HLEN)
+                               : lv->l4 == INETCSUM_GSO_L4_NONE ? 0 : 8; /* a UDP header, or GRE's with its checksum */
+        if ((lv->ip_version != 4 && lv->ip_version != 6) ||
+            (size_t)lv->ip_off + (lv->ip_version == 4 ? ICS_IPV4_HLEN : ICS_IPV6_HLEN) > lv->l4_off ||
             (size_t)lv->l4_off + l4_room > g->hdr_len)
             return 0;
     }
@@ -370,42 +228,38 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
     }
 
     const struct inetcsum_gso_level *in = &g->level[g->nlevels - 1];
-    struct plan pl = {.g = g, .device = offload ? offload->device : 0};
-    pl.zero_seed = offload && (offload->flags & INETCSUM_OFFLOAD_ZERO_SEED);
-    pl.partial = (pl.device & l4_kind(in, g->nlevels - 1u, g->proto)) != 0;
-    pl.csum_field = in->l4_off + (g->proto == INETCSUM_GSO_L4_TCP ? 16 : 6);
-    for (unsigned j = 0; j < g->nlevels; j++) {
-        if (g->level[j].ip_version != 4)
-            continue;
-        pl.ip_id[j] = (uint16_t)ics_get16(hdr + g->level[j].ip_off + 4);
-        if ((g->flags & INETCSUM_GSO_FIXEDID) && !(hdr[g->level[j].ip_off + 6] & 0x40))
+    struct plan pl = {.g = g, .how.device = offload ? offload->device : 0};
+    pl.how.zero_seed = offload && (offload->flags & INETCSUM_OFFLOAD_ZERO_SEED);
+    pl.how.partial = (pl.how.device & ics_gso_l4_kind(in, g->nlevels - 1u, g->proto)) != 0;
+    pl.csum_field = in->l4_off + (g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_CHECK : ICS_UDP_CHECK);
+    for (unsigned j = 0; j < g->nlevels; j++)
+        if (g->level[j].ip_version == 4 && (g->flags & INETCSUM_GSO_FIXEDID) &&
+            !(ics_get16(hdr + g->level[j].ip_off + ICS_IPV4_FRAG_OFF) & ICS_IP_DF))
             return -EINVAL; /* a fixed ID is valid only with DF (Linux's inet_gso_segment refuses it too) */
-    }
-    if (g->proto == INETCSUM_GSO_L4_TCP) {
-        pl.seq = ics_get32(hdr + in->l4_off + 4);
-        pl.tcp_flags = hdr[in->l4_off + 13];
-    }
+    ics_gso_values_of(g, hdr, (size_t)g->hdr_len + g->payload_len, &pl.super);
     plan_fast(&pl, hdr);
 
     for (uint32_t i = 0; i < g->segments; i++) {
         const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
         uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
         memcpy(out, hdr, g->hdr_len);
-        const uint32_t psum = copy_from(&cur, out + g->hdr_len, n, !pl.partial);
-        if (pl.fast && g->nlevels == 1) {
+        const uint32_t psum = copy_from(&cur, out + g->hdr_len, n, !pl.how.partial);
+        if (pl.fast && g->nlevels == 1 && !ics_gso_force_general) {
             fast_segment(&pl, out, i, n, psum, 1);
-        } else if (pl.fast) {
+        } else if (pl.fast && !ics_gso_force_general) {
             fast_segment(&pl, out, i, n, psum, 2);
         } else {
-            rewrite_headers(&pl, out, i, n);
-            fill_checksums(&pl, out, g->hdr_len + n, psum);
+            struct ics_gso_values v;
+            ics_gso_segment_values(g, &pl.super, i, n, &v);
+            ics_gso_write_values(g, out, &v);
+            ics_gso_fill_checksums(g, out, v.len, psum, &pl.how);
         }
         if (vnet_size) {
             struct inetcsum_vnet_hdr vh = {.hdr_len = g->hdr_len};
-            if (pl.partial) {
+            if (pl.how.partial) {
                 vh.flags = INETCSUM_VNET_F_NEEDS_CSUM;
                 vh.csum_start = in->l4_off;
-                vh.csum_offset = g->proto == INETCSUM_GSO_L4_TCP ? 16 : 6;
+                vh.csum_offset = g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_CHECK : ICS_UDP_CHECK;
             }
             inetcsum_vnet_put(seg[i].data, vnet_size, &vh);
         }

@@ -6,17 +6,21 @@
 #include <string.h>
 
 #include "inetcsum_gso.h"
+#include "wire/bytes.h"
 
-static uint16_t get_le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
+/* Field offsets (struct virtio_net_hdr_v1_hash_tunnel). */
+enum {
+    VNET_FLAGS = 0,
+    VNET_GSO_TYPE = 1,
+    VNET_HDR_LEN = 2,
+    VNET_GSO_SIZE = 4,
+    VNET_CSUM_START = 6,
+    VNET_CSUM_OFFSET = 8,
+    VNET_NUM_BUFFERS = 10,
+    VNET_HASH = 12, /* hash_value, hash_report, padding: 8 bytes */
+    VNET_OUTER_TH = 20,
+    VNET_INNER_NH = 22,
+};
 
 static int known_size(size_t size)
 {
@@ -28,15 +32,15 @@ int inetcsum_vnet_get(struct inetcsum_vnet_hdr *h, const void *buf, size_t size)
     if (!known_size(size))
         return -EINVAL;
     const uint8_t *p = buf;
-    h->flags = p[0];
-    h->gso_type = p[1];
-    h->hdr_len = get_le16(p + 2);
-    h->gso_size = get_le16(p + 4);
-    h->csum_start = get_le16(p + 6);
-    h->csum_offset = get_le16(p + 8);
-    h->num_buffers = size > INETCSUM_VNET_HDR_LEN ? get_le16(p + 10) : 0;
-    h->outer_th_offset = size == INETCSUM_VNET_HDR_TNL_LEN ? get_le16(p + 20) : 0;
-    h->inner_nh_offset = size == INETCSUM_VNET_HDR_TNL_LEN ? get_le16(p + 22) : 0;
+    h->flags = p[VNET_FLAGS];
+    h->gso_type = p[VNET_GSO_TYPE];
+    h->hdr_len = (uint16_t)ics_get_le16(p + VNET_HDR_LEN);
+    h->gso_size = (uint16_t)ics_get_le16(p + VNET_GSO_SIZE);
+    h->csum_start = (uint16_t)ics_get_le16(p + VNET_CSUM_START);
+    h->csum_offset = (uint16_t)ics_get_le16(p + VNET_CSUM_OFFSET);
+    h->num_buffers = size > INETCSUM_VNET_HDR_LEN ? (uint16_t)ics_get_le16(p + VNET_NUM_BUFFERS) : 0;
+    h->outer_th_offset = size == INETCSUM_VNET_HDR_TNL_LEN ? (uint16_t)ics_get_le16(p + VNET_OUTER_TH) : 0;
+    h->inner_nh_offset = size == INETCSUM_VNET_HDR_TNL_LEN ? (uint16_t)ics_get_le16(p + VNET_INNER_NH) : 0;
     return 0;
 }
 
@@ -45,18 +49,18 @@ int inetcsum_vnet_put(void *buf, size_t size, const struct inetcsum_vnet_hdr *h)
     if (!known_size(size))
         return -EINVAL;
     uint8_t *p = buf;
-    p[0] = h->flags;
-    p[1] = h->gso_type;
-    put_le16(p + 2, h->hdr_len);
-    put_le16(p + 4, h->gso_size);
-    put_le16(p + 6, h->csum_start);
-    put_le16(p + 8, h->csum_offset);
+    p[VNET_FLAGS] = h->flags;
+    p[VNET_GSO_TYPE] = h->gso_type;
+    ics_put_le16(p + VNET_HDR_LEN, h->hdr_len);
+    ics_put_le16(p + VNET_GSO_SIZE, h->gso_size);
+    ics_put_le16(p + VNET_CSUM_START, h->csum_start);
+    ics_put_le16(p + VNET_CSUM_OFFSET, h->csum_offset);
     if (size > INETCSUM_VNET_HDR_LEN)
-        put_le16(p + 10, h->num_buffers);
+        ics_put_le16(p + VNET_NUM_BUFFERS, h->num_buffers);
     if (size == INETCSUM_VNET_HDR_TNL_LEN) {
-        memset(p + 12, 0, 8); /* hash_value, hash_report, padding */
-        put_le16(p + 20, h->outer_th_offset);
-        put_le16(p + 22, h->inner_nh_offset);
+        memset(p + VNET_HASH, 0, VNET_OUTER_TH - VNET_HASH); /* hash_value, hash_report, padding */
+        ics_put_le16(p + VNET_OUTER_TH, h->outer_th_offset);
+        ics_put_le16(p + VNET_INNER_NH, h->inner_nh_offset);
     }
     return 0;
 }

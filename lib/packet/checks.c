@@ -24,9 +24,9 @@ static size_t field_width(const struct ics_item *it)
 static uint32_t sctp_crc(const struct ics_view *v, const struct ics_item *it)
 {
     static const uint8_t zero[4];
-    uint32_t crc = ics_view_crc(v, it->off, 8, 0);
+    uint32_t crc = ics_view_crc(v, it->off, ICS_SCTP_CHECK, 0);
     crc = inetcsum_crc32c(zero, 4, crc);
-    return ics_view_crc(v, it->off + 12, it->len - 12, crc);
+    return ics_view_crc(v, it->off + ICS_SCTP_HLEN, it->len - ICS_SCTP_HLEN, crc);
 }
 
 /* The bytes an Internet checksum covers from it->off (UDP-Lite: its coverage), 0 if illegal. */
@@ -34,8 +34,8 @@ static size_t coverage(const struct ics_view *v, const struct ics_item *it)
 {
     if (it->layer != INETCSUM_LAYER_UDPLITE)
         return it->len;
-    uint8_t sc[8];
-    const uint8_t *h = ics_view_get(v, it->off, 8, sc);
+    uint8_t sc[ICS_UDP_HLEN];
+    const uint8_t *h = ics_view_get(v, it->off, ICS_UDP_HLEN, sc);
     return h ? ics_udplite_coverage(h, it->len) : 0;
 }
 
@@ -56,7 +56,7 @@ static struct inetcsum_verdict judge(const struct ics_view *v, const struct ics_
         return vd;
     uint16_t mem;
     memcpy(&mem, f, 2);
-    uint32_t stored_crc = it->layer == INETCSUM_LAYER_SCTP ? ics_le32(f) : 0;
+    uint32_t stored_crc = it->layer == INETCSUM_LAYER_SCTP ? ics_get_le32(f) : 0;
     vd.stored = it->layer == INETCSUM_LAYER_SCTP ? __builtin_bswap32(stored_crc) : ics_net16(mem);
     if (it->len < ics_l4_rules[it->layer].min_len)
         return vd; /* the field lies outside the message */
@@ -274,10 +274,10 @@ static inline __attribute__((always_inline)) uint32_t write_fast(uint8_t *f, con
         if (ICS_VERDICT_NEEDED(INETCSUM_OFL_IPV4))
             ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
 #undef ICS_VERDICT_NEEDED
-        unsigned ip_flags = write_fast_item(f + fr->ip + 10, &ip, flags, INETCSUM_OFL_IPV4, 0, o, &software);
+        unsigned ip_flags = write_fast_item(f + fr->ip + ICS_IPV4_CHECK, &ip, flags, INETCSUM_OFL_IPV4, 0, o, &software);
         written += ip_flags == INETCSUM_CHECK_WRITTEN;
         if (report)
-            ics_fast_report(&report->checks[0], INETCSUM_LAYER_IPV4, fr->ip, 20, &ip, ip_flags);
+            ics_fast_report(&report->checks[0], INETCSUM_LAYER_IPV4, fr->ip, ICS_IPV4_HLEN, &ip, ip_flags);
     }
     if (report) {
         report->flags = 0;
@@ -437,7 +437,7 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
             extra = INETCSUM_CHECK_DEVICE;
         } else {
             if (it->layer == INETCSUM_LAYER_SCTP) {
-                vd = ics_sctp_verdict(ics_le32((const uint8_t *)frame + field_at(it)), sctp_crc(&v, it));
+                vd = ics_sctp_verdict(ics_get_le32((const uint8_t *)frame + field_at(it)), sctp_crc(&v, it));
             } else {
                 uint16_t mem;
                 memcpy(&mem, (const uint8_t *)frame + field_at(it), 2);

@@ -1,5 +1,5 @@
 /* The common case, recognised in a dozen loads: a contiguous frame, captured whole, that is
- * Ethernet with at most two VLAN tags (or raw IP, as TUN devices and raw captures give it), then
+ * Ethernet with at most two VLAN tags of any TPID the walker knows (or raw IP, as TUN devices and raw captures give it), then
  * IPv4 without options or fragmentation or IPv6 without extension headers, then TCP, or UDP on a
  * port no tunnel uses.  Most packets a userspace stack or a capture holds look like this, and for
  * them the general walk (parse.c) and its per-item bookkeeping cost several times the checksums
@@ -16,6 +16,9 @@
 #include "../proto/pseudo.h"
 #include "parse.h"
 
+/* The shortest IP packet taken: an IPv4 header and a UDP header. */
+#define ICS_FAST_MIN_IP (ICS_IPV4_HLEN + ICS_UDP_HLEN)
+
 struct ics_fast {
     uint32_t ip;     /* offset of the IP header */
     uint32_t l4;     /* offset of the TCP/UDP header */
@@ -29,64 +32,66 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
                                                                     size_t wirelen, enum inetcsum_link link,
                                                                     struct ics_fast *fr)
 {
-    if ((wirelen != 0 && wirelen != caplen) || caplen < 28 || caplen > UINT32_MAX)
+    if ((wirelen != 0 && wirelen != caplen) || caplen < ICS_FAST_MIN_IP || caplen > UINT32_MAX)
         return 0; /* truncated captures are the general walk's */
     size_t off = 0;
     unsigned version;
     if (link == INETCSUM_LINK_ETHERNET) {
-        if (caplen < 14 + 28)
+        if (caplen < ICS_ETH_HLEN + ICS_FAST_MIN_IP)
             return 0;
-        uint32_t type = ics_be16(f + 12);
-        off = 14;
-        for (int tags = 0; tags < 2 && (type == 0x8100 || type == 0x88A8); tags++) {
-            type = ics_be16(f + off + 2);
-            off += 4;
+        uint32_t type = ics_get16(f + ICS_ETH_TYPE);
+        off = ICS_ETH_HLEN;
+        for (int tags = 0; tags < 2 && ics_eth_p_is_vlan(type); tags++) {
+            type = ics_get16(f + off + ICS_VLAN_TYPE);
+            off += ICS_VLAN_HLEN;
         }
-        if (type == 0x0800)
+        if (type == ICS_ETH_P_IPV4)
             version = 4;
-        else if (type == 0x86DD)
+        else if (type == ICS_ETH_P_IPV6)
             version = 6;
         else
             return 0;
-        if (caplen - off < 28)
+        if (caplen - off < ICS_FAST_MIN_IP)
             return 0;
     } else if (link == INETCSUM_LINK_RAW || link == INETCSUM_LINK_IPV4 || link == INETCSUM_LINK_IPV6) {
-        version = f[0] >> 4;
+        version = ics_ip_version(f);
         if ((link == INETCSUM_LINK_IPV4 && version != 4) || (link == INETCSUM_LINK_IPV6 && version != 6))
             return 0;
     } else {
         return 0;
     }
 
-    /* Here caplen - off >= 28: an IPv4 header and a UDP header's worth. */
+    /* Here caplen - off >= ICS_FAST_MIN_IP: an IPv4 header and a UDP header's worth. */
     const uint8_t *ip = f + off;
     size_t room = caplen - off, payload;
     unsigned proto, hl;
     if (version == 4) {
-        size_t tot = ics_be16(ip + 2);
-        if (ip[0] != 0x45 || (ics_be16(ip + 6) & 0x3FFF) || tot > room || tot < 28)
+        size_t tot = ics_get16(ip + ICS_IPV4_TOT_LEN);
+        if (ip[ICS_IPV4_VER_IHL] != ICS_IPV4_VER_IHL_PLAIN || (ics_get16(ip + ICS_IPV4_FRAG_OFF) & ICS_IP_FRAGMENTED) ||
+            tot > room || tot < ICS_FAST_MIN_IP)
             return 0; /* options, a fragment, or a length the general walk must judge */
-        hl = 20;
-        payload = tot - 20;
-        proto = ip[9];
+        hl = ICS_IPV4_HLEN;
+        payload = tot - ICS_IPV4_HLEN;
+        proto = ip[ICS_IPV4_PROTOCOL];
     } else {
-        if (room < 48 || (ip[0] >> 4) != 6)
+        if (room < ICS_IPV6_HLEN + ICS_UDP_HLEN || ics_ip_version(ip) != 6)
             return 0;
-        payload = ics_be16(ip + 4);
-        if (payload < 8 || payload > room - 40)
+        payload = ics_get16(ip + ICS_IPV6_PAYLOAD_LEN);
+        if (payload < ICS_UDP_HLEN || payload > room - ICS_IPV6_HLEN)
             return 0; /* a jumbogram, nothing, or longer than the frame */
-        hl = 40;
-        proto = ip[6];
+        hl = ICS_IPV6_HLEN;
+        proto = ip[ICS_IPV6_NEXTHDR];
     }
     const uint8_t *l4 = ip + hl;
-    if (proto == 6) {
-        if (payload < 20)
+    if (proto == ICS_IPPROTO_TCP) {
+        if (payload < ICS_TCP_HLEN)
             return 0;
         fr->layer = INETCSUM_LAYER_TCP;
         fr->l4len = (uint32_t)payload;
-    } else if (proto == 17) {
-        size_t ulen = ics_be16(l4 + 4);
-        if (ulen < 8 || ulen > payload || ics_udp_may_tunnel(ics_be16(l4), ics_be16(l4 + 2)))
+    } else if (proto == ICS_IPPROTO_UDP) {
+        size_t ulen = ics_get16(l4 + ICS_UDP_LEN);
+        if (ulen < ICS_UDP_HLEN || ulen > payload ||
+            ics_udp_may_tunnel(ics_get16(l4 + ICS_UDP_SPORT), ics_get16(l4 + ICS_UDP_DPORT)))
             return 0;
         fr->layer = INETCSUM_LAYER_UDP;
         fr->l4len = (uint32_t)ulen;
@@ -104,17 +109,17 @@ static inline __attribute__((always_inline)) struct inetcsum_verdict ics_fast_ip
                                                                                           unsigned flags)
 {
     uint64_t s = (uint64_t)ics_load32(ip) + ics_load32(ip + 4) + ics_load32(ip + 8) + ics_load32(ip + 12) +
-                 ics_load32(ip + 16);
-    return ics_inet_verdict(INETCSUM_LAYER_IPV4, ics_load16(ip + 10), ics_reduce64(s), 0, flags);
+                 ics_load32(ip + 16); /* the 20 bytes of ICS_IPV4_HLEN as five words */
+    return ics_inet_verdict(INETCSUM_LAYER_IPV4, ics_load16(ip + ICS_IPV4_CHECK), ics_reduce64(s), 0, flags);
 }
 
 /* The pseudo-header sum of the TCP/UDP message. */
 static inline __attribute__((always_inline)) uint32_t ics_fast_pseudo(const uint8_t *f, const struct ics_fast *fr)
 {
     const uint8_t *ip = f + fr->ip;
-    uint8_t proto = fr->layer == INETCSUM_LAYER_TCP ? 6 : 17;
-    return fr->v6 ? ics_pseudo_ipv6(ip + 8, ip + 24, proto, fr->l4len, 0)
-                  : ics_pseudo_ipv4(ip + 12, ip + 16, proto, fr->l4len, 0);
+    uint8_t proto = fr->layer == INETCSUM_LAYER_TCP ? ICS_IPPROTO_TCP : ICS_IPPROTO_UDP;
+    return fr->v6 ? ics_pseudo_ipv6(ip + ICS_IPV6_SADDR, ip + ICS_IPV6_DADDR, proto, fr->l4len, 0)
+                  : ics_pseudo_ipv4(ip + ICS_IPV4_SADDR, ip + ICS_IPV4_DADDR, proto, fr->l4len, 0);
 }
 
 /* The TCP/UDP verdict; layer is a constant where it is inlined, which folds its rules away. */

@@ -11,6 +11,7 @@
 
 #include "../proto/l4.h"
 #include "../proto/pseudo.h"
+#include "../wire/wire.h"
 
 /* Headers walked per frame before giving up: 8 IP levels with their links and tunnels fit easily. */
 #define ICS_MAX_STEPS 96
@@ -38,11 +39,6 @@ struct walker {
     int frag_found;  /* 1 described, -1 described but not reassemblable */
     uint8_t scratch[ICS_VIEW_MAX_GET];
 };
-
-static inline uint32_t be32(const uint8_t *p)
-{
-    return (ics_be16(p) << 16) | ics_be16(p + 2);
-}
 
 /* Flags the frame malformed: a header contradicts its carrier.  Inside an ICMP quote that is
  * normal (RFC 792 quotes 8 bytes of the upper layer) and not flagged. */
@@ -113,40 +109,40 @@ static enum state by_type(struct walker *w, size_t *off, size_t end)
     const uint8_t *p;
     for (;;) {
         switch (w->type) {
-        case 0x0800:
+        case ICS_ETH_P_IPV4:
             return S_IPV4;
-        case 0x86DD:
+        case ICS_ETH_P_IPV6:
             return S_IPV6;
-        case 0x8100: /* 802.1Q */
-        case 0x88A8: /* 802.1ad */
-        case 0x9100:
-        case 0x9200: /* pre-standard QinQ */
-            if (!(p = need(w, *off, 4, end)))
+        case ICS_ETH_P_8021Q:
+        case ICS_ETH_P_8021AD:
+        case ICS_ETH_P_QINQ1:
+        case ICS_ETH_P_QINQ2: /* ics_eth_p_is_vlan */
+            if (!(p = need(w, *off, ICS_VLAN_HLEN, end)))
                 return S_STOP;
-            w->type = (uint16_t)ics_be16(p + 2);
-            *off += 4;
+            w->type = (uint16_t)ics_get16(p + ICS_VLAN_TYPE);
+            *off += ICS_VLAN_HLEN;
             if (++w->steps > ICS_MAX_STEPS) {
                 w->out->flags |= INETCSUM_FRAME_TOO_DEEP;
                 return S_STOP;
             }
             continue;
-        case 0x8926: /* VN-Tag: 4 bytes of tag, then the ethertype */
-            if (!(p = need(w, *off, 6, end)))
+        case ICS_ETH_P_VNTAG:
+            if (!(p = need(w, *off, ICS_VNTAG_HLEN, end)))
                 return S_STOP;
-            w->type = (uint16_t)ics_be16(p + 4);
-            *off += 6;
+            w->type = (uint16_t)ics_get16(p + ICS_VNTAG_TYPE);
+            *off += ICS_VNTAG_HLEN;
             continue;
-        case 0x8847:
-        case 0x8848:
+        case ICS_ETH_P_MPLS_UC:
+        case ICS_ETH_P_MPLS_MC:
             return S_MPLS;
-        case 0x6558: /* transparent Ethernet bridging (NVGRE, GENEVE, GRE) */
+        case ICS_ETH_P_TEB:
             return S_ETHER;
-        case 0x8864: /* PPPoE session: 6-byte header, then the PPP protocol */
-            if (!have(w, *off, 6, end))
+        case ICS_ETH_P_PPP_SES:
+            if (!have(w, *off, ICS_PPPOE_HLEN, end))
                 return S_STOP;
-            *off += 6;
+            *off += ICS_PPPOE_HLEN;
             return S_PPP;
-        case 0x880B: /* PPP (PPTP's GRE) */
+        case ICS_ETH_P_PPP:
             return S_PPP;
         default:
             return S_STOP;
@@ -156,16 +152,17 @@ static enum state by_type(struct walker *w, size_t *off, size_t end)
 
 static enum state ether(struct walker *w, size_t *off, size_t end)
 {
-    const uint8_t *p = need(w, *off, 14, end);
+    const uint8_t *p = need(w, *off, ICS_ETH_HLEN, end);
     if (!p)
         return S_STOP;
-    w->type = (uint16_t)ics_be16(p + 12);
-    *off += 14;
-    if (w->type <= 1500) { /* an 802.3 length: only LLC/SNAP carries an ethertype */
-        if (!(p = need(w, *off, 8, end)) || p[0] != 0xAA || p[1] != 0xAA || p[2] != 0x03)
+    w->type = (uint16_t)ics_get16(p + ICS_ETH_TYPE);
+    *off += ICS_ETH_HLEN;
+    if (w->type <= ICS_ETH_MAX_8023_LEN) { /* an 802.3 length: only LLC/SNAP carries an ethertype */
+        if (!(p = need(w, *off, ICS_SNAP_HLEN, end)) || p[0] != ICS_SNAP_SAP || p[1] != ICS_SNAP_SAP ||
+            p[2] != ICS_SNAP_UI)
             return S_STOP;
-        w->type = (uint16_t)ics_be16(p + 6);
-        *off += 8;
+        w->type = (uint16_t)ics_get16(p + ICS_SNAP_TYPE);
+        *off += ICS_SNAP_HLEN;
     }
     return S_TYPE;
 }
@@ -176,19 +173,19 @@ static enum state ppp(struct walker *w, size_t *off, size_t end)
     const uint8_t *p = need(w, *off, 2, end);
     if (!p)
         return S_STOP;
-    if (p[0] == 0xFF && p[1] == 0x03) {
+    if (p[0] == ICS_PPP_ADDRESS && p[1] == ICS_PPP_CONTROL) {
         *off += 2;
         if (!(p = need(w, *off, 2, end)))
             return S_STOP;
     }
     uint32_t proto = p[0];
     if (!(proto & 1)) {
-        proto = ics_be16(p);
+        proto = ics_get16(p);
         *off += 2;
     } else {
         *off += 1;
     }
-    return proto == 0x21 ? S_IPV4 : proto == 0x57 ? S_IPV6 : S_STOP;
+    return proto == ICS_PPP_IPV4 ? S_IPV4 : proto == ICS_PPP_IPV6 ? S_IPV6 : S_STOP;
 }
 
 /* MPLS labels to the bottom of the stack, then IP by its version nibble, or a pseudowire control
@@ -197,19 +194,19 @@ static enum state mpls(struct walker *w, size_t *off, size_t end)
 {
     const uint8_t *p;
     do {
-        if (!(p = need(w, *off, 4, end)))
+        if (!(p = need(w, *off, ICS_MPLS_HLEN, end)))
             return S_STOP;
-        *off += 4;
-    } while (!(p[2] & 1));
+        *off += ICS_MPLS_HLEN;
+    } while (!(p[ICS_MPLS_BOS_BYTE] & ICS_MPLS_BOS));
     if (!(p = need(w, *off, 1, end)))
         return S_STOP;
-    switch (p[0] >> 4) {
+    switch (ics_ip_version(p)) {
     case 4:
         return S_IPV4;
     case 6:
         return S_IPV6;
     case 0:
-        *off += 4;
+        *off += ICS_MPLS_CW_HLEN;
         return S_ETHER;
     default:
         return S_STOP;
@@ -220,18 +217,18 @@ static enum state mpls(struct walker *w, size_t *off, size_t end)
  * an ethertype. */
 static enum state cisco_hdlc(struct walker *w, size_t *off, size_t end)
 {
-    const uint8_t *p = need(w, *off, 4, end);
+    const uint8_t *p = need(w, *off, ICS_CHDLC_HLEN, end);
     if (!p)
         return S_STOP;
-    w->type = (uint16_t)ics_be16(p + 2);
-    *off += 4;
+    w->type = (uint16_t)ics_get16(p + ICS_CHDLC_TYPE);
+    *off += ICS_CHDLC_HLEN;
     return S_TYPE;
 }
 
 /* The value of an NFLOG TLV, with its length and type in the byte order `le` names. */
 static uint16_t nflog16(const uint8_t *p, int le)
 {
-    return le ? (uint16_t)(p[0] | p[1] << 8) : (uint16_t)ics_be16(p);
+    return (uint16_t)(le ? ics_get_le16(p) : ics_get16(p));
 }
 
 /* Linux NFLOG (LINKTYPE_NFLOG): family, version, resource id, then TLVs of a 16-bit length (which
@@ -240,26 +237,26 @@ static uint16_t nflog16(const uint8_t *p, int le)
  * the value of type 9 (NFULA_PAYLOAD); the captured frame ends where that value ends. */
 static enum state nflog(struct walker *w, size_t *off, size_t end)
 {
-    const uint8_t *p = need(w, 0, 4, end);
+    const uint8_t *p = need(w, 0, ICS_NFLOG_HLEN, end);
     if (!p)
         return S_STOP;
-    const uint8_t family = p[0];
+    const uint8_t family = p[ICS_NFLOG_FAMILY];
     const size_t frame_end = end < w->cap ? end : w->cap;
     /* The byte order whose TLVs chain up to the frame's end; failing both (a cut frame), the
      * first that reaches a payload. */
     size_t found[2] = {0, 0}, found_len[2] = {0, 0};
     for (int le = 1; le >= 0; le--) {
-        size_t at = 4;
-        while (at + 4 <= frame_end) {
-            const uint8_t *t = need(w, at, 4, end);
+        size_t at = ICS_NFLOG_HLEN;
+        while (at + ICS_NFLOG_TLV_HLEN <= frame_end) {
+            const uint8_t *t = need(w, at, ICS_NFLOG_TLV_HLEN, end);
             if (!t)
                 return S_STOP;
-            const size_t len = nflog16(t, le), type = nflog16(t + 2, le) & 0x7FFF;
-            if (len < 4 || at + len > frame_end)
+            const size_t len = nflog16(t, le), type = nflog16(t + 2, le) & 0x7FFF; /* less NLA_F_NESTED */
+            if (len < ICS_NFLOG_TLV_HLEN || at + len > frame_end)
                 break;
-            if (type == 9 && !found[le]) {
-                found[le] = at + 4;
-                found_len[le] = len - 4;
+            if (type == ICS_NFULA_PAYLOAD && !found[le]) {
+                found[le] = at + ICS_NFLOG_TLV_HLEN;
+                found_len[le] = len - ICS_NFLOG_TLV_HLEN;
             }
             at += (len + 3) & ~(size_t)3;
         }
@@ -273,7 +270,7 @@ static enum state nflog(struct walker *w, size_t *off, size_t end)
         return S_STOP;
     *off = found[le];
     w->cap = found[le] + found_len[le]; /* the packet's bytes: padding and later TLVs are not */
-    return family == 2 ? S_IPV4 : family == 10 ? S_IPV6 : S_IP;
+    return family == ICS_AF_INET ? S_IPV4 : family == ICS_AF_INET6_LINUX ? S_IPV6 : S_IP;
 }
 
 static enum state link_layer(struct walker *w, enum inetcsum_link link, size_t *off, size_t end)
@@ -295,36 +292,34 @@ static enum state link_layer(struct walker *w, enum inetcsum_link link, size_t *
     case INETCSUM_LINK_PPP_HDLC: /* libpcap writes Cisco HDLC frames under this type too */
         if (!(p = need(w, 0, 1, end)))
             return S_STOP;
-        return p[0] == 0x0F || p[0] == 0x8F ? cisco_hdlc(w, off, end) : S_PPP;
+        return p[0] == ICS_CHDLC_UNICAST || p[0] == ICS_CHDLC_BROADCAST ? cisco_hdlc(w, off, end) : S_PPP;
     case INETCSUM_LINK_C_HDLC:
         return cisco_hdlc(w, off, end);
     case INETCSUM_LINK_NFLOG:
         return nflog(w, off, end);
     case INETCSUM_LINK_LINUX_SLL:
-        if (!(p = need(w, 0, 16, end)))
+        if (!(p = need(w, 0, ICS_SLL_HLEN, end)))
             return S_STOP;
-        w->type = (uint16_t)ics_be16(p + 14);
-        *off = 16;
+        w->type = (uint16_t)ics_get16(p + ICS_SLL_TYPE);
+        *off = ICS_SLL_HLEN;
         return S_TYPE;
     case INETCSUM_LINK_LINUX_SLL2:
-        if (!(p = need(w, 0, 20, end)))
+        if (!(p = need(w, 0, ICS_SLL2_HLEN, end)))
             return S_STOP;
-        w->type = (uint16_t)ics_be16(p);
-        *off = 20;
+        w->type = (uint16_t)ics_get16(p + ICS_SLL2_TYPE);
+        *off = ICS_SLL2_HLEN;
         return S_TYPE;
     case INETCSUM_LINK_NULL:
     case INETCSUM_LINK_LOOP: {
-        if (!(p = need(w, 0, 4, end)))
+        if (!(p = need(w, 0, ICS_NULL_HLEN, end)))
             return S_STOP;
-        /* The family in either byte order (NULL uses the capturing host's): AF_INET is 2
-         * everywhere, AF_INET6 is 24, 28 or 30 depending on the BSD (10 on Linux). */
-        uint32_t be = be32(p), le = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                                   (uint32_t)p[3] << 24;
+        /* The family in either byte order (NULL uses the capturing host's). */
+        uint32_t be = ics_get32(p), le = ics_get_le32(p);
         uint32_t fam = link == INETCSUM_LINK_LOOP ? be : (be < 256 ? be : le);
-        *off = 4;
-        if (fam == 2)
+        *off = ICS_NULL_HLEN;
+        if (fam == ICS_AF_INET)
             return S_IPV4;
-        if (fam == 24 || fam == 28 || fam == 30 || fam == 10)
+        if (ics_af_is_inet6(fam))
             return S_IPV6;
         return S_STOP;
     }
@@ -342,17 +337,18 @@ static enum state teredo(struct walker *w, size_t *off, size_t end)
     for (int i = 0; i < 2; i++) {
         if (!(p = need(w, *off, 2, end)))
             return S_STOP;
-        if (p[0] == 0 && p[1] == 1) { /* authentication: id and value lengths, nonce, confirmation */
-            if (!(p = need(w, *off, 4, end)))
+        if (ics_get16(p) == ICS_TEREDO_AUTH) { /* id and value lengths, nonce, confirmation */
+            if (!(p = need(w, *off, ICS_TEREDO_AUTH_HLEN, end)))
                 return S_STOP;
-            *off += 4 + (size_t)p[2] + p[3] + 9;
-        } else if (p[0] == 0 && p[1] == 0) { /* origin indication */
-            *off += 8;
+            *off += ICS_TEREDO_AUTH_HLEN + (size_t)p[ICS_TEREDO_AUTH_ID_LEN] + p[ICS_TEREDO_AUTH_AU_LEN] +
+                    ICS_TEREDO_AUTH_TRAILER;
+        } else if (ics_get16(p) == ICS_TEREDO_ORIGIN) {
+            *off += ICS_TEREDO_ORIGIN_HLEN;
         } else {
             break;
         }
     }
-    if (!(p = need(w, *off, 1, end)) || (p[0] >> 4) != 6)
+    if (!(p = need(w, *off, 1, end)) || ics_ip_version(p) != 6)
         return S_STOP;
     return S_IPV6;
 }
@@ -360,15 +356,16 @@ static enum state teredo(struct walker *w, size_t *off, size_t end)
 /* GTP-U (3GPP TS 29.281): G-PDU messages carry IP after the header and its extensions. */
 static enum state gtpu(struct walker *w, size_t *off, size_t end)
 {
-    const uint8_t *p = need(w, *off, 8, end);
-    if (!p || (p[0] >> 5) != 1 || !(p[0] & 0x10) || p[1] != 0xFF)
+    const uint8_t *p = need(w, *off, ICS_GTPU_HLEN, end);
+    if (!p || (p[ICS_GTPU_FLAGS] >> 5) != ICS_GTPU_VERSION1 || !(p[ICS_GTPU_FLAGS] & ICS_GTPU_PT) ||
+        p[ICS_GTPU_TYPE] != ICS_GTPU_GPDU)
         return S_STOP;
-    size_t at = *off + 8;
-    if (p[0] & 0x07) { /* sequence number, N-PDU number and next extension type */
-        if (!(p = need(w, at, 4, end)))
+    size_t at = *off + ICS_GTPU_HLEN;
+    if (p[ICS_GTPU_FLAGS] & ICS_GTPU_E_S_PN) { /* sequence number, N-PDU number and next extension type */
+        if (!(p = need(w, at, ICS_GTPU_OPT_LEN, end)))
             return S_STOP;
-        uint8_t next = p[3];
-        at += 4;
+        uint8_t next = p[ICS_GTPU_NEXT_EXT];
+        at += ICS_GTPU_OPT_LEN;
         while (next) { /* each extension: length in 4-byte units, contents, next type */
             if (!(p = need(w, at, 1, end)) || p[0] == 0)
                 return S_STOP;
@@ -382,38 +379,36 @@ static enum state gtpu(struct walker *w, size_t *off, size_t end)
     if (!(p = need(w, at, 1, end)))
         return S_STOP;
     *off = at;
-    return (p[0] >> 4) == 4 ? S_IPV4 : (p[0] >> 4) == 6 ? S_IPV6 : S_STOP;
+    return ics_ip_version(p) == 4 ? S_IPV4 : ics_ip_version(p) == 6 ? S_IPV6 : S_STOP;
 }
 
 /* GRE (RFC 2784/2890, PPTP's version 1 of RFC 2637): optional fields, then the protocol. */
 static enum state gre(struct walker *w, const struct ipctx *ip, size_t *off, size_t end)
 {
-    const uint8_t *p = need(w, *off, 4, end);
+    const uint8_t *p = need(w, *off, ICS_GRE_HLEN, end);
     if (!p)
         return S_STOP;
-    unsigned flags = p[0], version = p[1] & 7;
-    if (version > 1)
+    const uint32_t flags = ics_get16(p + ICS_GRE_FLAGS);
+    if ((flags & ICS_GRE_VERSION_MASK) > 1)
         return S_STOP;
-    if (flags & 0x80)
+    if (flags & ICS_GRE_C)
         add(w, INETCSUM_LAYER_GRE, ip, *off, end - *off, 0, ip->frag);
     if (ip->frag || w->quoted)
         return S_STOP;
-    w->type = (uint16_t)ics_be16(p + 2);
-    size_t hl = 4 + ((flags & 0xC0) ? 4 : 0) + ((flags & 0x20) ? 4 : 0) + ((flags & 0x10) ? 4 : 0);
-    if (version == 1 && (p[1] & 0x80))
-        hl += 4; /* acknowledgment number */
+    w->type = (uint16_t)ics_get16(p + ICS_GRE_PROTO);
+    const size_t hl = ics_gre_hlen(flags);
     if (!have(w, *off, hl, end))
         return S_STOP;
     *off += hl;
-    if (w->type == 0x88BE) { /* ERSPAN: type I has no header (and no sequence number), type II 8 bytes */
-        if (flags & 0x10)
-            *off += 8;
+    if (w->type == ICS_ETH_P_ERSPAN) { /* type I has no header (and no sequence number) */
+        if (flags & ICS_GRE_S)
+            *off += ICS_ERSPAN2_HLEN;
         return S_ETHER;
     }
-    if (w->type == 0x22EB) { /* ERSPAN type III: 12 bytes, 8 more with the platform sub-header */
-        if (!(p = need(w, *off, 12, end)))
+    if (w->type == ICS_ETH_P_ERSPAN3) {
+        if (!(p = need(w, *off, ICS_ERSPAN3_HLEN, end)))
             return S_STOP;
-        *off += 12 + ((p[11] & 1) ? 8 : 0);
+        *off += ICS_ERSPAN3_HLEN + ((p[ICS_ERSPAN3_O_BYTE] & ICS_ERSPAN3_O) ? ICS_ERSPAN3_PLATFORM_LEN : 0);
         return S_ETHER;
     }
     return S_TYPE;
@@ -424,15 +419,15 @@ static enum state udp_tunnel(struct walker *w, unsigned sport, unsigned dport, s
     const uint8_t *p;
     if (!ics_udp_may_tunnel(sport, dport))
         return S_STOP;
-    if (dport == ICS_PORT_VXLAN) { /* VXLAN: 8-byte header, then Ethernet */
-        *off += 8;
+    if (dport == ICS_PORT_VXLAN) { /* VXLAN: its header, then Ethernet */
+        *off += ICS_VXLAN_HLEN;
         return S_ETHER;
     }
-    if (dport == ICS_PORT_GENEVE) { /* GENEVE: 8 bytes plus options, then the protocol type */
-        if (!(p = need(w, *off, 8, end)) || (p[0] >> 6) != 0)
+    if (dport == ICS_PORT_GENEVE) { /* GENEVE: its header and options, then the protocol type */
+        if (!(p = need(w, *off, ICS_GENEVE_HLEN, end)) || ics_geneve_version(p) != 0)
             return S_STOP;
-        w->type = (uint16_t)ics_be16(p + 2);
-        *off += 8 + (size_t)(p[0] & 0x3F) * 4;
+        w->type = (uint16_t)ics_get16(p + ICS_GENEVE_PROTO);
+        *off += ics_geneve_hlen(p);
         return S_TYPE;
     }
     if (dport == ICS_PORT_TEREDO || sport == ICS_PORT_TEREDO)
@@ -442,22 +437,18 @@ static enum state udp_tunnel(struct walker *w, unsigned sport, unsigned dport, s
     return S_STOP;
 }
 
-static int icmp_error(uint8_t type)
-{
-    return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
-}
-
-/* An ICMPv6 redirect (RFC 4861 4.5): options after 40 bytes; the Redirected Header option (type 4)
- * holds the start of the redirected packet after 8 bytes. */
+/* An ICMPv6 redirect (RFC 4861 4.5): options after its fixed part; the Redirected Header option
+ * holds the start of the redirected packet. */
 static enum state redirected(struct walker *w, size_t *off, size_t end)
 {
     const uint8_t *p;
-    for (size_t at = *off + 40; at + 2 <= end && (p = need(w, at, 2, end)) && p[1] != 0; at += (size_t)p[1] * 8) {
-        if (p[0] == 4) {
+    for (size_t at = *off + ICS_ICMPV6_REDIRECT_OPTS; at + 2 <= end && (p = need(w, at, 2, end)) && p[ICS_ND_OPT_LEN] != 0;
+         at += (size_t)p[ICS_ND_OPT_LEN] * 8) {
+        if (p[ICS_ND_OPT_TYPE] == ICS_ND_OPT_REDIRECTED) {
             w->quoted = 1;
             if (end < w->cap)
                 w->cap = end;
-            *off = at + 8;
+            *off = at + ICS_ND_OPT_REDIRECTED_DATA;
             return S_IPV6;
         }
     }
@@ -470,81 +461,83 @@ static enum state transport(struct walker *w, const struct ipctx *ip, uint8_t pr
     size_t len = *end - *off;
     const uint8_t *p;
     switch (proto) {
-    case 6:
-        add(w, INETCSUM_LAYER_TCP, ip, *off, len, pseudo(ip, 6, len), 0);
+    case ICS_IPPROTO_TCP:
+        add(w, INETCSUM_LAYER_TCP, ip, *off, len, pseudo(ip, ICS_IPPROTO_TCP, len), 0);
         return S_STOP;
-    case 136:
-        add(w, INETCSUM_LAYER_UDPLITE, ip, *off, len, pseudo(ip, 136, len), 0);
+    case ICS_IPPROTO_UDPLITE:
+        add(w, INETCSUM_LAYER_UDPLITE, ip, *off, len, pseudo(ip, ICS_IPPROTO_UDPLITE, len), 0);
         return S_STOP;
-    case 132:
+    case ICS_IPPROTO_SCTP:
         add(w, INETCSUM_LAYER_SCTP, ip, *off, len, 0, 0);
         return S_STOP;
-    case 2:
+    case ICS_IPPROTO_IGMP:
         add(w, INETCSUM_LAYER_IGMP, ip, *off, len, 0, 0);
         return S_STOP;
-    case 17: {
-        if (!(p = need(w, *off, 8, *end))) {
-            add(w, INETCSUM_LAYER_UDP, ip, *off, len, pseudo(ip, 17, len), 0);
+    case ICS_IPPROTO_UDP: {
+        if (!(p = need(w, *off, ICS_UDP_HLEN, *end))) {
+            add(w, INETCSUM_LAYER_UDP, ip, *off, len, pseudo(ip, ICS_IPPROTO_UDP, len), 0);
             return S_STOP;
         }
-        size_t ulen = ics_be16(p + 4);
-        unsigned sport = ics_be16(p), dport = ics_be16(p + 2);
+        size_t ulen = ics_get16(p + ICS_UDP_LEN);
+        unsigned sport = ics_get16(p + ICS_UDP_SPORT), dport = ics_get16(p + ICS_UDP_DPORT);
         if (ulen == 0 && ip->v6 && len > 65535)
             ulen = len; /* RFC 2675: a jumbogram's UDP length is 0 */
         unsigned bad = 0;
-        if (ulen < 8 || ulen > len) {
+        if (ulen < ICS_UDP_HLEN || ulen > len) {
             bad = INETCSUM_CHECK_MALFORMED;
             malformed(w);
             ulen = len;
         }
-        add(w, INETCSUM_LAYER_UDP, ip, *off, ulen, pseudo(ip, 17, ulen), bad);
+        add(w, INETCSUM_LAYER_UDP, ip, *off, ulen, pseudo(ip, ICS_IPPROTO_UDP, ulen), bad);
         if (bad || ip->frag || w->quoted)
             return S_STOP;
         *end = *off + ulen;
-        *off += 8;
+        *off += ICS_UDP_HLEN;
         if (dport == ICS_PORT_GRE_IN_UDP) /* GRE-in-UDP (RFC 8086): a GRE header follows */
             return gre(w, ip, off, *end);
         return udp_tunnel(w, sport, dport, off, *end);
     }
-    case 1:
-    case 58: {
-        add(w, proto == 1 ? INETCSUM_LAYER_ICMP : INETCSUM_LAYER_ICMPV6, ip, *off, len,
-            proto == 58 ? pseudo(ip, 58, len) : 0, 0);
-        if (ip->frag || w->quoted || !(p = need(w, *off, 8, *end)))
+    case ICS_IPPROTO_ICMP:
+    case ICS_IPPROTO_ICMPV6: {
+        const int v6 = proto == ICS_IPPROTO_ICMPV6;
+        add(w, v6 ? INETCSUM_LAYER_ICMPV6 : INETCSUM_LAYER_ICMP, ip, *off, len,
+            v6 ? pseudo(ip, ICS_IPPROTO_ICMPV6, len) : 0, 0);
+        if (ip->frag || w->quoted || !(p = need(w, *off, ICS_ICMP_HLEN, *end)))
             return S_STOP;
-        /* An error quotes the packet that caused it after 8 bytes, an ICMPv6 redirect in its
+        /* An error quotes the packet that caused it after its header, an ICMPv6 redirect in its
          * Redirected Header option: verified, never written. */
-        if (proto == 58 && p[0] == 137)
+        const uint8_t type = p[ICS_ICMP_TYPE];
+        if (v6 && type == ICS_ICMPV6_REDIRECT)
             return redirected(w, off, *end);
-        if (proto == 1 ? !icmp_error(p[0]) : p[0] > 4 || p[0] == 0)
+        if (v6 ? !ics_icmpv6_is_error(type) : !ics_icmp_is_error(type))
             return S_STOP;
         w->quoted = 1;
         if (*end < w->cap)
             w->cap = *end;
-        *off += 8;
-        return proto == 1 ? S_IPV4 : S_IPV6;
+        *off += ICS_ICMP_HLEN;
+        return v6 ? S_IPV6 : S_IPV4;
     }
-    case 135: { /* Mobility Header (RFC 6275 6.1): IPv6 only, its length is its own */
+    case ICS_IPPROTO_MH: { /* IPv6 only, its length is its own */
         if (!ip->v6)
             return S_STOP;
         size_t mlen = len;
         unsigned bad = 0;
         if ((p = need(w, *off, 2, *end))) {
-            mlen = ((size_t)p[1] + 1) * 8;
+            mlen = ics_mh_len(p);
             if (mlen > len) {
                 bad = INETCSUM_CHECK_MALFORMED;
                 malformed(w);
                 mlen = len;
             }
         }
-        add(w, INETCSUM_LAYER_MH, ip, *off, mlen, pseudo(ip, 135, mlen), bad);
+        add(w, INETCSUM_LAYER_MH, ip, *off, mlen, pseudo(ip, ICS_IPPROTO_MH, mlen), bad);
         return S_STOP;
     }
-    case 47:
+    case ICS_IPPROTO_GRE:
         return gre(w, ip, off, *end);
-    case 4:
+    case ICS_IPPROTO_IPIP:
         return (ip->frag || w->quoted) ? S_STOP : S_IPV4;
-    case 41:
+    case ICS_IPPROTO_IPV6:
         return (ip->frag || w->quoted) ? S_STOP : S_IPV6;
     default:
         return S_STOP;
@@ -567,11 +560,11 @@ static int next_depth(struct walker *w, struct ipctx *ip)
 static enum state ipv4(struct walker *w, size_t *off, size_t *end)
 {
     struct ipctx ip = {0};
-    const uint8_t *p = need(w, *off, 20, *end);
+    const uint8_t *p = need(w, *off, ICS_IPV4_HLEN, *end);
     if (!p)
         return S_STOP;
-    size_t hl = (size_t)(p[0] & 15) * 4, tot = ics_be16(p + 2);
-    if ((p[0] >> 4) != 4 || hl < 20) {
+    size_t hl = ics_ipv4_hlen(p), tot = ics_get16(p + ICS_IPV4_TOT_LEN);
+    if (ics_ip_version(p) != 4 || hl < ICS_IPV4_HLEN) {
         malformed(w);
         return S_STOP;
     }
@@ -589,28 +582,30 @@ static enum state ipv4(struct walker *w, size_t *off, size_t *end)
         ip.frag |= INETCSUM_CHECK_MALFORMED;
         tot = *end - *off;
     }
-    memcpy(ip.src, p + 12, 4);
-    memcpy(ip.dst, p + 16, 4);
-    uint8_t proto = p[9];
-    unsigned frag = ics_be16(p + 6);
+    memcpy(ip.src, p + ICS_IPV4_SADDR, ICS_IPV4_ADDR_LEN);
+    memcpy(ip.dst, p + ICS_IPV4_DADDR, ICS_IPV4_ADDR_LEN);
+    uint8_t proto = p[ICS_IPV4_PROTOCOL];
+    unsigned frag = ics_get16(p + ICS_IPV4_FRAG_OFF);
     /* Options: the last address of a source route is the final destination while the route is not
      * yet complete (pointer within the option, RFC 791). */
-    for (size_t i = 20; i < hl;) {
+    for (size_t i = ICS_IPV4_HLEN; i < hl;) {
         uint8_t t = p[i];
-        if (t == 0)
+        if (t == ICS_IPOPT_END)
             break;
-        if (t == 1) {
+        if (t == ICS_IPOPT_NOOP) {
             i++;
             continue;
         }
         if (i + 1 >= hl || p[i + 1] < 2 || i + p[i + 1] > hl)
             break;
         uint8_t olen = p[i + 1];
-        if ((t == 131 || t == 137) && olen >= 7 && i + 2 < hl && p[i + 2] <= olen)
-            memcpy(ip.dst, p + i + 3 + ((olen - 3) / 4 - 1) * 4, 4);
+        if ((t == ICS_IPOPT_LSRR || t == ICS_IPOPT_SSRR) && olen >= ICS_IPOPT_ROUTE_MIN_LEN && i + 2 < hl &&
+            p[i + 2] <= olen)
+            memcpy(ip.dst, p + i + ICS_IPOPT_ROUTE_DATA + ((olen - ICS_IPOPT_ROUTE_DATA) / 4 - 1) * 4,
+                   ICS_IPV4_ADDR_LEN);
         i += olen;
     }
-    if (frag & 0x3FFF) {
+    if (frag & ICS_IP_FRAGMENTED) {
         w->out->flags |= INETCSUM_FRAME_FRAGMENT;
         if (w->frag && !w->quoted && !w->frag_found) {
             struct inetcsum_fragment *f = w->frag;
@@ -618,18 +613,18 @@ static enum state ipv4(struct walker *w, size_t *off, size_t *end)
             f->version = 4;
             f->depth = ip.depth;
             f->proto = proto;
-            f->more = (frag >> 13) & 1;
-            f->id = ics_be16(p + 4);
-            f->offset = (frag & 0x1FFF) * 8;
+            f->more = (frag & ICS_IP_MF) != 0;
+            f->id = ics_get16(p + ICS_IPV4_ID);
+            f->offset = (frag & ICS_IP_OFFSET) * 8;
             f->ip_offset = (uint32_t)*off;
             f->header_len = (uint32_t)hl;
             f->data_offset = (uint32_t)(*off + hl);
             f->data_len = (uint32_t)(tot - hl);
-            memcpy(f->src, p + 12, 4); /* the header's own: not a source route's final destination */
-            memcpy(f->dst, p + 16, 4);
+            memcpy(f->src, p + ICS_IPV4_SADDR, ICS_IPV4_ADDR_LEN); /* not a source route's final destination */
+            memcpy(f->dst, p + ICS_IPV4_DADDR, ICS_IPV4_ADDR_LEN);
             w->frag_found = (ip.frag & INETCSUM_CHECK_MALFORMED) || *off + tot > w->cap ? -1 : 1;
         }
-        if (frag & 0x1FFF)
+        if (frag & ICS_IP_OFFSET)
             return S_STOP; /* a non-first fragment: no upper-layer header here */
         ip.frag = INETCSUM_CHECK_FRAGMENT;
     }
@@ -643,20 +638,22 @@ static enum state ipv4(struct walker *w, size_t *off, size_t *end)
 static int ipv6_options(struct walker *w, struct ipctx *ip, size_t at, size_t len, size_t end, uint32_t *jumbo)
 {
     const uint8_t *p;
-    for (size_t i = 2; i < len;) {
+    for (size_t i = ICS_IPV6_OPTS_FIRST; i < len;) {
         if (!(p = need(w, at + i, 1, end)))
             return 0;
-        if (p[0] == 0) { /* Pad1 */
+        if (p[0] == ICS_IPV6_TLV_PAD1) {
             i++;
             continue;
         }
         if (!(p = need(w, at + i, 2, end)))
             return 0;
         uint8_t t = p[0], olen = p[1];
-        if (t == 0xC2 && olen == 4 && jumbo && (p = need(w, at + i + 2, 4, end)))
-            *jumbo = be32(p);
-        else if (t == 201 && i + 18 <= len && (p = need(w, at + i + 2, 16, end)))
-            memcpy(ip->src, p, 16); /* taken even with a wrong length, as Wireshark and Zeek do */
+        if (t == ICS_IPV6_TLV_JUMBO && olen == ICS_IPV6_TLV_JUMBO_LEN && jumbo &&
+            (p = need(w, at + i + 2, ICS_IPV6_TLV_JUMBO_LEN, end)))
+            *jumbo = ics_get32(p);
+        else if (t == ICS_IPV6_TLV_HAO && i + 2 + ICS_IPV6_TLV_HAO_LEN <= len &&
+                 (p = need(w, at + i + 2, ICS_IPV6_TLV_HAO_LEN, end)))
+            memcpy(ip->src, p, ICS_IPV6_ADDR_LEN); /* taken even with a wrong length, as Wireshark and Zeek do */
         i += 2 + (size_t)olen; /* one running past the header ends the loop */
     }
     return 1;
@@ -668,25 +665,25 @@ static void describe_ipv6_fragment(struct walker *w, const struct ipctx *ip, siz
                                    size_t pend, const uint8_t *p)
 {
     struct inetcsum_fragment *f = w->frag;
-    uint8_t fh[8];
-    memcpy(fh, p, 8); /* p may lie in the scratch buffer the next read reuses */
+    uint8_t fh[ICS_FRAG6_HLEN];
+    memcpy(fh, p, ICS_FRAG6_HLEN); /* p may lie in the scratch buffer the next read reuses */
     p = fh;
-    const uint8_t *h = need(w, ip_off, 40, pend); /* read before, so never flags the frame */
+    const uint8_t *h = need(w, ip_off, ICS_IPV6_HLEN, pend); /* read before, so never flags the frame */
     memset(f, 0, sizeof *f);
     f->version = 6;
     f->depth = ip->depth;
-    f->proto = p[0];
-    f->more = p[3] & 1;
-    f->id = be32(p + 4);
-    f->offset = ics_be16(p + 2) & 0xFFF8;
+    f->proto = p[ICS_IPV6_OPT_NEXTHDR];
+    f->more = (ics_get16(p + ICS_FRAG6_OFF) & ICS_FRAG6_MF) != 0;
+    f->id = ics_get32(p + ICS_FRAG6_ID);
+    f->offset = ics_get16(p + ICS_FRAG6_OFF) & ICS_FRAG6_OFFSET;
     f->ip_offset = (uint32_t)ip_off;
     f->header_len = (uint32_t)(at - ip_off);
     f->nh_offset = (uint32_t)nh_at;
-    f->data_offset = (uint32_t)(at + 8);
-    f->data_len = (uint32_t)(pend - at - 8);
+    f->data_offset = (uint32_t)(at + ICS_FRAG6_HLEN);
+    f->data_len = (uint32_t)(pend - at - ICS_FRAG6_HLEN);
     if (h) { /* the header's own addresses: not a routing header's final destination */
-        memcpy(f->src, h + 8, 16);
-        memcpy(f->dst, h + 24, 16);
+        memcpy(f->src, h + ICS_IPV6_SADDR, ICS_IPV6_ADDR_LEN);
+        memcpy(f->dst, h + ICS_IPV6_DADDR, ICS_IPV6_ADDR_LEN);
     }
     w->frag_found = !h || (ip->frag & INETCSUM_CHECK_MALFORMED) || pend > w->cap ? -1 : 1;
 }
@@ -694,24 +691,24 @@ static void describe_ipv6_fragment(struct walker *w, const struct ipctx *ip, siz
 static enum state ipv6(struct walker *w, size_t *off, size_t *end)
 {
     struct ipctx ip = {0};
-    const uint8_t *p = need(w, *off, 40, *end);
+    const uint8_t *p = need(w, *off, ICS_IPV6_HLEN, *end);
     if (!p)
         return S_STOP;
-    if ((p[0] >> 4) != 6) {
+    if (ics_ip_version(p) != 6) {
         malformed(w);
         return S_STOP;
     }
     if (!next_depth(w, &ip))
         return S_STOP;
     ip.v6 = 1;
-    memcpy(ip.src, p + 8, 16);
-    memcpy(ip.dst, p + 24, 16);
-    uint8_t nh = p[6];
-    size_t plen = ics_be16(p + 4), at = *off + 40, nh_at = *off + 6;
-    if (plen == 0 && nh == 0) { /* a jumbogram's length is in its hop-by-hop header */
+    memcpy(ip.src, p + ICS_IPV6_SADDR, ICS_IPV6_ADDR_LEN);
+    memcpy(ip.dst, p + ICS_IPV6_DADDR, ICS_IPV6_ADDR_LEN);
+    uint8_t nh = p[ICS_IPV6_NEXTHDR];
+    size_t plen = ics_get16(p + ICS_IPV6_PAYLOAD_LEN), at = *off + ICS_IPV6_HLEN, nh_at = *off + ICS_IPV6_NEXTHDR;
+    if (plen == 0 && nh == ICS_IPPROTO_HOPOPTS) { /* a jumbogram's length is in its hop-by-hop header */
         uint32_t jumbo = 0;
         if ((p = need(w, at, 2, *end)))
-            ipv6_options(w, &ip, at, ((size_t)p[1] + 1) * 8, *end, &jumbo);
+            ipv6_options(w, &ip, at, ics_ipv6_opt_hlen(p), *end, &jumbo);
         plen = jumbo;
     }
     size_t pend = at + plen;
@@ -723,56 +720,58 @@ static enum state ipv6(struct walker *w, size_t *off, size_t *end)
     for (;;) {
         size_t hl;
         switch (nh) {
-        case 0:  /* hop-by-hop options */
-        case 60: /* destination options */
+        case ICS_IPPROTO_HOPOPTS:
+        case ICS_IPPROTO_DSTOPTS:
             if (!(p = need(w, at, 2, pend)))
                 return S_STOP;
-            nh = p[0];
-            hl = ((size_t)p[1] + 1) * 8;
+            nh = p[ICS_IPV6_OPT_NEXTHDR];
+            hl = ics_ipv6_opt_hlen(p);
             if (!have(w, at, hl, pend) || !ipv6_options(w, &ip, at, hl, pend, NULL))
                 return S_STOP;
             break;
-        case 43: { /* routing: the final destination while segments are left */
-            if (!(p = need(w, at, 8, pend)))
+        case ICS_IPPROTO_ROUTING: { /* the final destination while segments are left */
+            if (!(p = need(w, at, ICS_RT_DATA, pend)))
                 return S_STOP;
-            nh = p[0];
-            hl = ((size_t)p[1] + 1) * 8;
-            unsigned type = p[2], left = p[3], addrs = p[1] / 2, cmpre = p[4] & 15, pad = p[5] >> 4;
+            nh = p[ICS_IPV6_OPT_NEXTHDR];
+            hl = ics_ipv6_opt_hlen(p);
+            unsigned type = p[ICS_RT_TYPE], left = p[ICS_RT_SEGLEFT], addrs = p[ICS_IPV6_OPT_LEN] / 2,
+                     cmpre = p[ICS_RT_RPL_CMPR] & 15, pad = p[ICS_RT_RPL_PAD] >> 4;
             if (!have(w, at, hl, pend))
                 return S_STOP;
-            if (left && addrs) {
-                size_t last = (type == 0) ? at + 8 + (addrs - 1) * 16 : at + 8; /* type 2, SRH list[0] */
-                if ((type == 0 || type == 2 || type == 4) && (p = need(w, last, 16, pend)))
-                    memcpy(ip.dst, p, 16);
+            if (left && addrs) { /* type 0: the last address; type 2 and SRH: the first entry */
+                size_t last = at + ICS_RT_DATA + (type == ICS_RT_TYPE0 ? (addrs - 1) * ICS_IPV6_ADDR_LEN : 0);
+                if ((type == ICS_RT_TYPE0 || type == ICS_RT_TYPE2 || type == ICS_RT_SRH) &&
+                    (p = need(w, last, ICS_IPV6_ADDR_LEN, pend)))
+                    memcpy(ip.dst, p, ICS_IPV6_ADDR_LEN);
             }
-            if (type == 3 && left) {
+            if (type == ICS_RT_RPL && left) {
                 /* RPL (RFC 6554): addresses with their first CmprI (the last: CmprE) bytes elided,
                  * taken from the destination; the last one ends before Pad bytes of padding. */
-                size_t last_len = 16 - (size_t)cmpre;
-                if (hl - 8 >= pad + last_len && (p = need(w, at + hl - pad - last_len, last_len, pend)))
+                size_t last_len = ICS_IPV6_ADDR_LEN - (size_t)cmpre;
+                if (hl - ICS_RT_DATA >= pad + last_len && (p = need(w, at + hl - pad - last_len, last_len, pend)))
                     memcpy(ip.dst + cmpre, p, last_len);
             }
             break;
         }
-        case 44: /* fragment */
-            if (!(p = need(w, at, 8, pend)))
+        case ICS_IPPROTO_FRAGMENT:
+            if (!(p = need(w, at, ICS_FRAG6_HLEN, pend)))
                 return S_STOP;
-            nh = p[0];
-            hl = 8;
-            if (ics_be16(p + 2) & 0xFFF9) {
+            nh = p[ICS_IPV6_OPT_NEXTHDR];
+            hl = ICS_FRAG6_HLEN;
+            if (ics_get16(p + ICS_FRAG6_OFF) & ICS_FRAG6_FRAGMENTED) {
                 w->out->flags |= INETCSUM_FRAME_FRAGMENT;
                 if (w->frag && !w->quoted && !w->frag_found)
                     describe_ipv6_fragment(w, &ip, *off, at, nh_at, pend, p);
-                if (ics_be16(p + 2) & 0xFFF8)
+                if (ics_get16(p + ICS_FRAG6_OFF) & ICS_FRAG6_OFFSET)
                     return S_STOP;
                 ip.frag = INETCSUM_CHECK_FRAGMENT;
             }
             break;
-        case 51: /* AH (RFC 4302): length in 4-byte units, minus 2 */
+        case ICS_IPPROTO_AH: /* RFC 4302 */
             if (!(p = need(w, at, 2, pend)))
                 return S_STOP;
-            nh = p[0];
-            hl = ((size_t)p[1] + 2) * 4;
+            nh = p[ICS_IPV6_OPT_NEXTHDR];
+            hl = ics_ipv6_ah_hlen(p);
             if (!have(w, at, hl, pend))
                 return S_STOP;
             break;
@@ -827,7 +826,7 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
             break;
         case S_IP:
             p = need(&w, off, 1, end);
-            s = !p ? S_STOP : (p[0] >> 4) == 4 ? S_IPV4 : (p[0] >> 4) == 6 ? S_IPV6 : S_STOP;
+            s = !p ? S_STOP : ics_ip_version(p) == 4 ? S_IPV4 : ics_ip_version(p) == 6 ? S_IPV6 : S_STOP;
             break;
         case S_IPV4:
             s = ipv4(&w, &off, &end);

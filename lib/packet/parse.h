@@ -5,6 +5,7 @@
 
 #include "inetcsum_packet.h"
 #include "view.h"
+#include "../wire/wire.h"
 
 /* One checksum to examine. */
 struct ics_item {
@@ -22,29 +23,6 @@ struct ics_parsed {
     unsigned n;
     struct ics_item item[INETCSUM_MAX_CHECKS];
 };
-
-/* A big-endian 16-bit header field. */
-static inline uint32_t ics_be16(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 8) | p[1];
-}
-
-/* UDP ports that carry a tunnel the parser follows (RFC 8086 GRE-in-UDP, RFC 7348 VXLAN, RFC 8926
- * GENEVE, RFC 4380 Teredo, 3GPP GTP-U). */
-enum {
-    ICS_PORT_GRE_IN_UDP = 4754,
-    ICS_PORT_VXLAN = 4789,
-    ICS_PORT_GENEVE = 6081,
-    ICS_PORT_TEREDO = 3544,
-    ICS_PORT_GTPU = 2152,
-};
-
-/* Whether a UDP datagram with these ports may carry one (Teredo and GTP-U either way). */
-static inline int ics_udp_may_tunnel(unsigned sport, unsigned dport)
-{
-    return dport == ICS_PORT_GRE_IN_UDP || dport == ICS_PORT_VXLAN || dport == ICS_PORT_GENEVE ||
-           dport == ICS_PORT_TEREDO || sport == ICS_PORT_TEREDO || dport == ICS_PORT_GTPU || sport == ICS_PORT_GTPU;
-}
 
 /* Parses the frame v (v->len bytes captured, wirelen on the wire, wirelen >= v->len).  With frag
  * not NULL, the fragment it carries outside ICMP quotes is described there; the result is then

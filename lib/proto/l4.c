@@ -3,12 +3,19 @@
 
 #include "../kernels.h"
 
+/* Each layer's checksum field, the shortest header that holds it, and whether a pseudo-header is
+ * summed (lib/wire gives the offsets). */
 const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT] = {
-    [INETCSUM_LAYER_IPV4] = {10, 20, 0},   [INETCSUM_LAYER_TCP] = {16, 20, 1},
-    [INETCSUM_LAYER_UDP] = {6, 8, 1},      [INETCSUM_LAYER_UDPLITE] = {6, 8, 1},
-    [INETCSUM_LAYER_ICMP] = {2, 4, 0},     [INETCSUM_LAYER_ICMPV6] = {2, 4, 1},
-    [INETCSUM_LAYER_IGMP] = {2, 4, 0},     [INETCSUM_LAYER_GRE] = {4, 8, 0},
-    [INETCSUM_LAYER_SCTP] = {8, 12, 0},    [INETCSUM_LAYER_MH] = {4, 6, 1},
+    [INETCSUM_LAYER_IPV4] = {ICS_IPV4_CHECK, ICS_IPV4_HLEN, 0},
+    [INETCSUM_LAYER_TCP] = {ICS_TCP_CHECK, ICS_TCP_HLEN, 1},
+    [INETCSUM_LAYER_UDP] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1},
+    [INETCSUM_LAYER_UDPLITE] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1},
+    [INETCSUM_LAYER_ICMP] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 0},
+    [INETCSUM_LAYER_ICMPV6] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 1},
+    [INETCSUM_LAYER_IGMP] = {ICS_IGMP_CHECK, ICS_IGMP_CHECK + 2, 0},
+    [INETCSUM_LAYER_GRE] = {ICS_GRE_CHECK, ICS_GRE_CSUM_HLEN, 0},
+    [INETCSUM_LAYER_SCTP] = {ICS_SCTP_CHECK, ICS_SCTP_HLEN, 0},
+    [INETCSUM_LAYER_MH] = {ICS_MH_CHECK, ICS_MH_HLEN, 1},
 };
 
 const char *inetcsum_layer_name(enum inetcsum_layer layer)
@@ -37,10 +44,10 @@ struct inetcsum_verdict ics_sctp_verdict(uint32_t stored_crc, uint32_t crc)
 
 uint32_t ics_udplite_coverage(const uint8_t *hdr, size_t len)
 {
-    uint32_t cov = ((uint32_t)hdr[4] << 8) | hdr[5];
+    uint32_t cov = ics_get16(hdr + ICS_UDP_LEN); /* UDP-Lite's checksum coverage (RFC 3828) */
     if (cov == 0)
         cov = (uint32_t)len;
-    return (cov < 8 || cov > len) ? 0 : cov;
+    return (cov < ICS_UDP_HLEN || cov > len) ? 0 : cov;
 }
 
 /* Fills in v (and the GRE "no field" case) for a contiguous message; *covered is the number of
@@ -52,15 +59,15 @@ static struct inetcsum_verdict judge(enum inetcsum_layer layer, const uint8_t *p
     *covered = 0;
     if ((unsigned)layer >= INETCSUM_LAYER_COUNT || layer == INETCSUM_LAYER_IPV4 || len < ics_l4_rules[layer].min_len)
         return v;
-    if (layer == INETCSUM_LAYER_GRE && !(p[0] & 0x80))
-        return v; /* no C bit: no checksum field */
+    if (layer == INETCSUM_LAYER_GRE && !(ics_get16(p + ICS_GRE_FLAGS) & ICS_GRE_C))
+        return v; /* no checksum field */
     if (layer == INETCSUM_LAYER_SCTP) {
         static const uint8_t zero[4];
-        uint32_t crc = inetcsum_crc32c(p, 8, 0);
+        uint32_t crc = inetcsum_crc32c(p, ICS_SCTP_CHECK, 0);
         crc = inetcsum_crc32c(zero, 4, crc);
-        crc = inetcsum_crc32c(p + 12, len - 12, crc);
+        crc = inetcsum_crc32c(p + ICS_SCTP_HLEN, len - ICS_SCTP_HLEN, crc);
         *covered = len;
-        return ics_sctp_verdict(ics_le32(p + 8), crc);
+        return ics_sctp_verdict(ics_get_le32(p + ICS_SCTP_CHECK), crc);
     }
     size_t cov = len;
     uint16_t stored = ics_load16(p + ics_l4_rules[layer].field);

@@ -7,6 +7,7 @@
 
 #include "inetcsum_proto.h"
 #include "../kernels.h"
+#include "../wire/wire.h"
 
 /* Where each layer keeps its checksum and what it needs. */
 struct ics_l4_rule {
@@ -89,13 +90,7 @@ static inline void ics_put_expected(uint8_t *field, uint32_t expected, size_t wi
         field[i] = (uint8_t)(expected >> (8 * (width - 1 - i)));
 }
 
-/* A little-endian 32-bit field (SCTP's CRC), on any host. */
-static inline uint32_t ics_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-/* The verdict on SCTP's CRC32c: stored_crc is the field read little-endian (ics_le32),
+/* The verdict on SCTP's CRC32c: stored_crc is the field read little-endian (ics_get_le32),
  * crc the CRC32c of the message with the field taken as zero. */
 struct inetcsum_verdict ics_sctp_verdict(uint32_t stored_crc, uint32_t crc);
 

@@ -1,0 +1,86 @@
+/* The headers above IP that carry a checksum, with their field offsets: TCP (RFC 9293), UDP
+ * (RFC 768) and UDP-Lite (RFC 3828), ICMP (RFC 792), ICMPv6 (RFC 4443), IGMP, SCTP (RFC 9260), the
+ * Mobility Header (RFC 6275).  Offsets are from the header's first byte. */
+#ifndef ICS_WIRE_TRANSPORT_H
+#define ICS_WIRE_TRANSPORT_H
+
+#include <stdint.h>
+
+/* TCP */
+enum {
+    ICS_TCP_SPORT = 0,
+    ICS_TCP_DPORT = 2,
+    ICS_TCP_SEQ = 4,
+    ICS_TCP_ACK_SEQ = 8,
+    ICS_TCP_DOFF = 12,  /* data offset in 4-byte words (top nibble) */
+    ICS_TCP_FLAGS = 13,
+    ICS_TCP_WINDOW = 14,
+    ICS_TCP_CHECK = 16,
+    ICS_TCP_URG_PTR = 18,
+    ICS_TCP_HLEN = 20,  /* without options */
+};
+
+/* TCP flag bits (byte ICS_TCP_FLAGS). */
+enum {
+    ICS_TCP_FIN = 0x01,
+    ICS_TCP_SYN = 0x02,
+    ICS_TCP_RST = 0x04,
+    ICS_TCP_PSH = 0x08,
+    ICS_TCP_ACK = 0x10,
+    ICS_TCP_URG = 0x20,
+    ICS_TCP_ECE = 0x40,
+    ICS_TCP_CWR = 0x80,
+};
+
+static inline unsigned ics_tcp_hlen(const uint8_t *th)
+{
+    return (unsigned)(th[ICS_TCP_DOFF] >> 4) * 4;
+}
+
+/* UDP and UDP-Lite (whose length field is its checksum coverage) */
+enum { ICS_UDP_SPORT = 0, ICS_UDP_DPORT = 2, ICS_UDP_LEN = 4, ICS_UDP_CHECK = 6, ICS_UDP_HLEN = 8 };
+
+/* ICMP and ICMPv6: type, code, checksum, then 4 bytes that depend on the type; an error quotes the
+ * packet that caused it after those 8 bytes. */
+enum { ICS_ICMP_TYPE = 0, ICS_ICMP_CODE = 1, ICS_ICMP_CHECK = 2, ICS_ICMP_HLEN = 8 };
+
+/* ICMP errors (RFC 792): destination unreachable, source quench, redirect, time exceeded,
+ * parameter problem. */
+static inline int ics_icmp_is_error(uint32_t type)
+{
+    return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+}
+
+/* ICMPv6 errors (RFC 4443): types 1 to 4. */
+static inline int ics_icmpv6_is_error(uint32_t type)
+{
+    return type >= 1 && type <= 4;
+}
+
+/* An ICMPv6 redirect (RFC 4861 4.5) keeps options after 40 bytes: type, length in 8-byte units;
+ * the Redirected Header option holds the start of the redirected packet after its first 8 bytes. */
+enum {
+    ICS_ICMPV6_REDIRECT = 137,
+    ICS_ICMPV6_REDIRECT_OPTS = 40,
+    ICS_ND_OPT_TYPE = 0,
+    ICS_ND_OPT_LEN = 1,
+    ICS_ND_OPT_REDIRECTED = 4,
+    ICS_ND_OPT_REDIRECTED_DATA = 8,
+};
+
+/* IGMP: type, max response time, checksum. */
+enum { ICS_IGMP_CHECK = 2, ICS_IGMP_HLEN = 8 };
+
+/* SCTP: common header of ports, verification tag and the CRC32c (little-endian on the wire). */
+enum { ICS_SCTP_CHECK = 8, ICS_SCTP_HLEN = 12 };
+
+/* Mobility Header (RFC 6275 6.1): payload proto, length in 8-byte units beyond the first 8, type,
+ * reserved, checksum. */
+enum { ICS_MH_LEN = 1, ICS_MH_CHECK = 4, ICS_MH_HLEN = 6 };
+
+static inline unsigned ics_mh_len(const uint8_t *mh)
+{
+    return ((unsigned)mh[ICS_MH_LEN] + 1) * 8;
+}
+
+#endif

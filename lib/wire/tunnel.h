@@ -1,0 +1,108 @@
+/* Tunnels: GRE (RFC 2784, RFC 2890 key and sequence; PPTP's version 1, RFC 2637) with ERSPAN,
+ * and the UDP encapsulations by their well-known ports: VXLAN (RFC 7348), GENEVE (RFC 8926),
+ * GRE-in-UDP (RFC 8086), Teredo (RFC 4380), GTP-U (3GPP TS 29.281).  Offsets are from the header's
+ * first byte. */
+#ifndef ICS_WIRE_TUNNEL_H
+#define ICS_WIRE_TUNNEL_H
+
+#include <stdint.h>
+
+/* UDP ports (IANA) that carry a tunnel. */
+enum {
+    ICS_PORT_GRE_IN_UDP = 4754,
+    ICS_PORT_VXLAN = 4789,
+    ICS_PORT_GENEVE = 6081,
+    ICS_PORT_TEREDO = 3544,
+    ICS_PORT_GTPU = 2152,
+};
+
+/* Whether a UDP datagram with these ports may carry a tunnel the walker follows (Teredo and GTP-U
+ * either way). */
+static inline int ics_udp_may_tunnel(uint32_t sport, uint32_t dport)
+{
+    return dport == ICS_PORT_GRE_IN_UDP || dport == ICS_PORT_VXLAN || dport == ICS_PORT_GENEVE ||
+           dport == ICS_PORT_TEREDO || sport == ICS_PORT_TEREDO || dport == ICS_PORT_GTPU || sport == ICS_PORT_GTPU;
+}
+
+/* GRE: flags and version (2 bytes), protocol (an EtherType), then the optional fields in this
+ * order: checksum and reserved (C), key (K), sequence number (S), and in version 1 the
+ * acknowledgment number (A). */
+enum {
+    ICS_GRE_FLAGS = 0,
+    ICS_GRE_VERSION = 1,  /* low 3 bits; A in the top bit */
+    ICS_GRE_PROTO = 2,
+    ICS_GRE_CHECK = 4,
+    ICS_GRE_HLEN = 4,
+    ICS_GRE_OPT_LEN = 4,  /* each optional field */
+    ICS_GRE_CSUM_HLEN = 8, /* with the checksum field and its reserved half */
+    /* bits of the 16-bit flags-and-version word */
+    ICS_GRE_C = 0x8000,
+    ICS_GRE_R = 0x4000,   /* routing (RFC 1701): not followed */
+    ICS_GRE_K = 0x2000,
+    ICS_GRE_S = 0x1000,
+    ICS_GRE_VERSION_MASK = 0x0007,
+    ICS_GRE_A = 0x0080,   /* version 1: acknowledgment number present */
+};
+
+/* The length of a GRE header from its flags-and-version word (the version-1 acknowledgment
+ * included; routing, where it is followed at all, is not). */
+static inline unsigned ics_gre_hlen(uint32_t flags)
+{
+    unsigned hl = ICS_GRE_HLEN + ((flags & (ICS_GRE_C | ICS_GRE_R)) ? ICS_GRE_OPT_LEN : 0) +
+                  ((flags & ICS_GRE_K) ? ICS_GRE_OPT_LEN : 0) + ((flags & ICS_GRE_S) ? ICS_GRE_OPT_LEN : 0);
+    if ((flags & ICS_GRE_VERSION_MASK) == 1 && (flags & ICS_GRE_A))
+        hl += ICS_GRE_OPT_LEN;
+    return hl;
+}
+
+/* ERSPAN inside GRE: type I has no header, type II 8 bytes (with GRE's sequence number), type III
+ * 12 bytes and 8 more when the O bit (the platform sub-header) is set. */
+enum { ICS_ERSPAN2_HLEN = 8, ICS_ERSPAN3_HLEN = 12, ICS_ERSPAN3_O_BYTE = 11, ICS_ERSPAN3_O = 0x01,
+       ICS_ERSPAN3_PLATFORM_LEN = 8 };
+
+/* VXLAN: flags (I: the VNI is valid), reserved, VNI, reserved; Ethernet follows. */
+enum { ICS_VXLAN_FLAGS = 0, ICS_VXLAN_I = 0x08, ICS_VXLAN_HLEN = 8 };
+
+/* GENEVE: version (top 2 bits) and options length in 4-byte words (low 6 bits), flags, protocol
+ * type (an EtherType), VNI, then the options. */
+enum { ICS_GENEVE_VER_OPTLEN = 0, ICS_GENEVE_PROTO = 2, ICS_GENEVE_HLEN = 8 };
+
+static inline unsigned ics_geneve_version(const uint8_t *h)
+{
+    return h[ICS_GENEVE_VER_OPTLEN] >> 6;
+}
+
+static inline unsigned ics_geneve_hlen(const uint8_t *h)
+{
+    return ICS_GENEVE_HLEN + (unsigned)(h[ICS_GENEVE_VER_OPTLEN] & 0x3F) * 4;
+}
+
+/* Teredo (RFC 4380 5.1.1): before the IPv6 packet, an optional authentication indicator (0x0001,
+ * client id length, authentication value length, the two, an 8-byte nonce, a confirmation byte)
+ * and an optional origin indication (0x0000 and 6 more bytes). */
+enum {
+    ICS_TEREDO_AUTH = 0x0001,
+    ICS_TEREDO_AUTH_HLEN = 4,
+    ICS_TEREDO_AUTH_ID_LEN = 2,
+    ICS_TEREDO_AUTH_AU_LEN = 3,
+    ICS_TEREDO_AUTH_TRAILER = 9, /* nonce and confirmation */
+    ICS_TEREDO_ORIGIN = 0x0000,
+    ICS_TEREDO_ORIGIN_HLEN = 8,
+};
+
+/* GTP-U (3GPP TS 29.281 5.1): flags (version in the top 3 bits, PT, E/S/PN), message type, length,
+ * TEID; with any of E, S, PN, 4 more bytes ending in the next extension header's type; each
+ * extension: its length in 4-byte units first, its next type last.  A G-PDU carries IP. */
+enum {
+    ICS_GTPU_FLAGS = 0,
+    ICS_GTPU_TYPE = 1,
+    ICS_GTPU_HLEN = 8,
+    ICS_GTPU_VERSION1 = 1,
+    ICS_GTPU_PT = 0x10,
+    ICS_GTPU_E_S_PN = 0x07,
+    ICS_GTPU_OPT_LEN = 4,
+    ICS_GTPU_NEXT_EXT = 3, /* in the optional 4 bytes */
+    ICS_GTPU_GPDU = 0xFF,
+};
+
+#endif
