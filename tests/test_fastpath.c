@@ -52,7 +52,8 @@ static void build(struct built *f)
     if (f->link == INETCSUM_LINK_ETHERNET) {
         off = 12;
         for (unsigned tags = (unsigned)(tu_rand() % 3); tags > 0; tags--) {
-            put16(f->b + off, tu_rand() & 1 ? 0x8100 : 0x88A8);
+            static const unsigned tpids[] = {0x8100, 0x88A8, 0x9100, 0x9200}; /* every TPID the walk knows */
+            put16(f->b + off, tpids[tu_rand() % 4]);
             off += 4;
         }
         put16(f->b + off, v6 ? 0x86DD : 0x0800);
@@ -75,7 +76,7 @@ static void build(struct built *f)
         put16(l4, sport);
         put16(l4 + 2, dport);
         put16(l4 + 4, l4len);
-        tunnel = ics_udp_may_tunnel(sport, dport);
+        tunnel = ics_follow_udp(sport, dport) != ICS_H_STOP;
     }
     f->len = off + iplen;
     if (f->link == INETCSUM_LINK_ETHERNET && tu_rand() % 4 == 0)

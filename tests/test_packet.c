@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "inetcsum_packet.h"
+#include "packet/protocols.h"
 #include "testutil.h"
 
 /* ---- a frame builder: headers are prepended, innermost first ---------------------------------- */
@@ -873,9 +874,29 @@ static void too_deep(void)
     }
 }
 
+/* The table of header kinds (lib/packet/protocols.c): a row for every kind, each with a step, and
+ * every number a follow table maps to a kind that has one. */
+static void protocol_table(void)
+{
+    for (unsigned h = 1; h < ICS_H_COUNT; h++)
+        CHECK(ics_protocols[h].name && ics_protocols[h].walk, "header kind %u has no row", h);
+    for (uint32_t n = 0; n <= 0xFFFF; n++) {
+        const enum ics_hdr kinds[] = {ics_follow_ethertype(n), ics_follow_gre(n), ics_follow_ipproto(n & 0xFF),
+                                      ics_follow_ppp(n), ics_follow_udp(n, 0), ics_follow_udp(0, n)};
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            if (kinds[k] != ICS_H_STOP)
+                CHECK(kinds[k] < ICS_H_COUNT && ics_protocols[kinds[k]].walk, "number 0x%x names kind %u", n, kinds[k]);
+    }
+    for (int link = 0; link < 300; link++) {
+        const enum ics_hdr h = ics_follow_link((enum inetcsum_link)link);
+        CHECK(h == ICS_H_STOP || ics_protocols[h].walk, "link type %d names kind %u", link, h);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_packet");
+    protocol_table();
     random_frames();
     udp_rules();
     udplite_and_partial();

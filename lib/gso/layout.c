@@ -1,17 +1,19 @@
 /* A super-packet's headers: which ones each segment repeats and which fields change.
  *
- * This walker is separate from the checksum parser (lib/packet/parse.c) on purpose: that one is
- * tolerant (it judges whatever a capture holds, malformed or cut, and follows every tunnel it
- * knows), this one is strict (a packet about to be split into many must have headers that agree
- * with each other exactly, as Linux's GSO code assumes) and follows only what segmentation can
- * rewrite: Ethernet with up to two VLAN tags (any TPID ics_eth_p_is_vlan knows), IPv4 with options, IPv6 with hop-by-hop, routing and
- * destination options headers, and the tunnels VXLAN, GENEVE, GRE (RFC 2784/2890: checksum, key,
- * sequence) and IP-in-IP / 6in4 / 6in6.  Anything that carries its own length or integrity over
- * the whole packet that segmentation cannot keep (IP fragments, AH, ESP, PPPoE, GTP-U) is refused. */
+ * The strict walk.  It dispatches through the same description of what follows what as the
+ * checksum walk (lib/packet/protocols.h), but keeps to the header kinds segmentation can rewrite,
+ * and holds them to more: a packet about to be split into many must have headers that agree with
+ * each other exactly, as Linux's GSO code assumes.  Those kinds: Ethernet with up to two VLAN tags,
+ * IPv4 with options, IPv6 with hop-by-hop, routing and destination options headers, TCP, UDP, and
+ * the tunnels VXLAN, GENEVE, GRE (RFC 2784/2890: checksum, key, sequence) and IP in IP.  Anything
+ * that carries its own length or integrity over the whole packet that segmentation cannot keep
+ * (IP fragments, AH, ESP, PPPoE, GTP-U) is refused: -EPROTONOSUPPORT for a kind it does not
+ * cross, -EINVAL for headers that contradict each other or run past the packet. */
 #include <errno.h>
 
 #include "gso.h"
 #include "packet/parse.h"
+#include "packet/protocols.h"
 
 struct walk {
     const uint8_t *p;
@@ -28,92 +30,96 @@ static int have(const struct walk *w, size_t off, size_t n)
     return off <= w->avail && n <= w->avail - off;
 }
 
-static int level(struct walk *w, size_t off, unsigned ethertype);
+static int is_ip(enum ics_hdr h)
+{
+    return h == ICS_H_IPV4 || h == ICS_H_IPV6;
+}
 
-/* An Ethernet header at off, with up to two VLAN tags, carrying IP. */
-static int ethernet(struct walk *w, size_t off, unsigned *ethertype, size_t *next)
+static int level(struct walk *w, size_t off, enum ics_hdr ip);
+
+/* An Ethernet header at off, with up to two VLAN tags, carrying IP (*ip: which). */
+static int ethernet(struct walk *w, size_t off, enum ics_hdr *ip, size_t *next)
 {
     if (!have(w, off, ICS_ETH_HLEN))
         return -EINVAL;
-    unsigned type = ics_get16(w->p + off + ICS_ETH_TYPE);
+    enum ics_hdr h = ics_follow_ethertype(ics_get16(w->p + off + ICS_ETH_TYPE));
     off += ICS_ETH_HLEN;
-    for (int tags = 0; ics_eth_p_is_vlan(type) && tags < 2; tags++) {
+    for (int tags = 0; h == ICS_H_VLAN && tags < 2; tags++) {
         if (!have(w, off, ICS_VLAN_HLEN))
             return -EINVAL;
-        type = ics_get16(w->p + off + ICS_VLAN_TYPE);
+        h = ics_follow_ethertype(ics_get16(w->p + off + ICS_VLAN_TYPE));
         off += ICS_VLAN_HLEN;
     }
-    if (type != ICS_ETH_P_IPV4 && type != ICS_ETH_P_IPV6)
+    if (!is_ip(h))
         return -EPROTONOSUPPORT;
-    *ethertype = type;
+    *ip = h;
     *next = off;
     return 0;
 }
 
-/* The link-layer header before the first IP header; *ethertype 0 when only the version nibble
+/* The link-layer header before the first IP header; *ip ICS_H_IP when only the version nibble
  * says which IP it is. */
-static int link_layer(struct walk *w, enum inetcsum_link link, unsigned *ethertype, size_t *next)
+static int link_layer(struct walk *w, enum inetcsum_link link, enum ics_hdr *ip, size_t *next)
 {
-    *ethertype = 0;
-    switch (link) {
-    case INETCSUM_LINK_ETHERNET:
-        return ethernet(w, 0, ethertype, next);
-    case INETCSUM_LINK_RAW:
-    case INETCSUM_LINK_BSD_RAW:
-    case INETCSUM_LINK_OPENBSD_RAW:
-        *next = 0;
+    const enum ics_hdr h = ics_follow_link(link);
+    *ip = h;
+    *next = 0;
+    switch (h) {
+    case ICS_H_ETHER:
+        return ethernet(w, 0, ip, next);
+    case ICS_H_IP:
+    case ICS_H_IPV4:
+    case ICS_H_IPV6:
         return 0;
-    case INETCSUM_LINK_IPV4:
-        *ethertype = ICS_ETH_P_IPV4;
-        *next = 0;
-        return 0;
-    case INETCSUM_LINK_IPV6:
-        *ethertype = ICS_ETH_P_IPV6;
-        *next = 0;
-        return 0;
-    case INETCSUM_LINK_NULL: /* an address family; the version nibble decides */
-    case INETCSUM_LINK_LOOP:
+    case ICS_H_NULL: /* an address family; the version nibble decides */
+    case ICS_H_LOOP:
+        *ip = ICS_H_IP;
         *next = ICS_NULL_HLEN;
         return have(w, 0, ICS_NULL_HLEN) ? 0 : -EINVAL;
-    case INETCSUM_LINK_LINUX_SLL:
-    case INETCSUM_LINK_LINUX_SLL2: {
-        const int sll = link == INETCSUM_LINK_LINUX_SLL;
+    case ICS_H_SLL:
+    case ICS_H_SLL2: {
+        const int sll = h == ICS_H_SLL;
         const size_t len = sll ? ICS_SLL_HLEN : ICS_SLL2_HLEN;
         if (!have(w, 0, len))
             return -EINVAL;
-        *ethertype = ics_get16(w->p + (sll ? ICS_SLL_TYPE : ICS_SLL2_TYPE));
+        *ip = ics_follow_ethertype(ics_get16(w->p + (sll ? ICS_SLL_TYPE : ICS_SLL2_TYPE)));
         *next = len;
-        return *ethertype == ICS_ETH_P_IPV4 || *ethertype == ICS_ETH_P_IPV6 ? 0 : -EPROTONOSUPPORT;
+        return is_ip(*ip) ? 0 : -EPROTONOSUPPORT;
     }
     default:
         return -EPROTONOSUPPORT;
     }
 }
 
-/* A tunnel's UDP header at l4 (its ports sport/dport): VXLAN (RFC 7348) or GENEVE (RFC 8926)
- * then the next level.  -EPROTONOSUPPORT when the ports name no tunnel this follows. */
-static int udp_tunnel(struct walk *w, size_t l4, unsigned dport)
+/* A tunnel's UDP header at l4 with these ports: VXLAN (RFC 7348, the I flag set) or GENEVE (RFC
+ * 8926, version 0), then the next level.  -EPROTONOSUPPORT when the ports name no tunnel this
+ * crosses. */
+static int udp_tunnel(struct walk *w, size_t l4, unsigned sport, unsigned dport)
 {
     const size_t hdr = l4 + ICS_UDP_HLEN;
-    unsigned type = ICS_ETH_P_TEB;
+    enum ics_hdr h;
     size_t inner;
-    if (dport == ICS_PORT_VXLAN) { /* the I flag set, then Ethernet */
+    switch (ics_follow_udp(sport, dport)) {
+    case ICS_H_VXLAN:
         if (!have(w, hdr, ICS_VXLAN_HLEN) || !(w->p[hdr + ICS_VXLAN_FLAGS] & ICS_VXLAN_I))
             return -EINVAL;
         inner = hdr + ICS_VXLAN_HLEN;
-    } else if (dport == ICS_PORT_GENEVE) { /* version 0, options, a protocol type */
+        h = ICS_H_ETHER;
+        break;
+    case ICS_H_GENEVE:
         if (!have(w, hdr, ICS_GENEVE_HLEN) || ics_geneve_version(w->p + hdr) != 0)
             return -EINVAL;
         inner = hdr + ics_geneve_hlen(w->p + hdr);
-        type = ics_get16(w->p + hdr + ICS_GENEVE_PROTO);
-    } else {
+        h = ics_follow_ethertype(ics_get16(w->p + hdr + ICS_GENEVE_PROTO));
+        break;
+    default:
         return -EPROTONOSUPPORT;
     }
-    if (type == ICS_ETH_P_TEB && ethernet(w, inner, &type, &inner) != 0)
+    if (h == ICS_H_ETHER && ethernet(w, inner, &h, &inner) != 0)
         return -EINVAL;
-    if (type != ICS_ETH_P_IPV4 && type != ICS_ETH_P_IPV6)
+    if (!is_ip(h))
         return -EPROTONOSUPPORT;
-    return level(w, inner, type);
+    return level(w, inner, h);
 }
 
 /* GRE (RFC 2784, RFC 2890 key and sequence number) at l4, version 0 without routing. */
@@ -125,17 +131,17 @@ static int gre(struct walk *w, struct inetcsum_gso_level *lv, size_t l4)
     if ((flags & ICS_GRE_VERSION_MASK) != 0 || (flags & ICS_GRE_R)) /* PPTP's version 1; routing */
         return -EPROTONOSUPPORT;
     size_t next = l4 + ics_gre_hlen(flags);
-    unsigned type = ics_get16(w->p + l4 + ICS_GRE_PROTO);
+    enum ics_hdr h = ics_follow_gre(ics_get16(w->p + l4 + ICS_GRE_PROTO));
     lv->l4 = INETCSUM_GSO_L4_GRE;
     lv->csum = (flags & ICS_GRE_C) != 0;
-    if (type == ICS_ETH_P_TEB) {
-        int rc = ethernet(w, next, &type, &next);
+    if (h == ICS_H_ETHER) {
+        int rc = ethernet(w, next, &h, &next);
         if (rc != 0)
             return rc;
     }
-    if (type != ICS_ETH_P_IPV4 && type != ICS_ETH_P_IPV6)
+    if (!is_ip(h))
         return -EPROTONOSUPPORT;
-    return level(w, next, type);
+    return level(w, next, h);
 }
 
 /* Whether an IPv6 next header is an extension header that segmentation leaves as it is. */
@@ -144,9 +150,9 @@ static int plain_extension(unsigned nh)
     return nh == ICS_IPPROTO_HOPOPTS || nh == ICS_IPPROTO_ROUTING || nh == ICS_IPPROTO_DSTOPTS;
 }
 
-/* The IP header at off (ethertype, when not 0, says which version it must be) and what it
- * carries, to the segmented header. */
-static int level(struct walk *w, size_t off, unsigned ethertype)
+/* The IP header at off (ip: ICS_H_IPV4 or _IPV6 when the carrier says which, ICS_H_IP when only
+ * its version nibble does) and what it carries, to the segmented header. */
+static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
 {
     struct inetcsum_gso *g = w->g;
     if (g->nlevels == INETCSUM_GSO_MAX_LEVELS)
@@ -155,8 +161,7 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
         return -EINVAL;
     const uint8_t *ip = w->p + off;
     const unsigned version = ics_ip_version(ip);
-    if ((version != 4 && version != 6) ||
-        (ethertype && ethertype != (version == 4 ? ICS_ETH_P_IPV4 : ICS_ETH_P_IPV6)))
+    if ((version != 4 && version != 6) || (ip_hdr != ICS_H_IP && ip_hdr != ics_follow_ip_version(version)))
         return -EINVAL;
     const size_t end = w->total; /* every level's lengths must reach the packet's end exactly */
     size_t l4;
@@ -192,8 +197,9 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
         return -EINVAL;
     struct inetcsum_gso_level *lv = &g->level[g->nlevels++];
     *lv = (struct inetcsum_gso_level){.ip_off = (uint16_t)off, .ip_version = (uint8_t)version, .l4_off = (uint16_t)l4};
-    switch (proto) {
-    case ICS_IPPROTO_TCP: { /* always the segmented header */
+    const enum ics_hdr next = ics_follow_ipproto(proto);
+    switch (next) {
+    case ICS_H_TCP: { /* always the segmented header */
         if (!have(w, l4, ICS_TCP_HLEN))
             return -EINVAL;
         const size_t doff = ics_tcp_hlen(w->p + l4);
@@ -204,7 +210,7 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
         g->hdr_len = (uint16_t)(l4 + doff);
         return 0;
     }
-    case ICS_IPPROTO_UDP: { /* a tunnel's, or the segmented one */
+    case ICS_H_UDP: { /* a tunnel's, or the segmented one */
         if (!have(w, l4, ICS_UDP_HLEN) || ics_get16(w->p + l4 + ICS_UDP_LEN) != end - l4)
             return -EINVAL;
         lv->l4 = INETCSUM_GSO_L4_UDP;
@@ -212,11 +218,11 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
         if (w->inner_nh && l4 == w->outer_th) { /* a tunnel by the header's word: VXLAN on 8472 too */
             if (w->inner_nh < l4 + ICS_UDP_HLEN)
                 return -EINVAL;
-            return level(w, w->inner_nh, 0);
+            return level(w, w->inner_nh, ICS_H_IP);
         }
         if (!w->target || w->target > l4) {
             const uint8_t kept = g->nlevels;
-            int rc = udp_tunnel(w, l4, ics_get16(w->p + l4 + ICS_UDP_DPORT));
+            int rc = udp_tunnel(w, l4, ics_get16(w->p + l4 + ICS_UDP_SPORT), ics_get16(w->p + l4 + ICS_UDP_DPORT));
             if (rc == 0 || w->target) /* with csum_start past it, it must be a tunnel */
                 return rc;
             g->nlevels = kept; /* not a tunnel after all: the datagrams themselves */
@@ -228,11 +234,11 @@ static int level(struct walk *w, size_t off, unsigned ethertype)
         g->hdr_len = (uint16_t)(l4 + ICS_UDP_HLEN);
         return 0;
     }
-    case ICS_IPPROTO_GRE:
+    case ICS_H_GRE:
         return gre(w, lv, l4);
-    case ICS_IPPROTO_IPIP:
-    case ICS_IPPROTO_IPV6:
-        return level(w, l4, proto == ICS_IPPROTO_IPIP ? ICS_ETH_P_IPV4 : ICS_ETH_P_IPV6);
+    case ICS_H_IPV4:
+    case ICS_H_IPV6:
+        return level(w, l4, next);
     default: /* ICMP, SCTP, ...; fragments, ESP, AH: not segmented */
         return -EPROTONOSUPPORT;
     }
@@ -300,11 +306,11 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
         w.outer_th = marks->outer_th;
         w.inner_nh = marks->inner_nh;
     }
-    unsigned ethertype;
+    enum ics_hdr ip;
     size_t off;
-    int rc = link_layer(&w, link, &ethertype, &off);
+    int rc = link_layer(&w, link, &ip, &off);
     if (rc == 0)
-        rc = level(&w, off, ethertype);
+        rc = level(&w, off, ip);
     if (rc != 0)
         return rc;
     if (g->hdr_len > ICS_GSO_MAX_HDR)

@@ -5,7 +5,8 @@
  * them the general walk (parse.c) and its per-item bookkeeping cost several times the checksums
  * themselves at small sizes.
  *
- * The recogniser only says yes when every header is complete, consistent and inside the frame, so
+ * It dispatches through the same description of what follows what as the general walk
+ * (protocols.h), keeping to the kinds above.  The recogniser only says yes when every header is complete, consistent and inside the frame, so
  * its two items are exactly the ones the general walk would produce; anything else, or anything in
  * doubt, returns 0 and goes the general way.  tests/test_fastpath.c holds the two paths to the same
  * reports and the same written bytes on every capture frame and on mutated ones. */
@@ -15,6 +16,7 @@
 #include "../proto/l4.h"
 #include "../proto/pseudo.h"
 #include "parse.h"
+#include "protocols.h"
 
 /* The shortest IP packet taken: an IPv4 header and a UDP header. */
 #define ICS_FAST_MIN_IP (ICS_IPV4_HLEN + ICS_UDP_HLEN)
@@ -39,15 +41,15 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
     if (link == INETCSUM_LINK_ETHERNET) {
         if (caplen < ICS_ETH_HLEN + ICS_FAST_MIN_IP)
             return 0;
-        uint32_t type = ics_get16(f + ICS_ETH_TYPE);
+        enum ics_hdr h = ics_follow_ethertype(ics_get16(f + ICS_ETH_TYPE));
         off = ICS_ETH_HLEN;
-        for (int tags = 0; tags < 2 && ics_eth_p_is_vlan(type); tags++) {
-            type = ics_get16(f + off + ICS_VLAN_TYPE);
+        for (int tags = 0; tags < 2 && h == ICS_H_VLAN; tags++) {
+            h = ics_follow_ethertype(ics_get16(f + off + ICS_VLAN_TYPE));
             off += ICS_VLAN_HLEN;
         }
-        if (type == ICS_ETH_P_IPV4)
+        if (h == ICS_H_IPV4)
             version = 4;
-        else if (type == ICS_ETH_P_IPV6)
+        else if (h == ICS_H_IPV6)
             version = 6;
         else
             return 0;
@@ -83,16 +85,17 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
         proto = ip[ICS_IPV6_NEXTHDR];
     }
     const uint8_t *l4 = ip + hl;
-    if (proto == ICS_IPPROTO_TCP) {
+    const enum ics_hdr upper = ics_follow_ipproto(proto);
+    if (upper == ICS_H_TCP) {
         if (payload < ICS_TCP_HLEN)
             return 0;
         fr->layer = INETCSUM_LAYER_TCP;
         fr->l4len = (uint32_t)payload;
-    } else if (proto == ICS_IPPROTO_UDP) {
+    } else if (upper == ICS_H_UDP) {
         size_t ulen = ics_get16(l4 + ICS_UDP_LEN);
         if (ulen < ICS_UDP_HLEN || ulen > payload ||
-            ics_udp_may_tunnel(ics_get16(l4 + ICS_UDP_SPORT), ics_get16(l4 + ICS_UDP_DPORT)))
-            return 0;
+            ics_follow_udp(ics_get16(l4 + ICS_UDP_SPORT), ics_get16(l4 + ICS_UDP_DPORT)) != ICS_H_STOP)
+            return 0; /* a tunnel: the general walk's */
         fr->layer = INETCSUM_LAYER_UDP;
         fr->l4len = (uint32_t)ulen;
     } else {

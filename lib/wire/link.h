@@ -5,7 +5,8 @@
 
 #include <stdint.h>
 
-/* EtherTypes (IEEE registry; Linux's ETH_P_*) the walker follows. */
+/* EtherTypes (IEEE registry; Linux's ETH_P_*) the walker follows (what each names:
+ * lib/packet/protocols.h). */
 enum {
     ICS_ETH_P_IPV4 = 0x0800,
     ICS_ETH_P_IPV6 = 0x86DD,
@@ -22,13 +23,6 @@ enum {
     ICS_ETH_P_ERSPAN = 0x88BE,       /* ERSPAN type I and II, inside GRE */
     ICS_ETH_P_ERSPAN3 = 0x22EB,      /* ERSPAN type III */
 };
-
-/* Whether an EtherType is a VLAN tag's TPID: 802.1Q, 802.1ad and the two pre-standard QinQ ones.
- * Every walker asks this one question. */
-static inline int ics_eth_p_is_vlan(uint32_t type)
-{
-    return type == ICS_ETH_P_8021Q || type == ICS_ETH_P_8021AD || type == ICS_ETH_P_QINQ1 || type == ICS_ETH_P_QINQ2;
-}
 
 /* Ethernet II (and 802.3 with LLC/SNAP: a type field up to this value is a length). */
 enum {

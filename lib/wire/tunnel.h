@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-/* UDP ports (IANA) that carry a tunnel. */
+/* UDP ports (IANA) that carry a tunnel (which follows which port: lib/packet/protocols.h). */
 enum {
     ICS_PORT_GRE_IN_UDP = 4754,
     ICS_PORT_VXLAN = 4789,
@@ -15,14 +15,6 @@ enum {
     ICS_PORT_TEREDO = 3544,
     ICS_PORT_GTPU = 2152,
 };
-
-/* Whether a UDP datagram with these ports may carry a tunnel the walker follows (Teredo and GTP-U
- * either way). */
-static inline int ics_udp_may_tunnel(uint32_t sport, uint32_t dport)
-{
-    return dport == ICS_PORT_GRE_IN_UDP || dport == ICS_PORT_VXLAN || dport == ICS_PORT_GENEVE ||
-           dport == ICS_PORT_TEREDO || sport == ICS_PORT_TEREDO || dport == ICS_PORT_GTPU || sport == ICS_PORT_GTPU;
-}
 
 /* GRE: flags and version (2 bytes), protocol (an EtherType), then the optional fields in this
  * order: checksum and reserved (C), key (K), sequence number (S), and in version 1 the

@@ -1,0 +1,47 @@
+/* The header kinds the walk knows, a row each: the name people read, the checksum it carries, its
+ * step in the general walk.  What follows what is in protocols.h; docs/protocols.md says how to
+ * add a protocol. */
+#include "walk.h"
+
+#define ROW(kind, name, layer, step) [ICS_H_##kind] = {name, layer, ics_walk_##step}
+#define NONE (-1)
+
+const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
+    [ICS_H_STOP] = {"none", NONE, NULL},
+    /* link layers a capture's link type names */
+    ROW(NULL, "BSD loopback", NONE, null),
+    ROW(LOOP, "OpenBSD loopback", NONE, loop),
+    ROW(PPP_HDLC, "PPP in HDLC framing", NONE, ppp_hdlc),
+    ROW(CHDLC, "Cisco HDLC", NONE, chdlc),
+    ROW(SLL, "Linux cooked", NONE, sll),
+    ROW(SLL2, "Linux cooked v2", NONE, sll2),
+    ROW(NFLOG, "NFLOG", NONE, nflog),
+    /* below IP */
+    ROW(ETHER, "Ethernet", NONE, ether),
+    ROW(VLAN, "802.1Q", NONE, vlan),
+    ROW(VNTAG, "VN-Tag", NONE, vntag),
+    ROW(MPLS, "MPLS", NONE, mpls),
+    ROW(PPPOE, "PPPoE", NONE, pppoe),
+    ROW(PPP, "PPP", NONE, ppp),
+    ROW(ERSPAN2, "ERSPAN", NONE, erspan2),
+    ROW(ERSPAN3, "ERSPAN III", NONE, erspan3),
+    /* IP */
+    ROW(IP, "IP", NONE, ip),
+    ROW(IPV4, "IPv4", INETCSUM_LAYER_IPV4, ipv4),
+    ROW(IPV6, "IPv6", NONE, ipv6),
+    /* upper layers, with their checksums' rules in lib/proto/l4.c */
+    ROW(TCP, "TCP", INETCSUM_LAYER_TCP, tcp),
+    ROW(UDP, "UDP", INETCSUM_LAYER_UDP, udp),
+    ROW(UDPLITE, "UDP-Lite", INETCSUM_LAYER_UDPLITE, udplite),
+    ROW(SCTP, "SCTP", INETCSUM_LAYER_SCTP, sctp),
+    ROW(IGMP, "IGMP", INETCSUM_LAYER_IGMP, igmp),
+    ROW(ICMP, "ICMP", INETCSUM_LAYER_ICMP, icmp),
+    ROW(ICMPV6, "ICMPv6", INETCSUM_LAYER_ICMPV6, icmpv6),
+    ROW(MH, "Mobility Header", INETCSUM_LAYER_MH, mh),
+    /* tunnels */
+    ROW(GRE, "GRE", INETCSUM_LAYER_GRE, gre),
+    ROW(VXLAN, "VXLAN", NONE, vxlan),
+    ROW(GENEVE, "GENEVE", NONE, geneve),
+    ROW(TEREDO, "Teredo", NONE, teredo),
+    ROW(GTPU, "GTP-U", NONE, gtpu),
+};

@@ -1,0 +1,217 @@
+/* What follows what: the one description of how headers chain, from a capture's link type to the
+ * last header the library follows.  Every walker dispatches through it: the general walk that
+ * finds checksums (parse.c and the steps in link.c, ip.c, transport.c, tunnel.c), the strict walk
+ * that lays out a super-packet for segmentation and coalescing (lib/gso/layout.c), and the common
+ * case's shortcut (fast.h, held equal to the general walk by tests/test_fastpath.c).
+ *
+ * A header kind is a row of ics_protocols (protocols.c: its name, its checksum layer, its step in
+ * the general walk); the tables below say which kind a number names in each place a number names
+ * the next header: a link type, an EtherType (and GRE's protocol field, which is one), an IP
+ * protocol, UDP ports, a PPP protocol.  docs/protocols.md says how to add one. */
+#ifndef ICS_PACKET_PROTOCOLS_H
+#define ICS_PACKET_PROTOCOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inetcsum_packet.h"
+#include "../wire/wire.h"
+
+/* The headers the walkers know. */
+enum ics_hdr {
+    ICS_H_STOP = 0, /* none: the walk ends here */
+    /* link layers that only a capture's link type names */
+    ICS_H_NULL,     /* BSD loopback, family in host order */
+    ICS_H_LOOP,     /* OpenBSD loopback, family in network order */
+    ICS_H_PPP_HDLC, /* PPP in HDLC-like framing, or Cisco HDLC under the same link type */
+    ICS_H_CHDLC,
+    ICS_H_SLL,
+    ICS_H_SLL2,
+    ICS_H_NFLOG,
+    /* link layers and what an EtherType names */
+    ICS_H_ETHER,
+    ICS_H_VLAN,
+    ICS_H_VNTAG,
+    ICS_H_MPLS,
+    ICS_H_PPPOE,
+    ICS_H_PPP,
+    ICS_H_ERSPAN2,  /* in GRE only */
+    ICS_H_ERSPAN3,
+    /* IP */
+    ICS_H_IP,       /* IPv4 or IPv6, by the version nibble */
+    ICS_H_IPV4,
+    ICS_H_IPV6,
+    /* upper layers */
+    ICS_H_TCP,
+    ICS_H_UDP,
+    ICS_H_UDPLITE,
+    ICS_H_SCTP,
+    ICS_H_IGMP,
+    ICS_H_ICMP,
+    ICS_H_ICMPV6,
+    ICS_H_MH,
+    /* tunnels */
+    ICS_H_GRE,
+    ICS_H_VXLAN,
+    ICS_H_GENEVE,
+    ICS_H_TEREDO,
+    ICS_H_GTPU,
+    ICS_H_COUNT
+};
+
+/* The header a capture's link type starts with. */
+static inline enum ics_hdr ics_follow_link(enum inetcsum_link link)
+{
+    switch (link) {
+    case INETCSUM_LINK_ETHERNET:
+        return ICS_H_ETHER;
+    case INETCSUM_LINK_RAW:
+    case INETCSUM_LINK_BSD_RAW:
+    case INETCSUM_LINK_OPENBSD_RAW:
+        return ICS_H_IP;
+    case INETCSUM_LINK_IPV4:
+        return ICS_H_IPV4;
+    case INETCSUM_LINK_IPV6:
+        return ICS_H_IPV6;
+    case INETCSUM_LINK_PPP:
+        return ICS_H_PPP;
+    case INETCSUM_LINK_PPP_HDLC:
+        return ICS_H_PPP_HDLC;
+    case INETCSUM_LINK_C_HDLC:
+        return ICS_H_CHDLC;
+    case INETCSUM_LINK_NFLOG:
+        return ICS_H_NFLOG;
+    case INETCSUM_LINK_LINUX_SLL:
+        return ICS_H_SLL;
+    case INETCSUM_LINK_LINUX_SLL2:
+        return ICS_H_SLL2;
+    case INETCSUM_LINK_NULL:
+        return ICS_H_NULL;
+    case INETCSUM_LINK_LOOP:
+        return ICS_H_LOOP;
+    }
+    return ICS_H_STOP; /* a link type the walk does not know (INETCSUM_FRAME_UNKNOWN_LINK) */
+}
+
+/* The header an EtherType names (after Ethernet, a VLAN tag, VN-Tag, SLL, Cisco HDLC, GENEVE). */
+static inline enum ics_hdr ics_follow_ethertype(uint32_t type)
+{
+    switch (type) {
+    case ICS_ETH_P_IPV4:
+        return ICS_H_IPV4;
+    case ICS_ETH_P_IPV6:
+        return ICS_H_IPV6;
+    case ICS_ETH_P_8021Q:
+    case ICS_ETH_P_8021AD:
+    case ICS_ETH_P_QINQ1:
+    case ICS_ETH_P_QINQ2:
+        return ICS_H_VLAN;
+    case ICS_ETH_P_VNTAG:
+        return ICS_H_VNTAG;
+    case ICS_ETH_P_MPLS_UC:
+    case ICS_ETH_P_MPLS_MC:
+        return ICS_H_MPLS;
+    case ICS_ETH_P_TEB:
+        return ICS_H_ETHER;
+    case ICS_ETH_P_PPP_SES:
+        return ICS_H_PPPOE;
+    case ICS_ETH_P_PPP:
+        return ICS_H_PPP;
+    }
+    return ICS_H_STOP;
+}
+
+/* The header GRE's protocol field names: an EtherType, or ERSPAN, which only GRE carries. */
+static inline enum ics_hdr ics_follow_gre(uint32_t type)
+{
+    switch (type) {
+    case ICS_ETH_P_ERSPAN:
+        return ICS_H_ERSPAN2;
+    case ICS_ETH_P_ERSPAN3:
+        return ICS_H_ERSPAN3;
+    }
+    return ics_follow_ethertype(type);
+}
+
+/* The header an IP protocol number names (IPv6 extension headers are the IPv6 step's own). */
+static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
+{
+    switch (proto) {
+    case ICS_IPPROTO_TCP:
+        return ICS_H_TCP;
+    case ICS_IPPROTO_UDP:
+        return ICS_H_UDP;
+    case ICS_IPPROTO_UDPLITE:
+        return ICS_H_UDPLITE;
+    case ICS_IPPROTO_SCTP:
+        return ICS_H_SCTP;
+    case ICS_IPPROTO_IGMP:
+        return ICS_H_IGMP;
+    case ICS_IPPROTO_ICMP:
+        return ICS_H_ICMP;
+    case ICS_IPPROTO_ICMPV6:
+        return ICS_H_ICMPV6;
+    case ICS_IPPROTO_MH:
+        return ICS_H_MH;
+    case ICS_IPPROTO_GRE:
+        return ICS_H_GRE;
+    case ICS_IPPROTO_IPIP:
+        return ICS_H_IPV4;
+    case ICS_IPPROTO_IPV6:
+        return ICS_H_IPV6;
+    }
+    return ICS_H_STOP;
+}
+
+/* The tunnel a UDP datagram carries, by its ports: a row per tunnel, first match wins; most are
+ * known by the destination port alone, Teredo and GTP-U by either. */
+static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
+{
+    static const struct {
+        uint16_t port;
+        uint8_t either; /* the source port names it too */
+        uint8_t hdr;
+    } rows[] = {
+        {ICS_PORT_GRE_IN_UDP, 0, ICS_H_GRE}, /* RFC 8086 */
+        {ICS_PORT_VXLAN, 0, ICS_H_VXLAN},
+        {ICS_PORT_GENEVE, 0, ICS_H_GENEVE},
+        {ICS_PORT_TEREDO, 1, ICS_H_TEREDO},
+        {ICS_PORT_GTPU, 1, ICS_H_GTPU},
+    };
+    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (dport == rows[i].port || (rows[i].either && sport == rows[i].port))
+            return (enum ics_hdr)rows[i].hdr;
+    return ICS_H_STOP;
+}
+
+/* The header a PPP protocol number names. */
+static inline enum ics_hdr ics_follow_ppp(uint32_t proto)
+{
+    switch (proto) {
+    case ICS_PPP_IPV4:
+        return ICS_H_IPV4;
+    case ICS_PPP_IPV6:
+        return ICS_H_IPV6;
+    }
+    return ICS_H_STOP;
+}
+
+/* The header an IP version nibble names (raw IP, MPLS's payload, GTP-U's). */
+static inline enum ics_hdr ics_follow_ip_version(unsigned version)
+{
+    return version == 4 ? ICS_H_IPV4 : version == 6 ? ICS_H_IPV6 : ICS_H_STOP;
+}
+
+/* A header kind's row: what people call it, which checksum it carries, and its step in the
+ * general walk: it reads the header at *off (the carrier says it ends at *end), records its
+ * checksum, moves *off past it (and *end, where its own length says), and returns what follows. */
+struct ics_walker;
+typedef enum ics_hdr (*ics_walk_step)(struct ics_walker *w, size_t *off, size_t *end);
+struct ics_protocol {
+    const char *name;
+    int8_t layer; /* enum inetcsum_layer of its checksum, or -1 */
+    ics_walk_step walk;
+};
+extern const struct ics_protocol ics_protocols[ICS_H_COUNT];
+
+#endif

@@ -1,0 +1,133 @@
+/* The general walk's upper-layer steps (walk.h): each records its checksum over the message its IP
+ * header carries; UDP then follows a tunnel by its ports, ICMP and ICMPv6 an error's quote. */
+#include "walk.h"
+
+/* A message whose checksum covers it all, with a pseudo-header (proto: its protocol number) or
+ * without (proto 0). */
+static enum ics_hdr whole_message(struct ics_walker *w, enum inetcsum_layer layer, uint8_t proto, size_t off,
+                                  size_t end)
+{
+    const size_t len = end - off;
+    ics_add(w, layer, &w->ip, off, len, proto ? ics_walk_pseudo(&w->ip, proto, len) : 0, 0);
+    return ICS_H_STOP;
+}
+
+ICS_WALK_STEP(tcp)
+{
+    return whole_message(w, INETCSUM_LAYER_TCP, ICS_IPPROTO_TCP, *off, *end);
+}
+
+ICS_WALK_STEP(udplite)
+{
+    return whole_message(w, INETCSUM_LAYER_UDPLITE, ICS_IPPROTO_UDPLITE, *off, *end);
+}
+
+ICS_WALK_STEP(sctp)
+{
+    return whole_message(w, INETCSUM_LAYER_SCTP, 0, *off, *end);
+}
+
+ICS_WALK_STEP(igmp)
+{
+    return whole_message(w, INETCSUM_LAYER_IGMP, 0, *off, *end);
+}
+
+/* UDP: its own length (a jumbogram's is 0, RFC 2675), then a tunnel its ports name. */
+ICS_WALK_STEP(udp)
+{
+    const struct ics_ipctx *ip = &w->ip;
+    const size_t len = *end - *off;
+    const uint8_t *p = ics_need(w, *off, ICS_UDP_HLEN, *end);
+    if (!p) {
+        ics_add(w, INETCSUM_LAYER_UDP, ip, *off, len, ics_walk_pseudo(ip, ICS_IPPROTO_UDP, len), 0);
+        return ICS_H_STOP;
+    }
+    size_t ulen = ics_get16(p + ICS_UDP_LEN);
+    const unsigned sport = ics_get16(p + ICS_UDP_SPORT), dport = ics_get16(p + ICS_UDP_DPORT);
+    if (ulen == 0 && ip->v6 && len > 65535)
+        ulen = len;
+    unsigned bad = 0;
+    if (ulen < ICS_UDP_HLEN || ulen > len) {
+        bad = INETCSUM_CHECK_MALFORMED;
+        ics_malformed(w);
+        ulen = len;
+    }
+    ics_add(w, INETCSUM_LAYER_UDP, ip, *off, ulen, ics_walk_pseudo(ip, ICS_IPPROTO_UDP, ulen), bad);
+    if (bad || !ics_walk_beyond(w))
+        return ICS_H_STOP;
+    *end = *off + ulen;
+    *off += ICS_UDP_HLEN;
+    return ics_follow_udp(sport, dport);
+}
+
+/* An ICMPv6 redirect (RFC 4861 4.5): options after its fixed part; the Redirected Header option
+ * holds the start of the redirected packet. */
+static enum ics_hdr redirected(struct ics_walker *w, size_t *off, size_t end)
+{
+    const uint8_t *p;
+    for (size_t at = *off + ICS_ICMPV6_REDIRECT_OPTS; at + 2 <= end && (p = ics_need(w, at, 2, end)) && p[ICS_ND_OPT_LEN] != 0;
+         at += (size_t)p[ICS_ND_OPT_LEN] * 8) {
+        if (p[ICS_ND_OPT_TYPE] == ICS_ND_OPT_REDIRECTED) {
+            w->quoted = 1;
+            if (end < w->cap)
+                w->cap = end;
+            *off = at + ICS_ND_OPT_REDIRECTED_DATA;
+            return ICS_H_IPV6;
+        }
+    }
+    return ICS_H_STOP;
+}
+
+/* ICMP and ICMPv6: an error quotes the packet that caused it after its header, an ICMPv6
+ * redirect in its Redirected Header option: verified, never written. */
+static enum ics_hdr icmp(struct ics_walker *w, int v6, size_t *off, size_t end)
+{
+    const size_t len = end - *off;
+    ics_add(w, v6 ? INETCSUM_LAYER_ICMPV6 : INETCSUM_LAYER_ICMP, &w->ip, *off, len,
+            v6 ? ics_walk_pseudo(&w->ip, ICS_IPPROTO_ICMPV6, len) : 0, 0);
+    const uint8_t *p;
+    if (!ics_walk_beyond(w) || !(p = ics_need(w, *off, ICS_ICMP_HLEN, end)))
+        return ICS_H_STOP;
+    const uint8_t type = p[ICS_ICMP_TYPE];
+    if (v6 && type == ICS_ICMPV6_REDIRECT)
+        return redirected(w, off, end);
+    if (v6 ? !ics_icmpv6_is_error(type) : !ics_icmp_is_error(type))
+        return ICS_H_STOP;
+    w->quoted = 1;
+    if (end < w->cap)
+        w->cap = end;
+    *off += ICS_ICMP_HLEN;
+    return v6 ? ICS_H_IPV6 : ICS_H_IPV4;
+}
+
+ICS_WALK_STEP(icmp)
+{
+    return icmp(w, 0, off, *end);
+}
+
+ICS_WALK_STEP(icmpv6)
+{
+    return icmp(w, 1, off, *end);
+}
+
+/* The Mobility Header (RFC 6275 6.1): IPv6 only, its length is its own. */
+ICS_WALK_STEP(mh)
+{
+    const struct ics_ipctx *ip = &w->ip;
+    if (!ip->v6)
+        return ICS_H_STOP;
+    const size_t len = *end - *off;
+    size_t mlen = len;
+    unsigned bad = 0;
+    const uint8_t *p = ics_need(w, *off, 2, *end);
+    if (p) {
+        mlen = ics_mh_len(p);
+        if (mlen > len) {
+            bad = INETCSUM_CHECK_MALFORMED;
+            ics_malformed(w);
+            mlen = len;
+        }
+    }
+    ics_add(w, INETCSUM_LAYER_MH, ip, *off, mlen, ics_walk_pseudo(ip, ICS_IPPROTO_MH, mlen), bad);
+    return ICS_H_STOP;
+}

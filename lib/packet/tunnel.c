@@ -1,0 +1,117 @@
+/* The general walk's tunnel steps (walk.h): GRE with its checksum and ERSPAN, and the UDP
+ * encapsulations a datagram's ports name (VXLAN, GENEVE, Teredo, GTP-U; GRE-in-UDP is GRE). */
+#include "walk.h"
+
+/* GRE (RFC 2784/2890, PPTP's version 1 of RFC 2637): its checksum when the C bit says it has one,
+ * then the optional fields, then what its protocol names. */
+ICS_WALK_STEP(gre)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_GRE_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const uint32_t flags = ics_get16(p + ICS_GRE_FLAGS);
+    if ((flags & ICS_GRE_VERSION_MASK) > 1)
+        return ICS_H_STOP;
+    if (flags & ICS_GRE_C)
+        ics_add(w, INETCSUM_LAYER_GRE, &w->ip, *off, *end - *off, 0, w->ip.frag);
+    if (!ics_walk_beyond(w))
+        return ICS_H_STOP;
+    const uint32_t type = ics_get16(p + ICS_GRE_PROTO);
+    const size_t hl = ics_gre_hlen(flags);
+    if (!ics_have(w, *off, hl, *end))
+        return ICS_H_STOP;
+    *off += hl;
+    w->gre_flags = flags;
+    return ics_follow_gre(type);
+}
+
+/* ERSPAN type I has no header (and no sequence number in its GRE), type II 8 bytes; Ethernet
+ * follows. */
+ICS_WALK_STEP(erspan2)
+{
+    (void)end;
+    if (w->gre_flags & ICS_GRE_S)
+        *off += ICS_ERSPAN2_HLEN;
+    return ICS_H_ETHER;
+}
+
+/* ERSPAN type III: 12 bytes, 8 more with the platform sub-header. */
+ICS_WALK_STEP(erspan3)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_ERSPAN3_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    *off += ICS_ERSPAN3_HLEN + ((p[ICS_ERSPAN3_O_BYTE] & ICS_ERSPAN3_O) ? ICS_ERSPAN3_PLATFORM_LEN : 0);
+    return ICS_H_ETHER;
+}
+
+/* VXLAN: its header, then Ethernet. */
+ICS_WALK_STEP(vxlan)
+{
+    (void)w;
+    (void)end;
+    *off += ICS_VXLAN_HLEN;
+    return ICS_H_ETHER;
+}
+
+/* GENEVE: version 0, its header and options, then what its protocol type names. */
+ICS_WALK_STEP(geneve)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_GENEVE_HLEN, *end);
+    if (!p || ics_geneve_version(p) != 0)
+        return ICS_H_STOP;
+    *off += ics_geneve_hlen(p);
+    return ics_follow_ethertype(ics_get16(p + ICS_GENEVE_PROTO));
+}
+
+/* Teredo (RFC 4380): optional authentication and origin indications, then IPv6. */
+ICS_WALK_STEP(teredo)
+{
+    const uint8_t *p;
+    for (int i = 0; i < 2; i++) {
+        if (!(p = ics_need(w, *off, 2, *end)))
+            return ICS_H_STOP;
+        if (ics_get16(p) == ICS_TEREDO_AUTH) { /* id and value lengths, nonce, confirmation */
+            if (!(p = ics_need(w, *off, ICS_TEREDO_AUTH_HLEN, *end)))
+                return ICS_H_STOP;
+            *off += ICS_TEREDO_AUTH_HLEN + (size_t)p[ICS_TEREDO_AUTH_ID_LEN] + p[ICS_TEREDO_AUTH_AU_LEN] +
+                    ICS_TEREDO_AUTH_TRAILER;
+        } else if (ics_get16(p) == ICS_TEREDO_ORIGIN) {
+            *off += ICS_TEREDO_ORIGIN_HLEN;
+        } else {
+            break;
+        }
+    }
+    if (!(p = ics_need(w, *off, 1, *end)) || ics_ip_version(p) != 6)
+        return ICS_H_STOP;
+    return ICS_H_IPV6;
+}
+
+/* GTP-U (3GPP TS 29.281): G-PDU messages carry IP after the header and its extensions. */
+ICS_WALK_STEP(gtpu)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_GTPU_HLEN, *end);
+    if (!p || (p[ICS_GTPU_FLAGS] >> 5) != ICS_GTPU_VERSION1 || !(p[ICS_GTPU_FLAGS] & ICS_GTPU_PT) ||
+        p[ICS_GTPU_TYPE] != ICS_GTPU_GPDU)
+        return ICS_H_STOP;
+    size_t at = *off + ICS_GTPU_HLEN;
+    if (p[ICS_GTPU_FLAGS] & ICS_GTPU_E_S_PN) { /* sequence number, N-PDU number and next extension type */
+        if (!(p = ics_need(w, at, ICS_GTPU_OPT_LEN, *end)))
+            return ICS_H_STOP;
+        uint8_t next = p[ICS_GTPU_NEXT_EXT];
+        at += ICS_GTPU_OPT_LEN;
+        while (next) { /* each extension: length in 4-byte units, contents, next type */
+            if (!(p = ics_need(w, at, 1, *end)) || p[0] == 0)
+                return ICS_H_STOP;
+            const size_t len = (size_t)p[0] * 4;
+            if (!(p = ics_need(w, at + len - 1, 1, *end)))
+                return ICS_H_STOP;
+            next = p[0];
+            at += len;
+        }
+    }
+    if (!(p = ics_need(w, at, 1, *end)))
+        return ICS_H_STOP;
+    *off = at;
+    return ics_follow_ip_version(ics_ip_version(p));
+}

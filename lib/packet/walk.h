@@ -1,0 +1,162 @@
+/* Internal to the general walk (parse.c and its steps: link.c, ip.c, transport.c, tunnel.c): the
+ * walker's state and the reads and records every step shares.
+ *
+ * The walk follows one chain of headers (a frame has no branches).  Each step reads its header at
+ * *off, where the carrier says the message ends at *end, and returns the next header's kind
+ * (protocols.h).  Every read goes through ics_need(), which checks it against `end` (else the frame
+ * is malformed) and against the captured length (else it is truncated).  The walk is bounded by
+ * ICS_MAX_STEPS and INETCSUM_MAX_DEPTH, and every loop inside a step advances by at least one byte
+ * within `end`. */
+#ifndef ICS_PACKET_WALK_H
+#define ICS_PACKET_WALK_H
+
+#include <string.h>
+
+#include "../proto/l4.h"
+#include "../proto/pseudo.h"
+#include "parse.h"
+#include "protocols.h"
+
+/* Headers walked per frame before giving up: 8 IP levels with their links and tunnels fit easily. */
+#define ICS_MAX_STEPS 96
+
+/* The IP header an upper layer hangs from: its addresses, as its pseudo-header uses them. */
+struct ics_ipctx {
+    int v6;
+    uint8_t depth;
+    uint8_t frag; /* flags for its upper layers: INETCSUM_CHECK_FRAGMENT for a first fragment,
+                   * _MALFORMED when the IP length runs past the frame */
+    uint8_t src[16], dst[16];
+};
+
+struct ics_walker {
+    const struct ics_view *v;
+    struct ics_parsed *out;
+    size_t cap;       /* bytes that may be read: captured, or the end of an ICMP quote */
+    unsigned ips;     /* IP headers seen */
+    unsigned steps;
+    int quoted;       /* inside an ICMP error's quote */
+    struct ics_ipctx ip; /* the innermost IP header so far */
+    uint32_t gre_flags;  /* the GRE header just walked (ERSPAN type II depends on its S bit) */
+    struct inetcsum_fragment *frag; /* where to describe the frame's fragment, or NULL */
+    int frag_found;   /* 1 described, -1 described but not reassemblable */
+    uint8_t scratch[ICS_VIEW_MAX_GET];
+};
+
+/* Flags the frame malformed: a header contradicts its carrier.  Inside an ICMP quote that is
+ * normal (RFC 792 quotes 8 bytes of the upper layer) and not flagged. */
+static inline void ics_malformed(struct ics_walker *w)
+{
+    if (!w->quoted)
+        w->out->flags |= INETCSUM_FRAME_MALFORMED;
+}
+
+/* Whether [off, off + n) lies before end and was captured; the frame is flagged when not.  Inside
+ * a quote running short is normal (RFC 792 quotes 8 bytes) and not flagged. */
+static inline __attribute__((always_inline)) int ics_have(struct ics_walker *w, size_t off, size_t n, size_t end)
+{
+    if (off > end || n > end - off) {
+        ics_malformed(w);
+        return 0;
+    }
+    if (off > w->cap || n > w->cap - off) {
+        if (!w->quoted)
+            w->out->flags |= INETCSUM_FRAME_TRUNCATED;
+        return 0;
+    }
+    return 1;
+}
+
+/* n (<= ICS_VIEW_MAX_GET) bytes at off that must lie before end; NULL (and the frame flagged)
+ * when they do not, or were not captured. */
+static inline __attribute__((always_inline)) const uint8_t *ics_need(struct ics_walker *w, size_t off, size_t n,
+                                                                     size_t end)
+{
+    return ics_have(w, off, n, end) ? ics_view_get(w->v, off, n, w->scratch) : NULL;
+}
+
+/* Records a checksum of `layer` over [off, off + len), carried by the IP header ip. */
+static inline void ics_add(struct ics_walker *w, enum inetcsum_layer layer, const struct ics_ipctx *ip, size_t off,
+                           size_t len, uint32_t pseudo, unsigned flags)
+{
+    struct ics_parsed *out = w->out;
+    if (out->n == INETCSUM_MAX_CHECKS) {
+        out->flags |= INETCSUM_FRAME_TOO_DEEP;
+        return;
+    }
+    if (off > w->cap || len > w->cap - off)
+        flags |= INETCSUM_CHECK_TRUNCATED;
+    if (len < ics_l4_rules[layer].min_len)
+        flags |= INETCSUM_CHECK_MALFORMED;
+    if (w->quoted)
+        flags |= INETCSUM_CHECK_QUOTED;
+    struct ics_item *it = &out->item[out->n++];
+    it->layer = (uint8_t)layer;
+    it->depth = ip->depth;
+    it->flags = (uint8_t)(flags | ip->frag);
+    it->over_ipv6 = (uint8_t)ip->v6;
+    it->off = (uint32_t)off;
+    it->len = (uint32_t)len;
+    it->pseudo = pseudo;
+}
+
+/* The pseudo-header sum of a message of len bytes of protocol proto over ip. */
+static inline uint32_t ics_walk_pseudo(const struct ics_ipctx *ip, uint8_t proto, size_t len)
+{
+    return ip->v6 ? ics_pseudo_ipv6(ip->src, ip->dst, proto, (uint32_t)len, 0)
+                  : ics_pseudo_ipv4(ip->src, ip->dst, proto, (uint32_t)len, 0);
+}
+
+/* Counts a header walked inside a step (VLAN tags, IPv6 extension headers); 0 past the bound,
+ * with the frame flagged. */
+static inline int ics_walk_count(struct ics_walker *w)
+{
+    if (++w->steps > ICS_MAX_STEPS) {
+        w->out->flags |= INETCSUM_FRAME_TOO_DEEP;
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether what follows an upper-layer header is followed: never inside a first fragment (the rest
+ * of the datagram is not here) or an ICMP quote (it is cut short by design). */
+static inline int ics_walk_beyond(const struct ics_walker *w)
+{
+    return !w->ip.frag && !w->quoted;
+}
+
+/* The steps, one per header kind (ics_protocols' walk). */
+#define ICS_WALK_STEP(name) enum ics_hdr ics_walk_##name(struct ics_walker *w, size_t *off, size_t *end)
+ICS_WALK_STEP(null);
+ICS_WALK_STEP(loop);
+ICS_WALK_STEP(ppp_hdlc);
+ICS_WALK_STEP(chdlc);
+ICS_WALK_STEP(sll);
+ICS_WALK_STEP(sll2);
+ICS_WALK_STEP(nflog);
+ICS_WALK_STEP(ether);
+ICS_WALK_STEP(vlan);
+ICS_WALK_STEP(vntag);
+ICS_WALK_STEP(mpls);
+ICS_WALK_STEP(pppoe);
+ICS_WALK_STEP(ppp);
+ICS_WALK_STEP(ip);
+ICS_WALK_STEP(ipv4);
+ICS_WALK_STEP(ipv6);
+ICS_WALK_STEP(tcp);
+ICS_WALK_STEP(udp);
+ICS_WALK_STEP(udplite);
+ICS_WALK_STEP(sctp);
+ICS_WALK_STEP(igmp);
+ICS_WALK_STEP(icmp);
+ICS_WALK_STEP(icmpv6);
+ICS_WALK_STEP(mh);
+ICS_WALK_STEP(gre);
+ICS_WALK_STEP(erspan2);
+ICS_WALK_STEP(erspan3);
+ICS_WALK_STEP(vxlan);
+ICS_WALK_STEP(geneve);
+ICS_WALK_STEP(teredo);
+ICS_WALK_STEP(gtpu);
+
+#endif
