@@ -13,13 +13,7 @@
 #include "status.h"
 #include "compress.h"
 #include "outfile.h"
-
-/* The checks of a datagram that never became whole: unverifiable, counted as verify counts them. */
-static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
-{
-    (void)frame;
-    tally_checks(ctx, c, n);
-}
+#include "verifier.h"
 
 /* Counts what fill wrote; what it wrote (or mended by writing inner ones) is no longer a problem,
  * and what is still wrong could not be fixed. */
@@ -33,22 +27,19 @@ static void count_left(struct tally *t, const struct inetcsum_check *c, unsigned
 }
 
 /* IN as verify sees it: fill's report (statuses as they were before it wrote) without what fill
- * did, through a reassembler of its own that takes what verify's takes (an IPv4 fragment whose
- * header was wrong is not reassembled, even though fix, having corrected it, reassembles it). */
-static void tally_as_verify(struct tally *t, struct defrag *view, const struct cap_record *rec,
-                            const struct inetcsum_report *filled, int reassemble)
+ * did, through the verify engine, whose reassembler takes what verify's takes (an IPv4 fragment
+ * whose header was wrong is not reassembled, even though fix, having corrected it, reassembles it
+ * with its own). */
+static void tally_as_verify(struct verifier *view, const struct cap_record *rec, const struct inetcsum_report *filled)
 {
-    if (!reassemble || !(filled->flags & INETCSUM_FRAME_FRAGMENT)) { /* most frames: no copy needed */
-        tally_frame(t, filled, rec->caplen, rec->wirelen, rec->link);
+    if (!view->reassemble || !(filled->flags & INETCSUM_FRAME_FRAGMENT)) { /* most frames: no copy needed */
+        tally_frame(view->t, filled, rec->caplen, rec->wirelen, rec->link);
         return;
     }
     struct inetcsum_report r = *filled;
     for (unsigned i = 0; i < r.count; i++)
         r.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
-    int whole = defrag_take(view, rec, &r, UINT64_MAX);
-    tally_frame(t, &r, rec->caplen, rec->wirelen, rec->link);
-    if (whole)
-        tally_checks(t, view->whole, view->nwhole);
+    verifier_frame(view, rec, &r);
 }
 
 /* Where fix's output goes: a copy (records through a writer into OUT), or IN itself, where only
@@ -206,9 +197,10 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     struct tally *t = &res->t;
     struct cap_reader rd;
     struct cap_record rec;
-    struct defrag df, view;
+    struct defrag df; /* fix's reassembler: fills whole datagrams, patches their fragments */
+    struct verifier view;
     defrag_init(&df, o->flags, seekable, NULL, NULL);
-    defrag_init(&view, o->flags, 0, unfinished, t);
+    verifier_init(&view, t, o->flags, o->reassemble, NULL, NULL);
     int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
     if (k->out) {
         if (got != 0 || fflush(k->out) != 0 || cap_writer_attach_async(&k->w, &rd, k->out) != 0)
@@ -243,7 +235,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
             struct inetcsum_report r;
             unsigned wrote =
                 inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
-            tally_as_verify(t, &view, &rec, &r, o->reassemble);
+            tally_as_verify(&view, &rec, &r);
             uint64_t out_pos = k->out ? k->w.written + k->w.len + (uint64_t)(rec.data - rec.raw) : data_at;
             int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
             count_left(t, r.checks, r.count);
@@ -274,11 +266,9 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     t->written += df.refilled;
     t->left += df.unmapped;
     defrag_finish(&df);
-    defrag_finish(&view);
-    t->reassembled = view.ra.completed;
-    t->incomplete = view.ra.dropped;
+    verifier_finish(&view);
     defrag_free(&df);
-    defrag_free(&view);
+    verifier_free(&view);
     int status = EXIT_ALL_GOOD;
     const int werr = k->w.err ? k->w.err : patch_err ? patch_err : k->err;
     if (got == -1) {

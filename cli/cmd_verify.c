@@ -7,7 +7,7 @@
 
 #include "capture.h"
 #include "cli.h"
-#include "defrag.h"
+#include "verifier.h"
 #include "json.h"
 #include "report.h"
 
@@ -66,12 +66,11 @@ static void show(const struct verify_out *v, uint64_t frame, const struct inetcs
     }
 }
 
-/* The checks of a datagram that never became whole: unverifiable, on its first fragment. */
+/* The checks of a datagram that never became whole (counted already): unverifiable, on its first
+ * fragment. */
 static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
 {
-    const struct verify_out *v = ctx;
-    tally_checks(v->t, c, n);
-    show(v, frame, c, n, NULL);
+    show(ctx, frame, c, n, NULL);
 }
 
 /* Verifies one capture; EXIT_USAGE when it cannot be read to its end, EXIT_CUT when it ends inside
@@ -88,8 +87,8 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     struct cap_record rec;
     struct cli_progress prog;
     struct verify_out out = {path, o, t};
-    struct defrag df;
-    defrag_init(&df, o->flags, 0, unfinished, &out);
+    struct verifier ver;
+    verifier_init(&ver, t, o->flags, o->reassemble, unfinished, &out);
     cli_progress_start(&prog, path, f);
     int got = cap_open(&rd, fileno(f), path, 0), status = EXIT_ALL_GOOD;
     unsigned long long bytes = 0;
@@ -101,17 +100,14 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
             continue;
         struct inetcsum_report r;
         inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
-        int whole = o->reassemble && defrag_take(&df, &rec, &r, UINT64_MAX);
-        tally_frame(t, &r, rec.caplen, rec.wirelen, rec.link);
+        const int whole = verifier_frame(&ver, &rec, &r);
         show(&out, rec.frame, r.checks, r.count, NULL);
         if (o->json && report_undecodable(&r))
             json_undecoded(stdout, path, rec.frame, &r, rec.link);
         else if (!o->json && !o->quiet)
             report_undecoded_line(stdout, path, rec.frame, &r);
-        if (whole) {
-            tally_checks(t, df.whole, df.nwhole);
-            show(&out, rec.frame, df.whole, df.nwhole, &df);
-        }
+        if (whole)
+            show(&out, rec.frame, ver.df.whole, ver.df.nwhole, &ver.df);
     }
     cli_progress_end(&prog);
     if (got < 0) {
@@ -123,10 +119,8 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
         cli_error("%s (tcpdump killed, or a copy interrupted?); every frame before it was judged", msg);
         status = EXIT_CUT;
     }
-    defrag_finish(&df);
-    t->reassembled = df.ra.completed;
-    t->incomplete = df.ra.dropped;
-    defrag_free(&df);
+    verifier_finish(&ver);
+    verifier_free(&ver);
     if (o->json)
         json_summary(stdout, path, t, &rd, got < 0 ? rd.err : NULL);
     cap_close(&rd);

@@ -1,6 +1,6 @@
 /* Captures from Python: the capture library's reader (capture/pcap_read.c: pcap, pcapng, gzip,
  * zstd, xz, cut files judged to the cut) behind a capsule that inetcsum/capture.py wraps as an
- * iterator; verify of a whole capture with the capture library's reassembly (capture/defrag.c) and
+ * iterator; verify of a whole capture with the capture library's reassembly (capture/verifier.c) and
  * tallies (capture/tally.c); fix through its engine (capture/fixer.c). */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "capture.h"
 #include "status.h" /* the exit statuses the fix engine returns */
-#include "defrag.h"
+#include "verifier.h"
 #include "ext.h"
 #include "fixer.h"
 #include "tally.h"
@@ -31,7 +31,7 @@ struct pycap {
     int judging, finished;
     int reassemble;
     unsigned flags;
-    struct defrag df;
+    struct verifier ver; /* its reassembler, counting into t */
     struct tally t;
     struct unfinished *pend;
     size_t npend, pend_cap;
@@ -48,7 +48,7 @@ static void destroy(PyObject *capsule)
     if (c->f)
         fclose(c->f);
     if (c->judging)
-        defrag_free(&c->df);
+        verifier_free(&c->ver);
     free(c->pend);
     free(c);
 }
@@ -183,11 +183,11 @@ static PyObject *py_capture_close(PyObject *self, PyObject *arg)
 
 /* ---- verify ------------------------------------------------------------------------------------ */
 
-/* defrag's callback: a datagram dropped unfinished; its checks are queued for Python. */
+/* The verifier's callback: a datagram dropped unfinished (already counted); its checks are queued
+ * for Python. */
 static void queue_unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
 {
     struct pycap *p = ctx;
-    tally_checks(&p->t, c, n);
     if (p->npend == p->pend_cap) {
         size_t cap = p->pend_cap ? 2 * p->pend_cap : 4;
         struct unfinished *more = realloc(p->pend, cap * sizeof *more);
@@ -280,7 +280,7 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
         c->judging = 1;
         c->flags = udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0;
         c->reassemble = reassemble;
-        defrag_init(&c->df, c->flags, 0, queue_unfinished, c);
+        verifier_init(&c->ver, &c->t, c->flags, reassemble, queue_unfinished, c);
     }
     if (c->finished)
         Py_RETURN_NONE;
@@ -290,28 +290,25 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
         return NULL;
     if (got == 0) { /* the end: datagrams still waiting are unfinished */
         c->done = c->finished = 1;
-        defrag_finish(&c->df);
-        c->t.reassembled = c->df.ra.completed;
-        c->t.incomplete = c->df.ra.dropped;
+        verifier_finish(&c->ver);
         return Py_BuildValue("(KOOONOi)", 0ULL, Py_None, Py_None, Py_None, take_unfinished(c), Py_None, 0);
     }
     struct inetcsum_report r;
     inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, c->flags, &r);
-    const int whole = c->reassemble && defrag_take(&c->df, &rec, &r, UINT64_MAX);
-    tally_frame(&c->t, &r, rec.caplen, rec.wirelen, rec.link);
+    const int whole = verifier_frame(&c->ver, &rec, &r);
+    const struct defrag *df = &c->ver.df;
     PyObject *whole_report = Py_None, *frames = Py_None;
     Py_INCREF(Py_None);
     Py_INCREF(Py_None);
     if (whole) {
-        tally_checks(&c->t, c->df.whole, c->df.nwhole);
-        struct inetcsum_report w = {.flags = 0, .count = c->df.nwhole};
-        memcpy(w.checks, c->df.whole, c->df.nwhole * sizeof w.checks[0]);
+        struct inetcsum_report w = {.flags = 0, .count = df->nwhole};
+        memcpy(w.checks, df->whole, df->nwhole * sizeof w.checks[0]);
         Py_DECREF(whole_report);
         Py_DECREF(frames);
         whole_report = icspy_report(&w, 0);
-        frames = PyTuple_New((Py_ssize_t)c->df.nframes);
-        for (size_t i = 0; frames && i < c->df.nframes; i++) {
-            PyObject *v = PyLong_FromUnsignedLongLong(c->df.frames[i]);
+        frames = PyTuple_New((Py_ssize_t)df->nframes);
+        for (size_t i = 0; frames && i < df->nframes; i++) {
+            PyObject *v = PyLong_FromUnsignedLongLong(df->frames[i]);
             if (!v)
                 Py_CLEAR(frames);
             else
