@@ -942,7 +942,15 @@ class Docs(unittest.TestCase):
     def test_man_page_and_completion_know_every_option(self):
         man = read_bytes(MANPAGE).decode()
         completion = read_bytes(COMPLETION).decode()
-        for cmd in COMMANDS:
+        # The commands: `inetcsum --help` (main.c's table) is the one source; the completion's first
+        # word offers exactly those, and this test's own list agrees.
+        top = run("--help").stdout.decode()
+        listed = top.split("commands:\n")[1].split("\n\n")[0]
+        commands = [line.split()[0] for line in listed.splitlines() if line.startswith("  ")]
+        self.assertEqual(sorted(commands), sorted(COMMANDS))
+        first = re.search(r'COMP_CWORD" -eq 1 \]; then\n\s*COMPREPLY=\(\$\(compgen -W "([^"]*)"', completion).group(1)
+        self.assertEqual(sorted(w for w in first.split() if not w.startswith("-")), sorted(commands))
+        for cmd in commands:
             self.assertIn(f".B inetcsum {cmd}", man)
             self.assertIn(f"{cmd})", completion)
             for opt in self.help_options(cmd):
