@@ -14,7 +14,7 @@
 #include "experiments.h"
 #include "frames.h"
 #include "inetcsum_packet.h"
-#include "packet/paths.h"
+#include "packet/general.h"
 #include "timing.h"
 
 static struct inetcsum_report report;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "inetcsum_packet.h"
-#include "packet/paths.h"
+#include "packet/general.h"
 #include "testutil.h"
 
 static const enum inetcsum_link links[8] = {

@@ -9,7 +9,7 @@
 #include "capture.h"
 #include "inetcsum_packet.h"
 #include "packet/fast.h"
-#include "packet/paths.h"
+#include "packet/general.h"
 #include "testutil.h"
 
 struct frame {

@@ -9,7 +9,7 @@
 
 #include "inetcsum_packet.h"
 #include "packet/fast.h"
-#include "packet/paths.h"
+#include "packet/general.h"
 #include "testutil.h"
 
 #define MAX_FRAME 1700

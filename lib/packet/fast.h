@@ -17,6 +17,7 @@
 #include "../proto/pseudo.h"
 #include "parse.h"
 #include "protocols.h"
+#include "verdict.h"
 
 /* The shortest IP packet taken: an IPv4 header and a UDP header. */
 #define ICS_FAST_MIN_IP (ICS_IPV4_HLEN + ICS_UDP_HLEN)
@@ -154,6 +155,83 @@ static inline void ics_fast_report(struct inetcsum_check *c, unsigned layer, uin
     c->length = len;
     c->stored = vd->stored;
     c->expected = vd->expected;
+}
+
+/* The common case without the general walk (fast.h): the same report, the same problems. */
+static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *fr, unsigned flags,
+                            struct inetcsum_report *report)
+{
+    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, ics_fast_pseudo(f, fr), flags);
+    unsigned problems = problem(l4.status), n = 0;
+    if (!fr->v6) {
+        struct inetcsum_verdict ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
+        problems += problem(ip.status);
+        ics_fast_report(&report->checks[n++], INETCSUM_LAYER_IPV4, fr->ip, 20, &ip, 0);
+    }
+    ics_fast_report(&report->checks[n++], fr->layer, fr->l4, fr->l4len, &l4, 0);
+    report->flags = 0;
+    report->count = n;
+    return problems;
+}
+
+/* One common-case checksum for fill (o NULL: written as fill_view decides) or for offload (left
+ * alone when not requested, seeded for the device, or computed, as inetcsum_offload treats an item
+ * with nothing inside it).  Returns its report flags. */
+static inline unsigned ics_fast_write_item(uint8_t *field, struct inetcsum_verdict *vd, unsigned flags, uint32_t kind,
+                                       uint32_t pseudo, const struct inetcsum_offload *o, uint32_t *software)
+{
+    if (!o) {
+        if (!ics_fill_wanted(vd, flags))
+            return 0;
+    } else if (!(o->request & kind)) {
+        return 0;
+    } else if (o->device & kind) {
+        vd->expected = pseudo && !(o->flags & INETCSUM_OFFLOAD_ZERO_SEED) ? ics_net16(ics_fold16(pseudo)) : 0;
+        ics_put_expected(field, vd->expected, 2);
+        return INETCSUM_CHECK_DEVICE;
+    } else {
+        *software |= kind;
+    }
+    ics_put_expected(field, vd->expected, 2);
+    return INETCSUM_CHECK_WRITTEN;
+}
+
+/* fill or offload on the common case, innermost first as the general loops: returns the fields
+ * written (fill) or the kinds computed in software (offload).  Inlined into each caller, where o
+ * is NULL or not at compile time. */
+static inline __attribute__((always_inline)) uint32_t ics_fast_write(uint8_t *f, const struct ics_fast *fr,
+                                                                unsigned flags, const struct inetcsum_offload *o,
+                                                                struct inetcsum_report *report)
+{
+    uint32_t software = 0, pseudo = ics_fast_pseudo(f, fr);
+    unsigned n = fr->v6 ? 1 : 2, written = 0;
+    uint32_t kind = fr->layer == INETCSUM_LAYER_TCP ? (fr->v6 ? INETCSUM_OFL_TCP6 : INETCSUM_OFL_TCP4)
+                                                    : (fr->v6 ? INETCSUM_OFL_UDP6 : INETCSUM_OFL_UDP4);
+    /* Offload without a report needs no verdict of an item it leaves alone or to the device: the
+     * device's TCP/UDP payload is then never read, only the pseudo-header. */
+#define ICS_VERDICT_NEEDED(k) (!o || report || ((o->request & (k)) && !(o->device & (k))))
+    struct inetcsum_verdict l4 = {0}, ip = {0};
+    if (ICS_VERDICT_NEEDED(kind))
+        l4 = ics_fast_l4_verdict(f, fr, pseudo, flags);
+    unsigned l4_flags = ics_fast_write_item(f + fr->l4 + ics_l4_rules[fr->layer].field, &l4, flags, kind, pseudo, o,
+                                        &software);
+    written += l4_flags == INETCSUM_CHECK_WRITTEN;
+    if (report)
+        ics_fast_report(&report->checks[n - 1], fr->layer, fr->l4, fr->l4len, &l4, l4_flags);
+    if (!fr->v6) {
+        if (ICS_VERDICT_NEEDED(INETCSUM_OFL_IPV4))
+            ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
+#undef ICS_VERDICT_NEEDED
+        unsigned ip_flags = ics_fast_write_item(f + fr->ip + ICS_IPV4_CHECK, &ip, flags, INETCSUM_OFL_IPV4, 0, o, &software);
+        written += ip_flags == INETCSUM_CHECK_WRITTEN;
+        if (report)
+            ics_fast_report(&report->checks[0], INETCSUM_LAYER_IPV4, fr->ip, ICS_IPV4_HLEN, &ip, ip_flags);
+    }
+    if (report) {
+        report->flags = 0;
+        report->count = n;
+    }
+    return o ? software : written;
 }
 
 #endif

@@ -1,7 +1,7 @@
 /* The general walk behind inetcsum_verify, inetcsum_fill and inetcsum_offload, without the common-case shortcut
  * (fast.h): the reference the shortcut is tested against (tests/test_fastpath.c). */
-#ifndef ICS_PACKET_PATHS_H
-#define ICS_PACKET_PATHS_H
+#ifndef ICS_PACKET_GENERAL_H
+#define ICS_PACKET_GENERAL_H
 
 #include "inetcsum_packet.h"
 

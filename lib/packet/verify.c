@@ -1,0 +1,139 @@
+/* inetcsum_verify and inetcsum_fill: every checksum of a frame judged, and written where fill
+ * asks, innermost first; the common case through the shortcut (fast.h), the rest through the walk
+ * (parse.c). */
+#include "fast.h"
+#include "general.h"
+#include "verdict.h"
+
+static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                            struct inetcsum_report *report)
+{
+    struct ics_parsed parsed;
+    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
+    unsigned problems = 0;
+    for (unsigned i = 0; i < parsed.n; i++) {
+        struct inetcsum_verdict vd = judge(v, &parsed.item[i], flags, 0);
+        problems += problem(vd.status);
+        report_check(v, report, i, &parsed.item[i], &vd, 0);
+    }
+    report->flags = parsed.flags;
+    report->count = parsed.n;
+    return problems;
+}
+
+/* A field fill wrote: where, how wide, and its bytes before and after. */
+struct written_field {
+    size_t at, width;
+    uint8_t old[4], now[4];
+};
+
+/* What, added to the sum of it's coverage as the frame is now, gives its sum as it was before the
+ * fields in w[0..n) were written: for each one it covers, its old bytes added and its new ones
+ * subtracted (ones'-complement, at the parity of their place in the coverage). */
+static uint32_t undo_writes(const struct ics_item *it, size_t cov, const struct written_field *w, unsigned n)
+{
+    uint32_t undo = 0;
+    for (unsigned k = 0; k < n; k++) {
+        if (w[k].at < it->off || w[k].at + w[k].width > it->off + cov)
+            continue;
+        const size_t odd = (w[k].at - it->off) & 1;
+        const uint16_t before = ics_fold16(inetcsum_block_add(0, inetcsum_partial(w[k].old, w[k].width, 0), odd));
+        const uint16_t after = ics_fold16(inetcsum_block_add(0, inetcsum_partial(w[k].now, w[k].width, 0), odd));
+        undo = ics_add32(ics_add32(undo, before), (uint16_t)~after);
+    }
+    return undo;
+}
+
+static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                          struct inetcsum_report *report)
+{
+    struct ics_parsed parsed;
+    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
+    unsigned written = 0;
+    struct written_field w[INETCSUM_MAX_CHECKS];
+    /* Innermost first: an outer checksum covers the inner fields as they will be sent.  What is
+     * reported is each checksum as it was before any write (as verify sees it): an outer one that
+     * was right is reported good, and written when the inner writes made it wrong. */
+    for (unsigned i = parsed.n; i-- > 0;) {
+        const struct ics_item *it = &parsed.item[i];
+        struct inetcsum_verdict vd = judge(v, it, flags, 0);
+        struct inetcsum_verdict as_it_was = vd;
+        if (written && it->layer != INETCSUM_LAYER_SCTP && !(it->flags & ICS_UNSURE)) {
+            const uint32_t undo = undo_writes(it, coverage(v, it), w, written);
+            if (undo)
+                as_it_was = judge(v, it, flags, undo);
+        }
+        unsigned extra = 0;
+        /* Never written: quoted, fragmented, truncated or malformed ones, and a UDP-Lite coverage
+         * out of range (no value would be right). */
+        if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && vd.status != INETCSUM_UNVERIFIABLE &&
+            coverage(v, it) != 0 && ics_fill_wanted(&vd, flags)) {
+            struct written_field *f = &w[written];
+            uint8_t sc[4];
+            f->at = field_at(it);
+            f->width = field_width(it);
+            memcpy(f->old, ics_view_get(v, f->at, f->width, sc), f->width);
+            ics_put_expected(f->now, vd.expected, f->width);
+            ics_view_put(v, f->at, f->now, f->width);
+            extra = INETCSUM_CHECK_WRITTEN;
+            written++;
+        } else if (problem(as_it_was.status) && vd.status == INETCSUM_GOOD) {
+            extra = INETCSUM_CHECK_MENDED;
+        }
+        if (report) {
+            as_it_was.expected = vd.expected; /* what the field holds now, or should */
+            report_check(v, report, i, it, &as_it_was, extra);
+        }
+    }
+    if (report) {
+        report->flags = parsed.flags;
+        report->count = parsed.n;
+    }
+    return written;
+}
+
+unsigned ics_verify_general(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                            unsigned flags, struct inetcsum_report *report)
+{
+    struct ics_view v = contiguous(frame, caplen);
+    return verify_view(&v, wirelen, link, flags, report);
+}
+
+unsigned ics_fill_general(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                          struct inetcsum_report *report)
+{
+    struct ics_view v = contiguous(frame, caplen);
+    return fill_view(&v, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                         struct inetcsum_report *report)
+{
+    struct ics_fast fr;
+    if (ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr))
+        return ics_fast_verify((const uint8_t *)frame, &fr, flags, report);
+    return ics_verify_general(frame, caplen, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
+                             unsigned flags, struct inetcsum_report *report)
+{
+    struct ics_view v = segments(seg, nseg);
+    return verify_view(&v, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_fill(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                       struct inetcsum_report *report)
+{
+    struct ics_fast fr;
+    if (ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr))
+        return ics_fast_write((uint8_t *)frame, &fr, flags, NULL, report);
+    return ics_fill_general(frame, caplen, wirelen, link, flags, report);
+}
+
+unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
+                           unsigned flags, struct inetcsum_report *report)
+{
+    struct ics_view v = segments(seg, nseg);
+    return fill_view(&v, wirelen, link, flags, report);
+}
