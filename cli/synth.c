@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "inetcsum_packet.h"
+#include "proto/l4.h" /* each layer's checksum field */
+#include "wire/wire.h"
 
 uint64_t synth_rand(struct synth *s)
 {
@@ -40,18 +42,6 @@ static uint8_t *put(struct builder *b, size_t n)
     return q;
 }
 
-static void be16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-    be16(p, v >> 16);
-    be16(p + 2, v & 0xFFFF);
-}
-
 static void length_later(struct builder *b, int what)
 {
     b->lens[b->nlens].off = b->len;
@@ -61,55 +51,56 @@ static void length_later(struct builder *b, int what)
 static void ether(struct builder *b, unsigned type)
 {
     static const uint8_t macs[12] = {0x02, 0x00, 0x5E, 0x10, 0x00, 0x01, 0x02, 0x00, 0x5E, 0x10, 0x00, 0x02};
-    uint8_t *h = put(b, 14);
-    memcpy(h, macs, 12);
-    be16(h + 12, type);
+    uint8_t *h = put(b, ICS_ETH_HLEN);
+    memcpy(h, macs, sizeof macs);
+    ics_put16(h + ICS_ETH_TYPE, type);
 }
 
 static void vlan(struct builder *b, unsigned vid, unsigned type)
 {
     uint8_t *h = b->p + b->len - 2; /* the Ethernet type becomes the TPID */
-    be16(h, 0x8100);
-    h = put(b, 4);
-    be16(h, vid);
-    be16(h + 2, type);
+    ics_put16(h, ICS_ETH_P_8021Q);
+    h = put(b, ICS_VLAN_HLEN);
+    ics_put16(h + ICS_VLAN_TCI, vid);
+    ics_put16(h + ICS_VLAN_TYPE, type);
 }
 
 static void ipv4(struct builder *b, uint8_t proto)
 {
     length_later(b, LEN_IPV4);
-    uint8_t *h = put(b, 20);
+    uint8_t *h = put(b, ICS_IPV4_HLEN);
     uint64_t r = synth_rand(b->s);
-    h[0] = 0x45;
-    be16(h + 4, (unsigned)r & 0xFFFF); /* identification */
-    be16(h + 6, 0x4000);               /* don't fragment */
-    h[8] = 64;
-    h[9] = proto;
-    be32(h + 12, 0xC0000200u | (uint32_t)(1 + (r >> 16) % 254));  /* 192.0.2.0/24 */
-    be32(h + 16, 0xC6336400u | (uint32_t)(1 + (r >> 24) % 254));  /* 198.51.100.0/24 */
+    h[ICS_IPV4_VER_IHL] = ICS_IPV4_VER_IHL_PLAIN;
+    ics_put16(h + ICS_IPV4_ID, (unsigned)r & 0xFFFF);
+    ics_put16(h + ICS_IPV4_FRAG_OFF, ICS_IP_DF);
+    h[ICS_IPV4_TTL] = 64;
+    h[ICS_IPV4_PROTOCOL] = proto;
+    ics_put32(h + ICS_IPV4_SADDR, 0xC0000200u | (uint32_t)(1 + (r >> 16) % 254)); /* 192.0.2.0/24 */
+    ics_put32(h + ICS_IPV4_DADDR, 0xC6336400u | (uint32_t)(1 + (r >> 24) % 254)); /* 198.51.100.0/24 */
 }
 
 static void ipv6(struct builder *b, uint8_t nh)
 {
     length_later(b, LEN_IPV6);
-    uint8_t *h = put(b, 40);
+    uint8_t *h = put(b, ICS_IPV6_HLEN);
     uint64_t r = synth_rand(b->s);
-    be32(h, 0x60000000u | (uint32_t)(r & 0xFFFFF)); /* flow label */
-    h[6] = nh;
-    h[7] = 64;
-    be32(h + 8, 0x20010DB8u); /* 2001:db8::/48 and 2001:db8:1::/48 */
-    be16(h + 22, (unsigned)(r >> 20) & 0xFFFF);
-    be32(h + 24, 0x20010DB8u);
-    be16(h + 28, 1);
-    be16(h + 38, (unsigned)(r >> 36) & 0xFFFF);
+    ics_put32(h, 0x60000000u | (uint32_t)(r & 0xFFFFF)); /* version 6, a flow label */
+    h[ICS_IPV6_NEXTHDR] = nh;
+    h[ICS_IPV6_HOP_LIMIT] = 64;
+    /* 2001:db8::/48 and 2001:db8:1::/48, the last 16 bits random */
+    ics_put32(h + ICS_IPV6_SADDR, 0x20010DB8u);
+    ics_put16(h + ICS_IPV6_SADDR + 14, (unsigned)(r >> 20) & 0xFFFF);
+    ics_put32(h + ICS_IPV6_DADDR, 0x20010DB8u);
+    ics_put16(h + ICS_IPV6_DADDR + 4, 1);
+    ics_put16(h + ICS_IPV6_DADDR + 14, (unsigned)(r >> 36) & 0xFFFF);
 }
 
 static void ipv6_options(struct builder *b, uint8_t nh)
 {
     uint8_t *h = put(b, 8);
-    h[0] = nh;
-    h[2] = 1; /* PadN over the remaining 4 bytes */
-    h[3] = 4;
+    h[ICS_IPV6_OPT_NEXTHDR] = nh;
+    h[ICS_IPV6_OPTS_FIRST] = 1; /* PadN over the remaining 4 bytes */
+    h[ICS_IPV6_OPTS_FIRST + 1] = 4;
 }
 
 static unsigned ephemeral(struct builder *b)
@@ -119,30 +110,30 @@ static unsigned ephemeral(struct builder *b)
 
 static void tcp(struct builder *b)
 {
-    uint8_t *h = put(b, 20);
+    uint8_t *h = put(b, ICS_TCP_HLEN);
     uint64_t r = synth_rand(b->s);
-    be16(h, ephemeral(b));
-    be16(h + 2, (r & 1) ? 443 : 80);
-    be32(h + 4, (uint32_t)r);
-    be32(h + 8, (uint32_t)(r >> 32));
-    h[12] = 5 << 4;
-    h[13] = 0x18; /* PSH, ACK */
-    be16(h + 14, 64240);
+    ics_put16(h + ICS_TCP_SPORT, ephemeral(b));
+    ics_put16(h + ICS_TCP_DPORT, (r & 1) ? 443 : 80);
+    ics_put32(h + ICS_TCP_SEQ, (uint32_t)r);
+    ics_put32(h + ICS_TCP_ACK_SEQ, (uint32_t)(r >> 32));
+    h[ICS_TCP_DOFF] = (ICS_TCP_HLEN / 4) << 4;
+    h[ICS_TCP_FLAGS] = ICS_TCP_PSH | ICS_TCP_ACK;
+    ics_put16(h + ICS_TCP_WINDOW, 64240);
 }
 
 static void udp(struct builder *b, unsigned dport)
 {
     length_later(b, LEN_UDP);
-    uint8_t *h = put(b, 8);
-    be16(h, ephemeral(b));
-    be16(h + 2, dport);
+    uint8_t *h = put(b, ICS_UDP_HLEN);
+    ics_put16(h + ICS_UDP_SPORT, ephemeral(b));
+    ics_put16(h + ICS_UDP_DPORT, dport);
 }
 
 static void icmp_echo(struct builder *b, uint8_t type)
 {
-    uint8_t *h = put(b, 8);
-    h[0] = type;
-    be32(h + 4, (uint32_t)synth_rand(b->s)); /* identifier and sequence */
+    uint8_t *h = put(b, ICS_ICMP_HLEN);
+    h[ICS_ICMP_TYPE] = type;
+    ics_put32(h + 4, (uint32_t)synth_rand(b->s)); /* identifier and sequence */
 }
 
 /* Frame length: fixed, or 60 / 590 / 1514 bytes as 7:4:1. */
@@ -172,101 +163,101 @@ static unsigned headers(struct builder *b, enum synth_kind kind)
     switch (kind) {
     case SYNTH_TCP4:
     case SYNTH_VLAN_TCP4:
-        ether(b, 0x0800);
+        ether(b, ICS_ETH_P_IPV4);
         if (kind == SYNTH_VLAN_TCP4)
-            vlan(b, 100, 0x0800);
-        ipv4(b, 6);
+            vlan(b, 100, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_TCP);
         tcp(b);
         break;
     case SYNTH_UDP4:
-        ether(b, 0x0800);
-        ipv4(b, 17);
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_UDP);
         udp(b, 5004);
         break;
     case SYNTH_UDP4_NOCSUM:
-        ether(b, 0x0800);
-        ipv4(b, 17);
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_UDP);
         udp(b, 53);
         flags = 0;
         break;
     case SYNTH_TCP6:
-        ether(b, 0x86DD);
-        ipv6(b, 6);
+        ether(b, ICS_ETH_P_IPV6);
+        ipv6(b, ICS_IPPROTO_TCP);
         tcp(b);
         break;
     case SYNTH_UDP6:
-        ether(b, 0x86DD);
-        ipv6(b, 17);
+        ether(b, ICS_ETH_P_IPV6);
+        ipv6(b, ICS_IPPROTO_UDP);
         udp(b, 443);
         break;
     case SYNTH_ICMP4:
-        ether(b, 0x0800);
-        ipv4(b, 1);
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_ICMP);
         icmp_echo(b, 8);
         break;
     case SYNTH_ICMP6:
-        ether(b, 0x86DD);
-        ipv6(b, 58);
+        ether(b, ICS_ETH_P_IPV6);
+        ipv6(b, ICS_IPPROTO_ICMPV6);
         icmp_echo(b, 128);
         break;
     case SYNTH_VXLAN: {
-        ether(b, 0x0800);
-        ipv4(b, 17);
-        udp(b, 4789);
-        uint8_t *v = put(b, 8);
-        v[0] = 0x08; /* VNI present */
-        be32(v + 4, 4242u << 8);
-        ether(b, 0x0800);
-        ipv4(b, 6);
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_UDP);
+        udp(b, ICS_PORT_VXLAN);
+        uint8_t *v = put(b, ICS_VXLAN_HLEN);
+        v[ICS_VXLAN_FLAGS] = ICS_VXLAN_I;
+        ics_put32(v + 4, 4242u << 8); /* the VNI */
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_TCP);
         tcp(b);
         flags = 0; /* the outer UDP checksum stays 0, as Linux's VXLAN sends it over IPv4 */
         break;
     }
     case SYNTH_GENEVE6: {
-        ether(b, 0x86DD);
-        ipv6(b, 17);
-        udp(b, 6081);
-        uint8_t *g = put(b, 8);
-        be16(g + 2, 0x6558); /* Ethernet inside */
-        be32(g + 4, 77u << 8);
-        ether(b, 0x0800);
-        ipv4(b, 17);
+        ether(b, ICS_ETH_P_IPV6);
+        ipv6(b, ICS_IPPROTO_UDP);
+        udp(b, ICS_PORT_GENEVE);
+        uint8_t *g = put(b, ICS_GENEVE_HLEN);
+        ics_put16(g + ICS_GENEVE_PROTO, ICS_ETH_P_TEB);
+        ics_put32(g + 4, 77u << 8); /* the VNI */
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_UDP);
         udp(b, 5004);
         break;
     }
     case SYNTH_GRE: {
-        ether(b, 0x0800);
-        ipv4(b, 47);
-        uint8_t *g = put(b, 8);
-        be16(g, 0x8000); /* checksum present */
-        be16(g + 2, 0x86DD);
-        ipv6(b, 6);
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_GRE);
+        uint8_t *g = put(b, ICS_GRE_CSUM_HLEN);
+        ics_put16(g + ICS_GRE_FLAGS, ICS_GRE_C);
+        ics_put16(g + ICS_GRE_PROTO, ICS_ETH_P_IPV6);
+        ipv6(b, ICS_IPPROTO_TCP);
         tcp(b);
         break;
     }
     case SYNTH_SCTP4: {
-        ether(b, 0x0800);
-        ipv4(b, 132);
-        uint8_t *h = put(b, 12);
-        be16(h, 38412); /* S1AP */
-        be16(h + 2, 38412);
-        be32(h + 4, (uint32_t)synth_rand(b->s)); /* verification tag */
+        ether(b, ICS_ETH_P_IPV4);
+        ipv4(b, ICS_IPPROTO_SCTP);
+        uint8_t *h = put(b, ICS_SCTP_HLEN);
+        ics_put16(h, 38412); /* ports: S1AP */
+        ics_put16(h + 2, 38412);
+        ics_put32(h + 4, (uint32_t)synth_rand(b->s)); /* verification tag */
         break;
     }
     case SYNTH_UDPLITE6: {
-        ether(b, 0x86DD);
-        ipv6(b, 136);
-        uint8_t *h = put(b, 8);
-        be16(h, ephemeral(b));
-        be16(h + 2, 5004);
-        be16(h + 4, 8); /* coverage: the header only, as a codec tolerant of bit errors would ask */
+        ether(b, ICS_ETH_P_IPV6);
+        ipv6(b, ICS_IPPROTO_UDPLITE);
+        uint8_t *h = put(b, ICS_UDP_HLEN);
+        ics_put16(h + ICS_UDP_SPORT, ephemeral(b));
+        ics_put16(h + ICS_UDP_DPORT, 5004);
+        ics_put16(h + ICS_UDP_LEN, ICS_UDP_HLEN); /* coverage: the header only, as a codec tolerant of bit errors would ask */
         break;
     }
     case SYNTH_UDP6_EXT:
-        ether(b, 0x86DD);
-        ipv6(b, 0);
-        ipv6_options(b, 60);
-        ipv6_options(b, 17);
+        ether(b, ICS_ETH_P_IPV6);
+        ipv6(b, ICS_IPPROTO_HOPOPTS);
+        ipv6_options(b, ICS_IPPROTO_DSTOPTS);
+        ipv6_options(b, ICS_IPPROTO_UDP);
         udp(b, 443);
         break;
     default:
@@ -281,9 +272,9 @@ static void sctp_data(struct builder *b, size_t room)
     size_t n = room > 16 ? (room - 16) & ~(size_t)3 : 4;
     uint8_t *c = put(b, 16 + n);
     c[1] = 3; /* beginning and end of a message */
-    be16(c + 2, (unsigned)(16 + n));
-    be32(c + 4, (uint32_t)b->s->made); /* TSN */
-    be32(c + 12, 18);                   /* payload protocol: S1AP */
+    ics_put16(c + 2, (unsigned)(16 + n));
+    ics_put32(c + 4, (uint32_t)b->s->made); /* TSN */
+    ics_put32(c + 12, 18);                   /* payload protocol: S1AP */
     for (size_t i = 0; i < n; i++)
         c[16 + i] = (uint8_t)synth_rand(b->s);
 }
@@ -306,20 +297,14 @@ size_t synth_next(struct synth *s, uint8_t *buf, enum synth_kind *kind)
     }
     for (unsigned i = b.nlens; i-- > 0;) {
         size_t off = b.lens[i].off, rest = b.len - off;
-        be16(b.p + off + (b.lens[i].what == LEN_IPV4 ? 2 : 4), /* IPv6 payload and UDP lengths: both at 4 */
-             (unsigned)(b.lens[i].what == LEN_IPV6 ? rest - 40 : rest));
+        const size_t field = b.lens[i].what == LEN_IPV4 ? ICS_IPV4_TOT_LEN
+                             : b.lens[i].what == LEN_IPV6 ? ICS_IPV6_PAYLOAD_LEN : ICS_UDP_LEN;
+        ics_put16(b.p + off + field, (unsigned)(b.lens[i].what == LEN_IPV6 ? rest - ICS_IPV6_HLEN : rest));
     }
     inetcsum_fill(buf, b.len, 0, INETCSUM_LINK_ETHERNET, flags, NULL);
     s->made++;
     return b.len;
 }
-
-/* Where each layer keeps its checksum, from the start of its header. */
-static const uint8_t field_offset[INETCSUM_LAYER_COUNT] = {
-    [INETCSUM_LAYER_IPV4] = 10, [INETCSUM_LAYER_TCP] = 16,   [INETCSUM_LAYER_UDP] = 6,
-    [INETCSUM_LAYER_UDPLITE] = 6, [INETCSUM_LAYER_ICMP] = 2, [INETCSUM_LAYER_ICMPV6] = 2,
-    [INETCSUM_LAYER_IGMP] = 2,  [INETCSUM_LAYER_GRE] = 4,    [INETCSUM_LAYER_SCTP] = 8,
-    [INETCSUM_LAYER_MH] = 4};
 
 /* Turns the 16-bit field at p into a different ones'-complement value: never its other form of
  * zero (0x0000 <-> 0xFFFF are equal sums), never 0 (for UDP that means "no checksum"). */
@@ -329,7 +314,7 @@ static void wrong16(struct synth *s, uint8_t *p)
     do
         w = v ^ (unsigned)(synth_rand(s) & 0xFFFF);
     while (w == v || w == 0 || (v ^ w) == 0xFFFF);
-    be16(p, w);
+    ics_put16(p, w);
 }
 
 int synth_damage(struct synth *s, uint8_t *frame, size_t len, struct synth_damage *d)
@@ -354,7 +339,7 @@ int synth_damage(struct synth *s, uint8_t *frame, size_t len, struct synth_damag
         inetcsum_offload(frame, len, INETCSUM_LINK_ETHERNET, &o, NULL);
         *d = (struct synth_damage){c->layer, c->depth, 1, 0};
     } else {
-        uint8_t *field = frame + c->offset + field_offset[c->layer];
+        uint8_t *field = frame + c->offset + ics_l4_rules[c->layer].field;
         if (c->layer == INETCSUM_LAYER_SCTP) {
             uint32_t x = (uint32_t)synth_rand(s) | 1;
             for (int i = 0; i < 4; i++)
@@ -372,16 +357,16 @@ int synth_damage(struct synth *s, uint8_t *frame, size_t len, struct synth_damag
  * destination options before a routing header); *nh_at is the byte naming what follows. */
 static size_t ipv6_unfragmentable(const uint8_t *ip, size_t len, size_t *nh_at)
 {
-    size_t at = 40, end = 40;
-    uint8_t nh = ip[6];
-    *nh_at = 6;
-    while ((nh == 0 || nh == 43 || nh == 60) && at + 8 <= len) {
-        size_t hl = ((size_t)ip[at + 1] + 1) * 8;
-        if (nh != 60) {
+    size_t at = ICS_IPV6_HLEN, end = ICS_IPV6_HLEN;
+    uint8_t nh = ip[ICS_IPV6_NEXTHDR];
+    *nh_at = ICS_IPV6_NEXTHDR;
+    while ((nh == ICS_IPPROTO_HOPOPTS || nh == ICS_IPPROTO_ROUTING || nh == ICS_IPPROTO_DSTOPTS) && at + 8 <= len) {
+        size_t hl = ics_ipv6_opt_hlen(ip + at);
+        if (nh != ICS_IPPROTO_DSTOPTS) {
             end = at + hl;
             *nh_at = at;
         }
-        nh = ip[at];
+        nh = ip[at + ICS_IPV6_OPT_NEXTHDR];
         at += hl;
     }
     return end;
@@ -390,13 +375,13 @@ static size_t ipv6_unfragmentable(const uint8_t *ip, size_t len, size_t *nh_at)
 unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsigned pieces, int bad_header,
                         uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len)
 {
-    size_t link = (frame[12] == 0x81 && frame[13] == 0x00) ? 18 : 14;
+    size_t link = ics_get16(frame + ICS_ETH_TYPE) == ICS_ETH_P_8021Q ? ICS_ETH_HLEN + ICS_VLAN_HLEN : ICS_ETH_HLEN;
     const uint8_t *ip = frame + link;
-    int v6 = (ip[0] >> 4) == 6;
-    size_t nh_at = 0, iplen = v6 ? 40 + ((size_t)ip[4] << 8 | ip[5]) : ((size_t)ip[2] << 8 | ip[3]);
+    int v6 = ics_ip_version(ip) == 6;
+    size_t nh_at = 0, iplen = v6 ? ICS_IPV6_HLEN + ics_get16(ip + ICS_IPV6_PAYLOAD_LEN) : ics_get16(ip + ICS_IPV4_TOT_LEN);
     if (iplen > len - link)
         return 0;
-    size_t hl = v6 ? ipv6_unfragmentable(ip, iplen, &nh_at) : (size_t)(ip[0] & 15) * 4;
+    size_t hl = v6 ? ipv6_unfragmentable(ip, iplen, &nh_at) : ics_ipv4_hlen(ip);
     size_t body = iplen - hl;
     if (pieces > SYNTH_MAX_FRAGMENTS)
         pieces = SYNTH_MAX_FRAGMENTS;
@@ -419,22 +404,22 @@ unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsig
         memcpy(h, ip, hl);
         size_t data_at = link + hl;
         if (v6) {
-            h[nh_at] = 44;
-            be16(h + 4, (unsigned)(hl - 40 + 8 + n));
+            h[nh_at] = ICS_IPPROTO_FRAGMENT;
+            ics_put16(h + ICS_IPV6_PAYLOAD_LEN, (unsigned)(hl - ICS_IPV6_HLEN + ICS_FRAG6_HLEN + n));
             uint8_t *fh = f + data_at;
-            memset(fh, 0, 8);
-            fh[0] = ip[nh_at];
-            be16(fh + 2, (unsigned)at | (unsigned)more);
-            be32(fh + 4, id);
-            data_at += 8;
+            memset(fh, 0, ICS_FRAG6_HLEN);
+            fh[ICS_IPV6_OPT_NEXTHDR] = ip[nh_at];
+            ics_put16(fh + ICS_FRAG6_OFF, (unsigned)at | (more ? ICS_FRAG6_MF : 0u));
+            ics_put32(fh + ICS_FRAG6_ID, id);
+            data_at += ICS_FRAG6_HLEN;
         } else {
-            be16(h + 2, (unsigned)(hl + n));
-            be16(h + 6, (unsigned)(at / 8) | (more ? 0x2000u : 0)); /* DF cleared */
-            h[10] = h[11] = 0;
+            ics_put16(h + ICS_IPV4_TOT_LEN, (unsigned)(hl + n));
+            ics_put16(h + ICS_IPV4_FRAG_OFF, (unsigned)(at / 8) | (more ? ICS_IP_MF : 0u)); /* DF cleared */
+            memset(h + ICS_IPV4_CHECK, 0, 2);
             uint16_t c = inetcsum_ipv4_header(h, (unsigned)hl / 4);
-            memcpy(h + 10, &c, 2);
+            memcpy(h + ICS_IPV4_CHECK, &c, 2);
             if (bad_header && i == 0)
-                wrong16(s, h + 10);
+                wrong16(s, h + ICS_IPV4_CHECK);
         }
         memcpy(f + data_at, ip + hl + at, n);
         out_len[i] = data_at + n;
