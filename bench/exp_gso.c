@@ -24,6 +24,7 @@
 #include "anchor_dpdk_gso.h"
 #include "experiments.h"
 #include "inetcsum_gso.h"
+#include "wire/wire.h"
 #include "timing.h"
 
 enum { MAX_SEGS = 64, MAX_TRIALS = 64, NWAYS = 4 };
@@ -42,38 +43,34 @@ static size_t build(uint8_t *p, int v6, int udp, size_t total)
     memset(p, 0, total);
     for (size_t i = 0; i < total; i++)
         p[i] = (uint8_t)(i * 131 + 7);
-    p[12] = v6 ? 0x86 : 0x08;
-    p[13] = v6 ? 0xDD : 0x00;
-    uint8_t *ip = p + 14;
-    const size_t ip_len = v6 ? 40 : 20, l4_len = udp ? 8 : 32, ip_total = total - 14;
+    ics_put16(p + ICS_ETH_TYPE, v6 ? ICS_ETH_P_IPV6 : ICS_ETH_P_IPV4);
+    uint8_t *ip = p + ICS_ETH_HLEN;
+    const size_t ip_len = v6 ? ICS_IPV6_HLEN : ICS_IPV4_HLEN, ip_total = total - ICS_ETH_HLEN;
+    const uint8_t proto = udp ? ICS_IPPROTO_UDP : ICS_IPPROTO_TCP;
     if (v6) {
-        memset(ip, 0, 8);
-        ip[0] = 0x60;
-        ip[4] = (uint8_t)((ip_total - 40) >> 8);
-        ip[5] = (uint8_t)(ip_total - 40);
-        ip[6] = udp ? 17 : 6;
-        ip[7] = 64;
+        memset(ip, 0, ICS_IPV6_SADDR);
+        ip[0] = 0x60; /* version 6 */
+        ics_put16(ip + ICS_IPV6_PAYLOAD_LEN, (uint32_t)(ip_total - ICS_IPV6_HLEN));
+        ip[ICS_IPV6_NEXTHDR] = proto;
+        ip[ICS_IPV6_HOP_LIMIT] = 64;
     } else {
-        memset(ip, 0, 12);
-        ip[0] = 0x45;
-        ip[2] = (uint8_t)(ip_total >> 8);
-        ip[3] = (uint8_t)ip_total;
-        ip[6] = 0x40;
-        ip[8] = 64;
-        ip[9] = udp ? 17 : 6;
+        memset(ip, 0, ICS_IPV4_SADDR);
+        ip[ICS_IPV4_VER_IHL] = ICS_IPV4_VER_IHL_PLAIN;
+        ics_put16(ip + ICS_IPV4_TOT_LEN, (uint32_t)ip_total);
+        ics_put16(ip + ICS_IPV4_FRAG_OFF, ICS_IP_DF);
+        ip[ICS_IPV4_TTL] = 64;
+        ip[ICS_IPV4_PROTOCOL] = proto;
     }
     uint8_t *l4 = ip + ip_len;
     if (udp) {
-        l4[4] = (uint8_t)((ip_total - ip_len) >> 8);
-        l4[5] = (uint8_t)(ip_total - ip_len);
+        ics_put16(l4 + ICS_UDP_LEN, (uint32_t)(ip_total - ip_len));
     } else {
-        l4[12] = 0x80; /* 32 bytes: NOPs and a timestamp option */
-        l4[13] = 0x18;
-        memset(l4 + 20, 1, 2);
-        l4[22] = 8;
-        l4[23] = 10;
+        l4[ICS_TCP_DOFF] = (32 / 4) << 4; /* 32 bytes: NOPs and a timestamp option */
+        l4[ICS_TCP_FLAGS] = ICS_TCP_PSH | ICS_TCP_ACK;
+        memset(l4 + ICS_TCP_HLEN, 1, 2); /* NOP, NOP */
+        l4[ICS_TCP_HLEN + 2] = 8;        /* timestamps, 10 bytes */
+        l4[ICS_TCP_HLEN + 3] = 10;
     }
-    (void)l4_len;
     return total;
 }
 
@@ -81,21 +78,20 @@ static size_t build(uint8_t *p, int v6, int udp, size_t total)
  * headers): the general path, every level rewritten and the tunnel's checksum computed too. */
 static size_t build_vxlan(uint8_t *p, size_t total)
 {
-    enum { OUTER = 14 + 20 + 8 + 8 };
+    enum { OUTER = ICS_ETH_HLEN + ICS_IPV4_HLEN + ICS_UDP_HLEN + ICS_VXLAN_HLEN };
     build(p + OUTER, 0, 0, total - OUTER);
     build(p, 0, 1, OUTER); /* Ethernet, IPv4, UDP; lengths set for the whole packet below */
-    const size_t ip_total = total - 14, udp_len = ip_total - 20;
-    p[14 + 2] = (uint8_t)(ip_total >> 8);
-    p[14 + 3] = (uint8_t)ip_total;
-    uint8_t *udp = p + 34;
-    udp[0] = 0xC3, udp[1] = 0x50;             /* source port 50000 */
-    udp[2] = 0x12, udp[3] = 0xB5;             /* VXLAN, 4789 */
-    udp[4] = (uint8_t)(udp_len >> 8);
-    udp[5] = (uint8_t)udp_len;
-    udp[6] = udp[7] = 0xFF;                   /* a checksum: computed per segment */
-    memset(udp + 8, 0, 8);
-    udp[8] = 0x08;                            /* VXLAN: the I flag, VNI 0x2a */
-    udp[14] = 0x2A;
+    const size_t ip_total = total - ICS_ETH_HLEN, udp_len = ip_total - ICS_IPV4_HLEN;
+    ics_put16(p + ICS_ETH_HLEN + ICS_IPV4_TOT_LEN, (uint32_t)ip_total);
+    uint8_t *udp = p + ICS_ETH_HLEN + ICS_IPV4_HLEN;
+    ics_put16(udp + ICS_UDP_SPORT, 50000);
+    ics_put16(udp + ICS_UDP_DPORT, ICS_PORT_VXLAN);
+    ics_put16(udp + ICS_UDP_LEN, (uint32_t)udp_len);
+    ics_put16(udp + ICS_UDP_CHECK, 0xFFFF); /* a checksum: computed per segment */
+    uint8_t *vx = udp + ICS_UDP_HLEN;
+    memset(vx, 0, ICS_VXLAN_HLEN);
+    vx[ICS_VXLAN_FLAGS] = ICS_VXLAN_I;
+    vx[6] = 0x2A; /* VNI 0x2a */
     return total;
 }
 

@@ -16,6 +16,7 @@
 #include "inetcsum_packet.h"
 #include "packet/general.h"
 #include "timing.h"
+#include "wire/wire.h"
 
 static struct inetcsum_report report;
 
@@ -31,15 +32,18 @@ DEFINE_TIMED_LOOP(static, loop_offload, inetcsum_offload(dst, len, INETCSUM_LINK
 /* The checksum work with a known layout: what the packet layer cannot avoid. */
 static inline uint32_t known_layout_sums(const uint8_t *f, size_t len)
 {
-    if ((f[14] >> 4) == 4) {
-        const uint8_t *ip = f + 14;
-        uint32_t l4len = (uint32_t)(len - 34);
-        return inetcsum_ipv4_header(ip, 5) +
-               inetcsum_tcpudp_magic(ip + 12, ip + 16, l4len, ip[9], inetcsum_partial(f + 34, l4len, 0));
+    const uint8_t *ip = f + ICS_ETH_HLEN;
+    if (ics_ip_version(ip) == 4) {
+        const size_t l4 = ICS_ETH_HLEN + ICS_IPV4_HLEN;
+        uint32_t l4len = (uint32_t)(len - l4);
+        return inetcsum_ipv4_header(ip, ICS_IPV4_HLEN / 4) +
+               inetcsum_tcpudp_magic(ip + ICS_IPV4_SADDR, ip + ICS_IPV4_DADDR, l4len, ip[ICS_IPV4_PROTOCOL],
+                                     inetcsum_partial(f + l4, l4len, 0));
     }
-    const uint8_t *ip6 = f + 14;
-    uint32_t l4len = (uint32_t)(len - 54);
-    return inetcsum_ipv6_magic(ip6 + 8, ip6 + 24, l4len, ip6[6], inetcsum_partial(f + 54, l4len, 0));
+    const size_t l4 = ICS_ETH_HLEN + ICS_IPV6_HLEN;
+    uint32_t l4len = (uint32_t)(len - l4);
+    return inetcsum_ipv6_magic(ip + ICS_IPV6_SADDR, ip + ICS_IPV6_DADDR, l4len, ip[ICS_IPV6_NEXTHDR],
+                               inetcsum_partial(f + l4, l4len, 0));
 }
 DEFINE_TIMED_LOOP(static, loop_sums, known_layout_sums(src, len))
 

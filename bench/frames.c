@@ -2,6 +2,7 @@
 #include "frames.h"
 
 #include "inetcsum_packet.h"
+#include "wire/wire.h"
 
 int bench_frame(uint8_t *f, size_t len, int v6, int tcp, uint64_t *rng)
 {
@@ -9,27 +10,23 @@ int bench_frame(uint8_t *f, size_t len, int v6, int tcp, uint64_t *rng)
         *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
         f[i] = (uint8_t)(*rng >> 56);
     }
-    size_t ip = 14, l4 = v6 ? 54 : 34, l4len = len - l4;
-    f[12] = v6 ? 0x86 : 0x08;
-    f[13] = v6 ? 0xDD : 0x00;
+    const size_t ip = ICS_ETH_HLEN, l4 = ip + (v6 ? ICS_IPV6_HLEN : ICS_IPV4_HLEN), l4len = len - l4;
+    const uint8_t proto = tcp ? ICS_IPPROTO_TCP : ICS_IPPROTO_UDP;
+    ics_put16(f + ICS_ETH_TYPE, v6 ? ICS_ETH_P_IPV6 : ICS_ETH_P_IPV4);
     if (v6) {
-        f[ip] = 0x60;
-        f[ip + 4] = (uint8_t)(l4len >> 8);
-        f[ip + 5] = (uint8_t)l4len;
-        f[ip + 6] = tcp ? 6 : 17;
+        f[ip] = 0x60; /* version 6; the traffic class's top bits 0 */
+        ics_put16(f + ip + ICS_IPV6_PAYLOAD_LEN, (uint32_t)l4len);
+        f[ip + ICS_IPV6_NEXTHDR] = proto;
     } else {
-        f[ip] = 0x45;
-        f[ip + 2] = (uint8_t)((len - 14) >> 8);
-        f[ip + 3] = (uint8_t)(len - 14);
-        f[ip + 6] = f[ip + 7] = 0; /* no fragment */
-        f[ip + 9] = tcp ? 6 : 17;
+        f[ip + ICS_IPV4_VER_IHL] = ICS_IPV4_VER_IHL_PLAIN;
+        ics_put16(f + ip + ICS_IPV4_TOT_LEN, (uint32_t)(len - ip));
+        ics_put16(f + ip + ICS_IPV4_FRAG_OFF, 0); /* no fragment */
+        f[ip + ICS_IPV4_PROTOCOL] = proto;
     }
-    if (tcp) {
-        f[l4 + 12] = 0x50;
-    } else {
-        f[l4 + 4] = (uint8_t)(l4len >> 8);
-        f[l4 + 5] = (uint8_t)l4len;
-    }
+    if (tcp)
+        f[l4 + ICS_TCP_DOFF] = (ICS_TCP_HLEN / 4) << 4;
+    else
+        ics_put16(f + l4 + ICS_UDP_LEN, (uint32_t)l4len);
     inetcsum_fill(f, len, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
     struct inetcsum_report r;
     if (inetcsum_verify(f, len, 0, INETCSUM_LINK_ETHERNET, 0, &r) != 0 || r.count != (v6 ? 1u : 2u))
