@@ -136,9 +136,9 @@ static int write_changed(struct sink *k, uint8_t *frame, const uint8_t *was, siz
 
 /* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
  * the checksums around it (a tunnel's outer checksum covers the fragment); 0 or an errno. */
-static int patch_written(struct sink *k, const struct defrag_change *ch, size_t n, unsigned flags, struct tally *t)
+static int patch_written(struct sink *k, const struct reassembly_change *ch, size_t n, unsigned flags, struct tally *t)
 {
-    const struct reasm_origin *from = &ch[0].from;
+    const struct frag_origin *from = &ch[0].from;
     int err = sink_settle(k);
     if (err)
         return err;
@@ -162,7 +162,7 @@ static int patch_written(struct sink *k, const struct defrag_change *ch, size_t 
 
 /* Writes into its fragments what filling a whole datagram changed: in the current frame in memory,
  * in earlier ones in OUT.  0 or an errno. */
-static int patch_fragments(const struct defrag *df, struct cap_record *rec, struct sink *k, unsigned flags,
+static int patch_fragments(const struct reassembly *df, struct cap_record *rec, struct sink *k, unsigned flags,
                            struct tally *t)
 {
     int current = 0;
@@ -197,9 +197,9 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     struct tally *t = &res->t;
     struct cap_reader rd;
     struct cap_record rec;
-    struct defrag df; /* fix's reassembler: fills whole datagrams, patches their fragments */
+    struct reassembly df; /* fix's reassembler: fills whole datagrams, patches their fragments */
     struct verifier view;
-    defrag_init(&df, o->flags, seekable, NULL, NULL);
+    reassembly_init(&df, o->flags, seekable, NULL, NULL);
     verifier_init(&view, t, o->flags, o->reassemble, NULL, NULL);
     int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
     if (k->out) {
@@ -237,7 +237,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
                 inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
             tally_as_verify(&view, &rec, &r);
             uint64_t out_pos = k->out ? k->w.written + k->w.len + (uint64_t)(rec.data - rec.raw) : data_at;
-            int whole = o->reassemble && defrag_take(&df, &rec, &r, out_pos);
+            int whole = o->reassemble && reassembly_take(&df, &rec, &r, out_pos);
             count_left(t, r.checks, r.count);
             t->left += (unsigned long long)report_undecodable(&r);
             if (o->checks)
@@ -265,9 +265,9 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         patch_err = sink_flush_runs(k);
     t->written += df.refilled;
     t->left += df.unmapped;
-    defrag_finish(&df);
+    reassembly_finish(&df);
     verifier_finish(&view);
-    defrag_free(&df);
+    reassembly_free(&df);
     verifier_free(&view);
     int status = EXIT_ALL_GOOD;
     const int werr = k->w.err ? k->w.err : patch_err ? patch_err : k->err;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "defrag.h"
+#include "reassembly.h"
 #include "tally.h"
 
 struct fix_opts {
@@ -17,7 +17,7 @@ struct fix_opts {
     int guard_signals; /* outfile_open's: the command's handlers for a named temporary file */
     /* Optional: the checks of a frame (or, whole != NULL, of the datagram it completed), as fill
      * reported them: those it wrote or mended carry INETCSUM_CHECK_WRITTEN / _MENDED. */
-    void (*checks)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n, const struct defrag *whole);
+    void (*checks)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n, const struct reassembly *whole);
     /* Optional: bytes of IN read so far. */
     void (*progress)(void *ctx, unsigned long long bytes);
     void *ctx;

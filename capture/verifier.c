@@ -12,7 +12,7 @@ void verifier_init(struct verifier *v, struct tally *t, unsigned flags, int reas
     v->reassemble = reassemble;
     v->unfinished = unfinished;
     v->ctx = ctx;
-    defrag_init(&v->df, flags, 0, count_unfinished, v);
+    reassembly_init(&v->df, flags, 0, count_unfinished, v);
 }
 
 static void count_unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
@@ -25,7 +25,7 @@ static void count_unfinished(void *ctx, uint64_t frame, const struct inetcsum_ch
 
 int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r)
 {
-    const int whole = v->reassemble && defrag_take(&v->df, rec, r, UINT64_MAX);
+    const int whole = v->reassemble && reassembly_take(&v->df, rec, r, UINT64_MAX);
     tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
     if (whole)
         tally_checks(v->t, v->df.whole, v->df.nwhole);
@@ -34,12 +34,12 @@ int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inet
 
 void verifier_finish(struct verifier *v)
 {
-    defrag_finish(&v->df);
+    reassembly_finish(&v->df);
     v->t->reassembled = v->df.ra.completed;
     v->t->incomplete = v->df.ra.dropped;
 }
 
 void verifier_free(struct verifier *v)
 {
-    defrag_free(&v->df);
+    reassembly_free(&v->df);
 }

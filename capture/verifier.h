@@ -6,13 +6,13 @@
 #ifndef ICS_CAPTURE_VERIFIER_H
 #define ICS_CAPTURE_VERIFIER_H
 
-#include "defrag.h"
+#include "reassembly.h"
 #include "tally.h"
 
 struct verifier {
     struct tally *t;
     int reassemble;
-    struct defrag df; /* the reassembler: df.whole and its frames after verifier_frame returned 1 */
+    struct reassembly df; /* the reassembler: df.whole and its frames after verifier_frame returned 1 */
     void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n);
     void *ctx;
 };

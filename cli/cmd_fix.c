@@ -63,7 +63,7 @@ static void show_progress(void *ctx, unsigned long long bytes)
 /* --verbose: "OUT: frame 12 inner TCP 0x1a7f -> 0x1a7e (was bad)" for each check fill wrote, and
  * a line for each it mended (put right by writing the ones inside it). */
 static void list_written(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n,
-                         const struct defrag *whole)
+                         const struct reassembly *whole)
 {
     const char *out_path = ((const struct fix_view *)ctx)->out_path;
     for (unsigned i = 0; i < n; i++) {

@@ -50,7 +50,7 @@ struct verify_out {
 /* Shows checks of `frame`; df, when not NULL, is the datagram they belong to (named in problem
  * lines: the note is made only when one is printed). */
 static void show(const struct verify_out *v, uint64_t frame, const struct inetcsum_check *c, unsigned n,
-                 const struct defrag *df)
+                 const struct reassembly *df)
 {
     for (unsigned i = 0; i < n; i++) {
         if (v->o->json) {

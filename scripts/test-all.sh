@@ -42,9 +42,9 @@ INETCSUM_TEST_QUICK=1 build_and_test aarch64-qemu -DCMAKE_BUILD_TYPE=Release \
 step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly, segmentation)"
 if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
      -DINETCSUM_FUZZ=ON -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
-   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet fuzz_capture fuzz_defrag fuzz_gso >>"$out/fuzz.log" 2>&1; then
+   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet fuzz_capture fuzz_reassembly fuzz_gso >>"$out/fuzz.log" 2>&1; then
   # One target per CPU at a time (each fuzzer is single-threaded); each writes its exit status.
-  targets=(kernels packet capture defrag gso)
+  targets=(kernels packet capture reassembly gso)
   for target in "${targets[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
     rm -f "$out/fuzz.$target.rc" # a run that dies before writing it fails

@@ -296,7 +296,7 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
     struct inetcsum_report r;
     inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, c->flags, &r);
     const int whole = verifier_frame(&c->ver, &rec, &r);
-    const struct defrag *df = &c->ver.df;
+    const struct reassembly *df = &c->ver.df;
     PyObject *whole_report = Py_None, *frames = Py_None;
     Py_INCREF(Py_None);
     Py_INCREF(Py_None);

@@ -1,5 +1,5 @@
-/* Reassembly as verify and fix use it (the mechanics are in reasm.h): which checks of a frame wait
- * for their whole datagram, and the checks of each datagram made whole, reported with the frame
+/* IP reassembly as verify and fix use it, over the fragment store (fragments.h): which checks of a
+ * frame wait for their whole datagram, and the checks of each datagram made whole, reported with the frame
  * that completed it, as tshark reports them.
  *
  * A fragment is taken when inetcsum_fragment() describes it whole and, for IPv4, its header
@@ -16,24 +16,24 @@
  * fragments, refilling the carrier first (its own checksum covers the inner bytes); one level of
  * this is mapped (a fragment inside a fragment inside a fragment is reassembled and judged, not
  * fixed). */
-#ifndef ICS_CAPTURE_DEFRAG_H
-#define ICS_CAPTURE_DEFRAG_H
+#ifndef ICS_CAPTURE_REASSEMBLY_H
+#define ICS_CAPTURE_REASSEMBLY_H
 
 #include "capture.h"
-#include "reasm.h"
+#include "fragments.h"
 
 /* fix: a byte of an earlier (or the current) fragment that filling the whole datagram changed. */
-struct defrag_change {
-    struct reasm_origin from; /* the frame (a copy: its deferred checks and nest are not kept) */
+struct reassembly_change {
+    struct frag_origin from; /* the frame (a copy: its deferred checks and nest are not kept) */
     uint32_t at;              /* in that frame */
     uint8_t value;
 };
 
-struct defrag {
-    struct reasm ra;
+struct reassembly {
+    struct frag_store ra;
     unsigned flags; /* inetcsum_verify / inetcsum_fill flags */
     int fill;       /* fix: fill each whole datagram and list the fragment bytes that change */
-    /* The datagram the last defrag_take made whole: its checks (depths counted from the outermost
+    /* The datagram the last reassembly_take made whole: its checks (depths counted from the outermost
      * header of the completing frame, the rebuilt IPv4 header left out), its fragments' frames. */
     struct inetcsum_check whole[INETCSUM_MAX_CHECKS];
     unsigned nwhole;
@@ -41,7 +41,7 @@ struct defrag {
     size_t nfragments;
     uint64_t *frames; /* their frames, ascending, each once (nframes; NULL without memory) */
     size_t nframes, frames_cap;
-    struct defrag_change *change;
+    struct reassembly_change *change;
     size_t nchanges, change_cap;
     uint8_t *before; /* fill: the payload as it was, to see what changed */
     uint8_t *carrier; /* a whole datagram's bytes while a fragment inside it is offered */
@@ -51,7 +51,7 @@ struct defrag {
     void *ctx;
 };
 
-void defrag_init(struct defrag *df, unsigned flags, int fill,
+void reassembly_init(struct reassembly *df, unsigned flags, int fill,
                  void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n),
                  void *ctx);
 
@@ -59,10 +59,10 @@ void defrag_init(struct defrag *df, unsigned flags, int fill,
  * frame's bytes in OUT (UINT64_MAX when not known).  Returns 1 when rec completed a datagram (see
  * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
  * were settled by, the whole datagram. */
-int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
+int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
 
 /* Drops the datagrams still unfinished (end of a file): their waiting checks go to `unfinished`. */
-void defrag_finish(struct defrag *df);
-void defrag_free(struct defrag *df);
+void reassembly_finish(struct reassembly *df);
+void reassembly_free(struct reassembly *df);
 
 #endif

@@ -1,5 +1,5 @@
-/* IP reassembly with Wireshark's rules (see reasm.h). */
-#include "reasm.h"
+/* IP reassembly with Wireshark's rules (see fragments.h). */
+#include "fragments.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +10,8 @@
 #define DEFAULT_BYTES (64u << 20)
 #define IP_MAX 65535u /* IPv4 total length; IPv6 payload length */
 
-void reasm_init(struct reasm *r, size_t max_datagrams, size_t max_bytes,
-                void (*on_drop)(void *ctx, const struct reasm_datagram *dg), void *ctx)
+void frag_store_init(struct frag_store *r, size_t max_datagrams, size_t max_bytes,
+                void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx)
 {
     memset(r, 0, sizeof *r);
     r->max_datagrams = max_datagrams ? max_datagrams : DEFAULT_DATAGRAMS;
@@ -28,14 +28,14 @@ static uint32_t hash(const struct inetcsum_fragment *d)
     return h;
 }
 
-static int same(const struct reasm_datagram *g, const struct inetcsum_fragment *d)
+static int same(const struct frag_datagram *g, const struct inetcsum_fragment *d)
 {
     return g->id == d->id && g->version == d->version && g->depth == d->depth &&
            (g->version == 6 || g->proto == d->proto) && memcmp(g->src, d->src, 16) == 0 &&
            memcmp(g->dst, d->dst, 16) == 0;
 }
 
-static void free_datagram(struct reasm_datagram *g)
+static void free_datagram(struct frag_datagram *g)
 {
     for (size_t i = 0; i < g->npieces; i++) {
         free(g->piece[i].data);
@@ -48,9 +48,9 @@ static void free_datagram(struct reasm_datagram *g)
 }
 
 /* Takes g out of the table and the age list (not freed). */
-static void unlink_datagram(struct reasm *r, struct reasm_datagram *g)
+static void unlink_datagram(struct frag_store *r, struct frag_datagram *g)
 {
-    struct reasm_datagram **p = &r->bucket[g->slot];
+    struct frag_datagram **p = &r->bucket[g->slot];
     while (*p != g)
         p = &(*p)->next_in_bucket;
     *p = g->next_in_bucket;
@@ -66,7 +66,7 @@ static void unlink_datagram(struct reasm *r, struct reasm_datagram *g)
     r->bytes -= g->bytes;
 }
 
-static void drop(struct reasm *r, struct reasm_datagram *g)
+static void drop(struct frag_store *r, struct frag_datagram *g)
 {
     unlink_datagram(r, g);
     r->dropped++;
@@ -75,7 +75,7 @@ static void drop(struct reasm *r, struct reasm_datagram *g)
     free_datagram(g);
 }
 
-static void release_done(struct reasm *r)
+static void release_done(struct frag_store *r)
 {
     if (r->done_dg) {
         free_datagram(r->done_dg);
@@ -85,18 +85,18 @@ static void release_done(struct reasm *r)
 }
 
 /* Inserts a copy of the fragment into g, kept sorted by offset and then arrival. */
-static int hold(struct reasm_datagram *g, const struct inetcsum_fragment *d, const uint8_t *frame,
-                const struct reasm_origin *from)
+static int hold(struct frag_datagram *g, const struct inetcsum_fragment *d, const uint8_t *frame,
+                const struct frag_origin *from)
 {
     if (g->npieces == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 4;
-        struct reasm_piece *p = realloc(g->piece, cap * sizeof *p);
+        struct frag_piece *p = realloc(g->piece, cap * sizeof *p);
         if (!p)
             return -1;
         g->piece = p;
         g->cap = cap;
     }
-    struct reasm_piece np;
+    struct frag_piece np;
     memset(&np, 0, sizeof np);
     np.from = *from;
     np.data_offset = d->data_offset;
@@ -143,13 +143,13 @@ static int hold(struct reasm_datagram *g, const struct inetcsum_fragment *d, con
 }
 
 /* Whether g's fragments cover [0, total) without a hole. */
-static int whole(const struct reasm_datagram *g)
+static int whole(const struct frag_datagram *g)
 {
     if (!g->have_tail || !g->header)
         return 0;
     uint64_t reach = 0;
     for (size_t i = 0; i < g->npieces && reach < g->total; i++) {
-        const struct reasm_piece *p = &g->piece[i];
+        const struct frag_piece *p = &g->piece[i];
         if (p->offset > reach)
             return 0;
         if ((uint64_t)p->offset + p->len > reach)
@@ -159,7 +159,7 @@ static int whole(const struct reasm_datagram *g)
 }
 
 /* Rebuilds g as one IP packet in r->done; -1 when memory runs out. */
-static int rebuild(struct reasm *r, const struct reasm_datagram *g)
+static int rebuild(struct frag_store *r, const struct frag_datagram *g)
 {
     size_t len = (size_t)g->header_len + g->total;
     if (len - (g->version == 6 ? 40 : 0) > IP_MAX)
@@ -172,7 +172,7 @@ static int rebuild(struct reasm *r, const struct reasm_datagram *g)
         r->ip_cap = len;
     }
     if (g->npieces > r->span_cap) {
-        struct reasm_span *s = realloc(r->done.span, g->npieces * sizeof *s);
+        struct frag_span *s = realloc(r->done.span, g->npieces * sizeof *s);
         if (!s)
             return -1;
         r->done.span = s;
@@ -183,7 +183,7 @@ static int rebuild(struct reasm *r, const struct reasm_datagram *g)
     uint32_t filled = 0;
     size_t ns = 0;
     for (size_t i = 0; i < g->npieces && filled < g->total; i++) {
-        const struct reasm_piece *p = &g->piece[i];
+        const struct frag_piece *p = &g->piece[i];
         uint32_t end = p->offset + p->len > g->total ? g->total : p->offset + p->len;
         if (end <= filled)
             continue; /* covered already by a lower offset or an earlier arrival */
@@ -215,8 +215,8 @@ static int rebuild(struct reasm *r, const struct reasm_datagram *g)
     return 0;
 }
 
-int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t *frame,
-              const struct reasm_origin *from)
+int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, const uint8_t *frame,
+              const struct frag_origin *from)
 {
     release_done(r);
     uint64_t end = (uint64_t)d->offset + d->data_len;
@@ -231,7 +231,7 @@ int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t 
             return -1;
     }
     size_t slot = hash(d) & (r->nbuckets - 1);
-    struct reasm_datagram *g = r->bucket[slot];
+    struct frag_datagram *g = r->bucket[slot];
     while (g && !same(g, d))
         g = g->next_in_bucket;
     if (!g) {
@@ -278,16 +278,16 @@ int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t 
     return complete;
 }
 
-void reasm_finish(struct reasm *r)
+void frag_store_finish(struct frag_store *r)
 {
     release_done(r);
     while (r->oldest)
         drop(r, r->oldest);
 }
 
-void reasm_free(struct reasm *r)
+void frag_store_free(struct frag_store *r)
 {
-    reasm_finish(r);
+    frag_store_finish(r);
     free(r->bucket);
     free(r->done.ip);
     free(r->done.span);

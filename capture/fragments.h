@@ -1,5 +1,5 @@
-/* IP reassembly for captures: fragments described by inetcsum_fragment() are held until their
- * datagram is whole, then the datagram is rebuilt as a raw IP packet, so that the checksum its
+/* The fragment store, the mechanics of IP reassembly (reassembly.h says what verify and fix do with
+ * it): fragments described by inetcsum_fragment() are held until their datagram is whole, then the datagram is rebuilt as a raw IP packet, so that the checksum its
  * first fragment carries (and anything tunnelled inside it) can be judged, and fixed.
  *
  * The rules are Wireshark's, so that verify agrees with tshark: a datagram is keyed by version,
@@ -9,19 +9,19 @@
  * datagram is forgotten, so a later copy of one of its fragments starts a new one.
  *
  * Memory is bounded: past max_datagrams in progress or max_bytes held, the oldest datagram is
- * dropped (and handed to on_drop, as every unfinished one is at reasm_finish). */
-#ifndef ICS_CAPTURE_REASM_H
-#define ICS_CAPTURE_REASM_H
+ * dropped (and handed to on_drop, as every unfinished one is at frag_store_finish). */
+#ifndef ICS_CAPTURE_FRAGMENTS_H
+#define ICS_CAPTURE_FRAGMENTS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "inetcsum_packet.h"
 
-struct reasm_nest;
+struct frag_nest;
 
 /* Where a fragment came from, kept with it for whoever reports or patches its frame. */
-struct reasm_origin {
+struct frag_origin {
     uint64_t frame;       /* 1-based frame number */
     uint64_t out_pos;     /* fix: where the frame's bytes start in OUT (UINT64_MAX: not known) */
     uint32_t caplen, wirelen;
@@ -31,13 +31,13 @@ struct reasm_origin {
     const struct inetcsum_check *deferred;
     unsigned ndeferred;
     /* A fragment tunnelled inside a reassembled datagram rather than carried by a frame: what the
-     * caller needs to map its bytes back to frames (defrag.c).  One malloc'd block, owned by the
-     * reassembler once reasm_add took the fragment (freed with it), else still the caller's. */
-    struct reasm_nest *nest;
+     * caller needs to map its bytes back to frames (reassembly.c).  One malloc'd block, owned by the
+     * reassembler once frag_store_add took the fragment (freed with it), else still the caller's. */
+    struct frag_nest *nest;
 };
 
-struct reasm_piece {
-    struct reasm_origin from;
+struct frag_piece {
+    struct frag_origin from;
     struct inetcsum_check *deferred; /* a copy of from.deferred (from.deferred points here) */
     uint32_t data_offset;            /* the fragment's data in its frame */
     uint32_t offset, len;            /* ... and in the datagram's payload */
@@ -46,13 +46,13 @@ struct reasm_piece {
 };
 
 /* A run of the rebuilt payload and the fragment it was taken from. */
-struct reasm_span {
+struct frag_span {
     uint32_t offset, len;
-    const struct reasm_piece *piece;
+    const struct frag_piece *piece;
 };
 
-struct reasm_datagram {
-    struct reasm_datagram *next_in_bucket, *older, *newer;
+struct frag_datagram {
+    struct frag_datagram *next_in_bucket, *older, *newer;
     size_t slot;             /* its bucket */
     uint8_t version, depth, proto;
     uint32_t id;
@@ -61,46 +61,46 @@ struct reasm_datagram {
     uint32_t header_len, nh_at; /* IPv6: the next-header byte's place in header */
     int have_tail;
     uint32_t total;          /* payload length, from the first tail */
-    struct reasm_piece *piece; /* sorted by offset, then arrival */
+    struct frag_piece *piece; /* sorted by offset, then arrival */
     size_t npieces, cap;
     size_t bytes;            /* held: data and header */
 };
 
-/* A datagram put back together: valid until the next reasm_add or reasm_finish. */
-struct reasm_done {
-    const struct reasm_datagram *dg;
+/* A datagram put back together: valid until the next frag_store_add or frag_store_finish. */
+struct frag_done {
+    const struct frag_datagram *dg;
     uint8_t *ip;             /* the datagram as one raw IP packet, header rebuilt */
     size_t len;
     size_t payload_at;       /* where the fragmented payload starts in ip */
-    struct reasm_span *span; /* who gave each byte of ip[payload_at..len), in order */
+    struct frag_span *span; /* who gave each byte of ip[payload_at..len), in order */
     size_t nspans;
 };
 
-struct reasm {
-    struct reasm_datagram **bucket;
+struct frag_store {
+    struct frag_datagram **bucket;
     size_t nbuckets;
-    struct reasm_datagram *oldest, *newest;
+    struct frag_datagram *oldest, *newest;
     size_t count, bytes, max_datagrams, max_bytes;
-    void (*on_drop)(void *ctx, const struct reasm_datagram *dg); /* may be NULL */
+    void (*on_drop)(void *ctx, const struct frag_datagram *dg); /* may be NULL */
     void *ctx;
-    struct reasm_done done;
-    struct reasm_datagram *done_dg; /* freed at the next call */
+    struct frag_done done;
+    struct frag_datagram *done_dg; /* freed at the next call */
     size_t ip_cap, span_cap;
     unsigned long long completed, dropped, refused;
 };
 
 /* 0 for either limit takes the default (16384 datagrams, 64 MiB). */
-void reasm_init(struct reasm *r, size_t max_datagrams, size_t max_bytes,
-                void (*on_drop)(void *ctx, const struct reasm_datagram *dg), void *ctx);
+void frag_store_init(struct frag_store *r, size_t max_datagrams, size_t max_bytes,
+                void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx);
 
 /* Adds the fragment d describes in frame (inetcsum_fragment() returned 1).  Returns 1 when it made
  * its datagram whole (r->done describes it), 0 when it is held, -1 when refused: it would make a
  * datagram longer than IP allows, or memory ran out (the caller reports it as it is). */
-int reasm_add(struct reasm *r, const struct inetcsum_fragment *d, const uint8_t *frame,
-              const struct reasm_origin *from);
+int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, const uint8_t *frame,
+              const struct frag_origin *from);
 
 /* Drops every unfinished datagram, oldest first, through on_drop; r can be used again. */
-void reasm_finish(struct reasm *r);
-void reasm_free(struct reasm *r);
+void frag_store_finish(struct frag_store *r);
+void frag_store_free(struct frag_store *r);
 
 #endif

@@ -1,4 +1,4 @@
-/* The capture library's IP reassembler (capture/reasm.c) against a byte-by-byte model of Wireshark's rules:
+/* The capture library's IP reassembler (capture/fragments.c) against a byte-by-byte model of Wireshark's rules:
  * random datagrams cut into fragments that arrive shuffled, duplicated, overlapping with other
  * data, with stray extra tails and a second datagram interleaved.  The model says after which
  * fragment the datagram is whole and what every byte must be: of the fragments held that cover
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "inetcsum_packet.h"
-#include "reasm.h"
+#include "fragments.h"
 #include "testutil.h"
 
 #define MAX_PIECES 64
@@ -55,7 +55,7 @@ static uint8_t model_byte(const struct model *m, uint32_t b)
 static unsigned dropped_calls;
 static uint32_t dropped_ids[64];
 
-static void on_drop(void *ctx, const struct reasm_datagram *dg)
+static void on_drop(void *ctx, const struct frag_datagram *dg)
 {
     (void)ctx;
     if (dropped_calls < 64)
@@ -75,8 +75,8 @@ static void random_datagrams(void)
 {
     static struct piece pieces[MAX_PIECES];
     static uint8_t frame[8192], original[4096];
-    struct reasm r;
-    reasm_init(&r, 0, 0, on_drop, NULL);
+    struct frag_store r;
+    frag_store_init(&r, 0, 0, on_drop, NULL);
     unsigned rounds = tu_quick ? 300 : 3000, completions = 0, conflicts = 0;
     for (unsigned n = 0; n < rounds; n++) {
         int v6 = (int)(tu_rand() & 1);
@@ -156,16 +156,16 @@ static void random_datagrams(void)
             d.offset = p->offset;
             d.data_len = p->len;
             d.more = (uint8_t)p->more;
-            struct reasm_origin from = {i + 1, UINT64_MAX, (uint32_t)flen, (uint32_t)flen, 1, NULL, 0, NULL};
+            struct frag_origin from = {i + 1, UINT64_MAX, (uint32_t)flen, (uint32_t)flen, 1, NULL, 0, NULL};
             /* An unrelated datagram's fragment in between, never completed. */
             struct inetcsum_fragment other = d;
             other.id ^= 1;
             other.offset = 8;
             other.more = 1;
             other.data_len = 8;
-            CHECK(reasm_add(&r, &other, frame, &from) == 0, "datagram %u: the other one completed", n);
+            CHECK(frag_store_add(&r, &other, frame, &from) == 0, "datagram %u: the other one completed", n);
 
-            int got = reasm_add(&r, &d, frame, &from);
+            int got = frag_store_add(&r, &d, frame, &from);
             m.held[m.n] = p;
             if (p->offset == 0 && m.first_header < 0)
                 m.first_header = (int)m.n;
@@ -175,7 +175,7 @@ static void random_datagrams(void)
                 m.total = p->offset + p->len;
             }
             int want = model_whole(&m);
-            CHECK(got == want, "datagram %u fragment %zu (%u+%u%s): reasm %d, model %d", n, i, p->offset, p->len,
+            CHECK(got == want, "datagram %u fragment %zu (%u+%u%s): store %d, model %d", n, i, p->offset, p->len,
                   p->more ? " MF" : "", got, want);
             if (got != 1 || !want) {
                 if (got != want)
@@ -183,7 +183,7 @@ static void random_datagrams(void)
                 continue;
             }
             completions++;
-            const struct reasm_done *dn = &r.done;
+            const struct frag_done *dn = &r.done;
             CHECK(dn->len == hl + m.total && dn->payload_at == hl, "datagram %u: length %zu", n, dn->len);
             int same = 1;
             for (uint32_t b = 0; b < m.total && same; b++)
@@ -193,7 +193,7 @@ static void random_datagrams(void)
             uint32_t at = 0;
             int spans_ok = 1;
             for (size_t s = 0; s < dn->nspans; s++) {
-                const struct reasm_span *sp = &dn->span[s];
+                const struct frag_span *sp = &dn->span[s];
                 spans_ok &= sp->offset == at && sp->len > 0 && sp->offset >= sp->piece->offset &&
                             memcmp(dn->ip + hl + at, sp->piece->data + (at - sp->piece->offset), sp->len) == 0;
                 at += sp->len;
@@ -223,17 +223,17 @@ static void random_datagrams(void)
             m.have_tail = 0;
             m.first_header = -1;
         }
-        reasm_finish(&r);
+        frag_store_finish(&r);
     }
     CHECK(completions > rounds / 2 && conflicts > 0, "%u datagrams completed of %u", completions, rounds);
-    reasm_free(&r);
+    frag_store_free(&r);
 }
 
 /* The limits: the oldest datagram goes first, through on_drop, and the rest at the end. */
 static void limits(void)
 {
-    struct reasm r;
-    reasm_init(&r, 8, 0, on_drop, NULL);
+    struct frag_store r;
+    frag_store_init(&r, 8, 0, on_drop, NULL);
     uint8_t frame[100] = {0x45};
     struct inetcsum_fragment d;
     memset(&d, 0, sizeof d);
@@ -242,37 +242,37 @@ static void limits(void)
     d.data_offset = 20;
     d.data_len = 80;
     d.more = 1;
-    struct reasm_origin from = {1, UINT64_MAX, 100, 100, 1, NULL, 0, NULL};
+    struct frag_origin from = {1, UINT64_MAX, 100, 100, 1, NULL, 0, NULL};
     dropped_calls = 0;
     for (uint32_t id = 0; id < 20; id++) {
         d.id = id;
-        CHECK(reasm_add(&r, &d, frame, &from) == 0, "limits: fragment %u", id);
+        CHECK(frag_store_add(&r, &d, frame, &from) == 0, "limits: fragment %u", id);
     }
     CHECK(dropped_calls == 12 && dropped_ids[0] == 0 && dropped_ids[11] == 11 && r.count == 8,
           "limits: %u dropped, first %u, %zu held", dropped_calls, dropped_ids[0], r.count);
-    reasm_finish(&r);
+    frag_store_finish(&r);
     CHECK(dropped_calls == 20 && dropped_ids[12] == 12 && r.count == 0 && r.bytes == 0, "finish: %u dropped",
           dropped_calls);
-    reasm_free(&r);
+    frag_store_free(&r);
 
-    reasm_init(&r, 0, 1000, on_drop, NULL); /* bytes: 12 fragments of 100 bytes held, at most */
+    frag_store_init(&r, 0, 1000, on_drop, NULL); /* bytes: 12 fragments of 100 bytes held, at most */
     dropped_calls = 0;
     for (uint32_t id = 0; id < 12; id++) {
         d.id = id;
-        reasm_add(&r, &d, frame, &from);
+        frag_store_add(&r, &d, frame, &from);
     }
     CHECK(r.bytes <= 1000 && dropped_calls > 0, "byte limit: %zu held, %u dropped", r.bytes, dropped_calls);
     /* Longer than IP allows: refused, nothing held. */
     d.id = 99;
     d.offset = 65535 - 20 - 40;
     size_t before = r.bytes;
-    CHECK(reasm_add(&r, &d, frame, &from) == -1 && r.bytes == before, "oversized fragment taken");
-    reasm_free(&r);
+    CHECK(frag_store_add(&r, &d, frame, &from) == -1 && r.bytes == before, "oversized fragment taken");
+    frag_store_free(&r);
 }
 
 int main(int argc, char **argv)
 {
-    tu_init(argc, argv, "test_reasm");
+    tu_init(argc, argv, "test_fragments");
     random_datagrams();
     limits();
     return tu_finish();

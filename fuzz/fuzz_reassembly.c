@@ -1,23 +1,23 @@
-/* libFuzzer target: reassembly as verify and fix use it (capture/defrag.c over capture/reasm.c).
+/* libFuzzer target: reassembly as verify and fix use it (capture/reassembly.c over capture/fragments.c).
  * Input: one byte of settings (bit 0: fix's fill mode; bits 1-2: the link type; bits 3-5: at
  * most 1 + n datagrams in progress, so the oldest is dropped often), then frames, each a 16-bit
  * big-endian length and that many bytes.  Whatever the frames, it asserts: a frame's report loses
  * only checks waiting for their datagram; a datagram made whole reports no more than a frame's
  * checks and names frames already seen; every byte fill changes lies inside a frame seen; what
  * comes back unfinished is only fragment checks (unverifiable, or a UDP 0: absent or illegal) of
- * frames seen; nothing is left held at the end.  The corpus (fuzz/corpus/defrag) holds the shared
+ * frames seen; nothing is left held at the end.  The corpus (fuzz/corpus/reassembly) holds the shared
  * captures' fragments and gen --fragment output in this format. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "defrag.h"
+#include "reassembly.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_defrag: %s:%d: %s\n", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, "fuzz_reassembly: %s:%d: %s\n", __FILE__, __LINE__, #cond);               \
             abort();                                                                               \
         }                                                                                          \
     } while (0)
@@ -43,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         return 0;
     int fill = in[0] & 1, link = links[(in[0] >> 1) & 3];
     uint64_t frames = 0;
-    struct defrag df;
-    defrag_init(&df, 0, fill, unfinished, &frames);
+    struct reassembly df;
+    reassembly_init(&df, 0, fill, unfinished, &frames);
     df.ra.max_datagrams = 1 + ((in[0] >> 3) & 7);
     for (size_t at = 1; at + 2 <= size;) {
         size_t len = (size_t)in[at] << 8 | in[at + 1];
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         unsigned before = r.count, waiting = 0;
         for (unsigned i = 0; i < r.count; i++)
             waiting += (r.checks[i].flags & INETCSUM_CHECK_FRAGMENT) != 0;
-        int whole = defrag_take(&df, &rec, &r, 0);
+        int whole = reassembly_take(&df, &rec, &r, 0);
         CHECK(r.count == before || r.count == before - waiting);
         CHECK(df.nwhole <= INETCSUM_MAX_CHECKS && (whole || df.nwhole == 0));
         if (whole) {
@@ -71,13 +71,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
             CHECK(df.nfragments >= 1);
         }
         for (size_t i = 0; i < df.nchanges; i++) {
-            const struct defrag_change *c = &df.change[i];
+            const struct reassembly_change *c = &df.change[i];
             CHECK(fill && c->from.frame >= 1 && c->from.frame <= rec.frame && c->at < c->from.caplen);
         }
         free(frame);
     }
-    defrag_finish(&df);
+    reassembly_finish(&df);
     CHECK(df.ra.count == 0 && df.ra.bytes == 0);
-    defrag_free(&df);
+    reassembly_free(&df);
     return 0;
 }

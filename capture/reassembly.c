@@ -1,18 +1,18 @@
-/* Reassembly for verify and fix (see defrag.h). */
-#include "defrag.h"
+/* Reassembly for verify and fix (see reassembly.h). */
+#include "reassembly.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* A tunnelled fragment's carrier (reasm.h): the whole carrier datagram as it stands (fill may
+/* A tunnelled fragment's carrier (fragments.h): the whole carrier datagram as it stands (fill may
  * write into it), where its payload starts, and for each run of that payload the frame it came
  * from, so that a byte of the carrier can be found in a frame again. */
 struct nest_span {
     uint32_t offset, len;       /* in the carrier's payload */
     uint32_t data_offset, piece_offset; /* the fragment's data in its frame, and in the payload */
-    struct reasm_origin from;   /* a frame (never itself nested: one level is mapped) */
+    struct frag_origin from;   /* a frame (never itself nested: one level is mapped) */
 };
-struct reasm_nest {
+struct frag_nest {
     size_t len, payload_at, nspans;
     int mappable;               /* every span's origin is a frame */
     int dirty;                  /* fill changed it since it was last written back */
@@ -22,9 +22,9 @@ struct reasm_nest {
 };
 
 /* The carrier df->ra.done describes, copied for a fragment found inside it; NULL without memory. */
-static struct reasm_nest *nest_make(const struct reasm_done *dn)
+static struct frag_nest *nest_make(const struct frag_done *dn)
 {
-    struct reasm_nest *n = malloc(sizeof *n + dn->nspans * sizeof n->span[0] + 2 * dn->len);
+    struct frag_nest *n = malloc(sizeof *n + dn->nspans * sizeof n->span[0] + 2 * dn->len);
     if (!n)
         return NULL;
     n->len = dn->len;
@@ -37,7 +37,7 @@ static struct reasm_nest *nest_make(const struct reasm_done *dn)
     memcpy(n->ip, dn->ip, dn->len);
     memcpy(n->held, dn->ip, dn->len);
     for (size_t i = 0; i < dn->nspans; i++) {
-        const struct reasm_piece *p = dn->span[i].piece;
+        const struct frag_piece *p = dn->span[i].piece;
         n->span[i] = (struct nest_span){dn->span[i].offset, dn->span[i].len, p->data_offset, p->offset, p->from};
         n->span[i].from.deferred = NULL; /* freed with the carrier's datagram */
         n->span[i].from.ndeferred = 0;
@@ -49,9 +49,9 @@ static struct reasm_nest *nest_make(const struct reasm_done *dn)
     return n;
 }
 
-static void dropped(void *ctx, const struct reasm_datagram *dg)
+static void dropped(void *ctx, const struct frag_datagram *dg)
 {
-    struct defrag *df = ctx;
+    struct reassembly *df = ctx;
     if (!df->unfinished)
         return;
     for (size_t i = 0; i < dg->npieces; i++)
@@ -60,7 +60,7 @@ static void dropped(void *ctx, const struct reasm_datagram *dg)
                            dg->piece[i].from.ndeferred);
 }
 
-void defrag_init(struct defrag *df, unsigned flags, int fill,
+void reassembly_init(struct reassembly *df, unsigned flags, int fill,
                  void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n),
                  void *ctx)
 {
@@ -69,7 +69,7 @@ void defrag_init(struct defrag *df, unsigned flags, int fill,
     df->fill = fill;
     df->unfinished = unfinished;
     df->ctx = ctx;
-    reasm_init(&df->ra, 0, 0, dropped, df);
+    frag_store_init(&df->ra, 0, 0, dropped, df);
 }
 
 /* Whether the fragment's own IPv4 header (at depth) may be trusted: good, or just corrected. */
@@ -83,17 +83,17 @@ static int header_trusted(const struct inetcsum_report *r, unsigned depth)
     return 0;
 }
 
-static int add_change(struct defrag *df, const struct reasm_origin *from, uint32_t at, uint8_t value)
+static int add_change(struct reassembly *df, const struct frag_origin *from, uint32_t at, uint8_t value)
 {
     if (df->nchanges == df->change_cap) {
         size_t cap = df->change_cap ? df->change_cap * 2 : 16;
-        struct defrag_change *c = realloc(df->change, cap * sizeof *c);
+        struct reassembly_change *c = realloc(df->change, cap * sizeof *c);
         if (!c)
             return -1;
         df->change = c;
         df->change_cap = cap;
     }
-    struct defrag_change *c = &df->change[df->nchanges++];
+    struct reassembly_change *c = &df->change[df->nchanges++];
     c->from = *from;
     c->from.deferred = NULL;
     c->from.ndeferred = 0;
@@ -105,7 +105,7 @@ static int add_change(struct defrag *df, const struct reasm_origin *from, uint32
 
 /* A byte of a fragment's data that filling changed: in its frame (a change to write), or in the
  * carrier it was tunnelled in (written into the carrier, which is refilled and mapped later). */
-static void map_change(struct defrag *df, const struct reasm_origin *from, uint32_t at, uint8_t value)
+static void map_change(struct reassembly *df, const struct frag_origin *from, uint32_t at, uint8_t value)
 {
     if (!from->nest) {
         add_change(df, from, at, value);
@@ -118,7 +118,7 @@ static void map_change(struct defrag *df, const struct reasm_origin *from, uint3
 /* Fills a carrier the changes above touched, and maps every byte of its payload that differs from
  * the frames' bytes (the inner changes, and what refilling the carrier's own checksums changed)
  * back to the frames of its fragments. */
-static void write_back(struct defrag *df, struct reasm_nest *n)
+static void write_back(struct reassembly *df, struct frag_nest *n)
 {
     n->dirty = 0;
     if (!n->mappable) {
@@ -137,9 +137,9 @@ static void write_back(struct defrag *df, struct reasm_nest *n)
 }
 
 /* Fills the rebuilt datagram and lists the bytes of its fragments that changed. */
-static void fill_whole(struct defrag *df, struct inetcsum_report *w)
+static void fill_whole(struct reassembly *df, struct inetcsum_report *w)
 {
-    const struct reasm_done *dn = &df->ra.done;
+    const struct frag_done *dn = &df->ra.done;
     size_t payload = dn->len - dn->payload_at;
     if (!df->before && !(df->before = malloc(65536))) {
         inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, w);
@@ -149,7 +149,7 @@ static void fill_whole(struct defrag *df, struct inetcsum_report *w)
     inetcsum_fill(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, w);
     const uint8_t *after = dn->ip + dn->payload_at;
     for (size_t s = 0; s < dn->nspans; s++) {
-        const struct reasm_span *sp = &dn->span[s];
+        const struct frag_span *sp = &dn->span[s];
         /* Only checksum fields change: 64-byte blocks are compared whole, bytes only where one differs. */
         for (uint32_t k = sp->offset, end = sp->offset + sp->len; k < end; k += 64) {
             uint32_t n = end - k < 64 ? end - k : 64;
@@ -161,7 +161,7 @@ static void fill_whole(struct defrag *df, struct inetcsum_report *w)
         }
     }
     for (size_t s = 0; s < dn->nspans; s++) {
-        struct reasm_nest *n = dn->span[s].piece->from.nest;
+        struct frag_nest *n = dn->span[s].piece->from.nest;
         if (n && n->dirty)
             write_back(df, n);
     }
@@ -170,8 +170,8 @@ static void fill_whole(struct defrag *df, struct inetcsum_report *w)
 /* Offers the fragment d describes in frame (from says where that is) to the reassembler: the
  * checks of r it defers (first fragments' checks that cover the whole datagram) leave r when it
  * is taken.  1 when it made its datagram whole, 0 held, -1 not taken. */
-static int offer(struct defrag *df, const struct inetcsum_fragment *d, const uint8_t *frame,
-                 struct reasm_origin *from, struct inetcsum_report *r)
+static int offer(struct reassembly *df, const struct inetcsum_fragment *d, const uint8_t *frame,
+                 struct frag_origin *from, struct inetcsum_report *r)
 {
     struct inetcsum_check deferred[INETCSUM_MAX_CHECKS];
     unsigned nd = 0;
@@ -180,7 +180,7 @@ static int offer(struct defrag *df, const struct inetcsum_fragment *d, const uin
             deferred[nd++] = r->checks[i];
     from->deferred = deferred;
     from->ndeferred = nd;
-    int got = reasm_add(&df->ra, d, frame, from);
+    int got = frag_store_add(&df->ra, d, frame, from);
     if (got < 0)
         return -1; /* not taken: the checks are reported as they are */
     unsigned keep = 0;
@@ -192,7 +192,7 @@ static int offer(struct defrag *df, const struct inetcsum_fragment *d, const uin
 }
 
 /* Notes the datagram just made whole: its fragments' frames. */
-static void note_frames(struct defrag *df, const struct reasm_datagram *dg)
+static void note_frames(struct reassembly *df, const struct frag_datagram *dg)
 {
     if (df->nframes + dg->npieces > df->frames_cap) {
         size_t cap = df->frames_cap ? df->frames_cap : 16;
@@ -221,7 +221,7 @@ static int by_number(const void *a, const void *b)
 }
 
 /* Sorts the frames noted and keeps each once. */
-static void settle_frames(struct defrag *df)
+static void settle_frames(struct reassembly *df)
 {
     if (!df->frames)
         return;
@@ -235,7 +235,7 @@ static void settle_frames(struct defrag *df)
 
 /* Appends the checks of a whole datagram whose header lies at `depth` (the rebuilt IPv4 header's
  * own check left out: it is ours, not the capture's). */
-static void keep_whole(struct defrag *df, const struct inetcsum_report *w, unsigned depth, int version)
+static void keep_whole(struct reassembly *df, const struct inetcsum_report *w, unsigned depth, int version)
 {
     for (unsigned i = version == 4 ? 1 : 0; i < w->count && df->nwhole < INETCSUM_MAX_CHECKS; i++) {
         struct inetcsum_check c = w->checks[i];
@@ -244,7 +244,7 @@ static void keep_whole(struct defrag *df, const struct inetcsum_report *w, unsig
     }
 }
 
-int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos)
+int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos)
 {
     df->nwhole = 0;
     df->nchanges = 0;
@@ -255,7 +255,7 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
         return 0;
     if (d.version == 4 && !header_trusted(r, d.depth))
         return 0;
-    struct reasm_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, NULL, 0, NULL};
+    struct frag_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, NULL, 0, NULL};
     if (offer(df, &d, rec->data, &from, r) != 1)
         return 0;
     df->nfragments = df->nframes = 0;
@@ -263,7 +263,7 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
     unsigned depth = d.depth;
     int version = d.version;
     for (int level = 0;; level++) {
-        const struct reasm_done *dn = &df->ra.done;
+        const struct frag_done *dn = &df->ra.done;
         note_frames(df, dn->dg);
         struct inetcsum_report w;
         if (df->fill)
@@ -272,7 +272,7 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
             inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, &w);
         /* A fragment tunnelled inside it (found below its own header): offered in turn. */
         struct inetcsum_fragment inner;
-        struct reasm_nest *nest = NULL;
+        struct frag_nest *nest = NULL;
         int got = -1;
         if ((w.flags & INETCSUM_FRAME_FRAGMENT) && level < INETCSUM_MAX_DEPTH &&
             inetcsum_fragment(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, &inner) == 1 && inner.depth > 0 &&
@@ -281,7 +281,7 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
             memcpy(df->carrier, dn->ip, dn->len); /* offering it releases dn */
             const unsigned inner_depth = depth + inner.depth;
             inner.depth = (uint8_t)inner_depth; /* keyed by its depth in the frames */
-            struct reasm_origin in = {rec->frame, UINT64_MAX, (uint32_t)dn->len, (uint32_t)dn->len,
+            struct frag_origin in = {rec->frame, UINT64_MAX, (uint32_t)dn->len, (uint32_t)dn->len,
                                       INETCSUM_LINK_RAW, NULL, 0, nest};
             struct inetcsum_report carried = w;
             for (unsigned i = 0; i < carried.count; i++) /* its checks' depths, as in the frames */
@@ -306,14 +306,14 @@ int defrag_take(struct defrag *df, const struct cap_record *rec, struct inetcsum
     }
 }
 
-void defrag_finish(struct defrag *df)
+void reassembly_finish(struct reassembly *df)
 {
-    reasm_finish(&df->ra);
+    frag_store_finish(&df->ra);
 }
 
-void defrag_free(struct defrag *df)
+void reassembly_free(struct reassembly *df)
 {
-    reasm_free(&df->ra);
+    frag_store_free(&df->ra);
     free(df->change);
     free(df->before);
     free(df->carrier);
