@@ -10,11 +10,10 @@ ICS_WALK_STEP(ip)
     return p ? ics_follow_ip_version(ics_ip_version(p)) : ICS_H_STOP;
 }
 
-/* The header an IP level's protocol names, that level now the one its upper layers hang from.
- * IP inside IP is not followed in a first fragment or an ICMP quote. */
-static enum ics_hdr upper(struct ics_walker *w, const struct ics_ipctx *ip, uint8_t proto)
+/* The header an IP level's protocol names (the level, w->ip, now the one its upper layers hang
+ * from).  IP inside IP is not followed in a first fragment or an ICMP quote. */
+static enum ics_hdr upper(struct ics_walker *w, uint8_t proto)
 {
-    w->ip = *ip;
     const enum ics_hdr h = ics_follow_ipproto(proto);
     if ((h == ICS_H_IPV4 || h == ICS_H_IPV6) && !ics_walk_beyond(w))
         return ICS_H_STOP;
@@ -34,7 +33,8 @@ static int next_depth(struct ics_walker *w, struct ics_ipctx *ip)
 
 ICS_WALK_STEP(ipv4)
 {
-    struct ics_ipctx ip = {0};
+    struct ics_ipctx *ip = &w->ip; /* built in place: its upper layers read it from there */
+    memset(ip, 0, sizeof *ip);
     const uint8_t *p = ics_need(w, *off, ICS_IPV4_HLEN, *end);
     if (!p)
         return ICS_H_STOP;
@@ -43,9 +43,9 @@ ICS_WALK_STEP(ipv4)
         ics_malformed(w);
         return ICS_H_STOP;
     }
-    if (!next_depth(w, &ip) || !(p = ics_need(w, *off, hl, *end)))
+    if (!next_depth(w, ip) || !(p = ics_need(w, *off, hl, *end)))
         return ICS_H_STOP;
-    ics_add(w, INETCSUM_LAYER_IPV4, &ip, *off, hl, 0, 0);
+    ics_add(w, INETCSUM_LAYER_IPV4, ip, *off, hl, 0, 0);
     if (tot < hl) {
         ics_malformed(w);
         return ICS_H_STOP;
@@ -54,11 +54,11 @@ ICS_WALK_STEP(ipv4)
         /* Longer than its frame: what is there is checked (as receivers and Wireshark do) and
          * flagged, never written. */
         w->out->flags |= INETCSUM_FRAME_MALFORMED;
-        ip.frag |= INETCSUM_CHECK_MALFORMED;
+        ip->frag |= INETCSUM_CHECK_MALFORMED;
         tot = *end - *off;
     }
-    memcpy(ip.src, p + ICS_IPV4_SADDR, ICS_IPV4_ADDR_LEN);
-    memcpy(ip.dst, p + ICS_IPV4_DADDR, ICS_IPV4_ADDR_LEN);
+    memcpy(ip->src, p + ICS_IPV4_SADDR, ICS_IPV4_ADDR_LEN);
+    memcpy(ip->dst, p + ICS_IPV4_DADDR, ICS_IPV4_ADDR_LEN);
     uint8_t proto = p[ICS_IPV4_PROTOCOL];
     unsigned frag = ics_get16(p + ICS_IPV4_FRAG_OFF);
     /* Options: the last address of a source route is the final destination while the route is not
@@ -76,7 +76,7 @@ ICS_WALK_STEP(ipv4)
         uint8_t olen = p[i + 1];
         if ((t == ICS_IPOPT_LSRR || t == ICS_IPOPT_SSRR) && olen >= ICS_IPOPT_ROUTE_MIN_LEN && i + 2 < hl &&
             p[i + 2] <= olen)
-            memcpy(ip.dst, p + i + ICS_IPOPT_ROUTE_DATA + ((olen - ICS_IPOPT_ROUTE_DATA) / 4 - 1) * 4,
+            memcpy(ip->dst, p + i + ICS_IPOPT_ROUTE_DATA + ((olen - ICS_IPOPT_ROUTE_DATA) / 4 - 1) * 4,
                    ICS_IPV4_ADDR_LEN);
         i += olen;
     }
@@ -86,7 +86,7 @@ ICS_WALK_STEP(ipv4)
             struct inetcsum_fragment *f = w->frag;
             memset(f, 0, sizeof *f);
             f->version = 4;
-            f->depth = ip.depth;
+            f->depth = ip->depth;
             f->proto = proto;
             f->more = (frag & ICS_IP_MF) != 0;
             f->id = ics_get16(p + ICS_IPV4_ID);
@@ -97,15 +97,15 @@ ICS_WALK_STEP(ipv4)
             f->data_len = (uint32_t)(tot - hl);
             memcpy(f->src, p + ICS_IPV4_SADDR, ICS_IPV4_ADDR_LEN); /* not a source route's final destination */
             memcpy(f->dst, p + ICS_IPV4_DADDR, ICS_IPV4_ADDR_LEN);
-            w->frag_found = (ip.frag & INETCSUM_CHECK_MALFORMED) || *off + tot > w->cap ? -1 : 1;
+            w->frag_found = (ip->frag & INETCSUM_CHECK_MALFORMED) || *off + tot > w->cap ? -1 : 1;
         }
         if (frag & ICS_IP_OFFSET)
             return ICS_H_STOP; /* a non-first fragment: no upper-layer header here */
-        ip.frag = INETCSUM_CHECK_FRAGMENT;
+        ip->frag = INETCSUM_CHECK_FRAGMENT;
     }
     *end = *off + tot;
     *off += hl;
-    return upper(w, &ip, proto);
+    return upper(w, proto);
 }
 
 /* Options of a hop-by-hop or destination options header at [at, at + len): the jumbo payload
@@ -165,7 +165,8 @@ static void describe_ipv6_fragment(struct ics_walker *w, const struct ics_ipctx 
 
 ICS_WALK_STEP(ipv6)
 {
-    struct ics_ipctx ip = {0};
+    struct ics_ipctx *ip = &w->ip; /* built in place: its upper layers read it from there */
+    memset(ip, 0, sizeof *ip);
     const uint8_t *p = ics_need(w, *off, ICS_IPV6_HLEN, *end);
     if (!p)
         return ICS_H_STOP;
@@ -173,23 +174,23 @@ ICS_WALK_STEP(ipv6)
         ics_malformed(w);
         return ICS_H_STOP;
     }
-    if (!next_depth(w, &ip))
+    if (!next_depth(w, ip))
         return ICS_H_STOP;
-    ip.v6 = 1;
-    memcpy(ip.src, p + ICS_IPV6_SADDR, ICS_IPV6_ADDR_LEN);
-    memcpy(ip.dst, p + ICS_IPV6_DADDR, ICS_IPV6_ADDR_LEN);
+    ip->v6 = 1;
+    memcpy(ip->src, p + ICS_IPV6_SADDR, ICS_IPV6_ADDR_LEN);
+    memcpy(ip->dst, p + ICS_IPV6_DADDR, ICS_IPV6_ADDR_LEN);
     uint8_t nh = p[ICS_IPV6_NEXTHDR];
     size_t plen = ics_get16(p + ICS_IPV6_PAYLOAD_LEN), at = *off + ICS_IPV6_HLEN, nh_at = *off + ICS_IPV6_NEXTHDR;
     if (plen == 0 && nh == ICS_IPPROTO_HOPOPTS) { /* a jumbogram's length is in its hop-by-hop header */
         uint32_t jumbo = 0;
         if ((p = ics_need(w, at, 2, *end)))
-            ipv6_options(w, &ip, at, ics_ipv6_opt_hlen(p), *end, &jumbo);
+            ipv6_options(w, ip, at, ics_ipv6_opt_hlen(p), *end, &jumbo);
         plen = jumbo;
     }
     size_t pend = at + plen;
     if (pend > *end && !w->quoted) { /* as for IPv4: checked as far as it goes, never written */
         w->out->flags |= INETCSUM_FRAME_MALFORMED;
-        ip.frag |= INETCSUM_CHECK_MALFORMED;
+        ip->frag |= INETCSUM_CHECK_MALFORMED;
         pend = *end;
     }
     for (;;) {
@@ -201,7 +202,7 @@ ICS_WALK_STEP(ipv6)
                 return ICS_H_STOP;
             nh = p[ICS_IPV6_OPT_NEXTHDR];
             hl = ics_ipv6_opt_hlen(p);
-            if (!ics_have(w, at, hl, pend) || !ipv6_options(w, &ip, at, hl, pend, NULL))
+            if (!ics_have(w, at, hl, pend) || !ipv6_options(w, ip, at, hl, pend, NULL))
                 return ICS_H_STOP;
             break;
         case ICS_IPPROTO_ROUTING: { /* the final destination while segments are left */
@@ -217,14 +218,14 @@ ICS_WALK_STEP(ipv6)
                 size_t last = at + ICS_RT_DATA + (type == ICS_RT_TYPE0 ? (addrs - 1) * ICS_IPV6_ADDR_LEN : 0);
                 if ((type == ICS_RT_TYPE0 || type == ICS_RT_TYPE2 || type == ICS_RT_SRH) &&
                     (p = ics_need(w, last, ICS_IPV6_ADDR_LEN, pend)))
-                    memcpy(ip.dst, p, ICS_IPV6_ADDR_LEN);
+                    memcpy(ip->dst, p, ICS_IPV6_ADDR_LEN);
             }
             if (type == ICS_RT_RPL && left) {
                 /* RPL (RFC 6554): addresses with their first CmprI (the last: CmprE) bytes elided,
                  * taken from the destination; the last one ends before Pad bytes of padding. */
                 size_t last_len = ICS_IPV6_ADDR_LEN - (size_t)cmpre;
                 if (hl - ICS_RT_DATA >= pad + last_len && (p = ics_need(w, at + hl - pad - last_len, last_len, pend)))
-                    memcpy(ip.dst + cmpre, p, last_len);
+                    memcpy(ip->dst + cmpre, p, last_len);
             }
             break;
         }
@@ -236,10 +237,10 @@ ICS_WALK_STEP(ipv6)
             if (ics_get16(p + ICS_FRAG6_OFF) & ICS_FRAG6_FRAGMENTED) {
                 w->out->flags |= INETCSUM_FRAME_FRAGMENT;
                 if (w->frag && !w->quoted && !w->frag_found)
-                    describe_ipv6_fragment(w, &ip, *off, at, nh_at, pend, p);
+                    describe_ipv6_fragment(w, ip, *off, at, nh_at, pend, p);
                 if (ics_get16(p + ICS_FRAG6_OFF) & ICS_FRAG6_OFFSET)
                     return ICS_H_STOP;
-                ip.frag = INETCSUM_CHECK_FRAGMENT;
+                ip->frag = INETCSUM_CHECK_FRAGMENT;
             }
             break;
         case ICS_IPPROTO_AH: /* RFC 4302 */
@@ -253,7 +254,7 @@ ICS_WALK_STEP(ipv6)
         default:
             *off = at;
             *end = pend;
-            return upper(w, &ip, nh);
+            return upper(w, nh);
         }
         nh_at = at;
         at += hl;
