@@ -49,25 +49,37 @@ struct ics_gso_values {
 /* The values the headers at hdr hold (a super-packet's, before it is cut). */
 void ics_gso_values_of(const struct inetcsum_gso *g, const uint8_t *hdr, size_t len, struct ics_gso_values *v);
 
-/* Linux's GSO rules for segment i of n payload bytes, from the super-packet's values: lengths
- * from its size; IPv4 IDs incremented per segment (kept with INETCSUM_GSO_FIXEDID); the sequence
- * number advanced by gso_size per segment; FIN and PSH on the last only, CWR on the first only
- * (tcp_gso_segment, inet_gso_segment).  nlevels is g->nlevels, a constant where segmentation's
- * fast path inlines this (its loops unroll): per segment, a call would cost more than the work. */
+/* Linux's GSO rules for segment i (tcp_gso_segment, inet_gso_segment), one value at a time: IPv4
+ * IDs incremented per segment (kept with INETCSUM_GSO_FIXEDID), the sequence number advanced by
+ * gso_size per segment, FIN and PSH on the last only, CWR on the first only. */
+static inline uint16_t ics_gso_segment_id(const struct inetcsum_gso *g, uint16_t first, uint32_t i)
+{
+    return (uint16_t)(first + (g->flags & INETCSUM_GSO_FIXEDID ? 0 : i));
+}
+
+static inline uint32_t ics_gso_segment_seq(const struct inetcsum_gso *g, uint32_t first, uint32_t i)
+{
+    return first + i * (uint32_t)g->gso_size;
+}
+
+static inline uint8_t ics_gso_segment_flags(const struct inetcsum_gso *g, uint8_t first, uint32_t i)
+{
+    /* Without branches: per segment they would be taken one way for all but one. */
+    const unsigned drop = (i + 1 < g->segments ? ICS_TCP_FIN | ICS_TCP_PSH : 0u) | (i > 0 ? ICS_TCP_CWR : 0u);
+    return (uint8_t)(first & ~drop);
+}
+
+/* Segment i of n payload bytes, all its values, from the super-packet's.  nlevels is g->nlevels,
+ * a constant where it is inlined (its loops unroll). */
 static inline __attribute__((always_inline)) void
 ics_gso_segment_values_n(const struct inetcsum_gso *g, const struct ics_gso_values *super, uint32_t i, size_t n,
                          struct ics_gso_values *v, const unsigned nlevels)
 {
     v->len = g->hdr_len + n;
     for (unsigned j = 0; j < nlevels; j++)
-        v->ip_id[j] = g->flags & INETCSUM_GSO_FIXEDID ? super->ip_id[j] : (uint16_t)(super->ip_id[j] + i);
-    v->seq = super->seq + i * (uint32_t)g->gso_size;
-    uint8_t flags = super->tcp_flags;
-    if (i + 1 < g->segments)
-        flags &= (uint8_t)~(ICS_TCP_FIN | ICS_TCP_PSH);
-    if (i > 0)
-        flags &= (uint8_t)~ICS_TCP_CWR;
-    v->tcp_flags = flags;
+        v->ip_id[j] = ics_gso_segment_id(g, super->ip_id[j], i);
+    v->seq = ics_gso_segment_seq(g, super->seq, i);
+    v->tcp_flags = ics_gso_segment_flags(g, super->tcp_flags, i);
 }
 
 /* Writes v into the headers at frame: every level's lengths, the IPv4 IDs, the TCP sequence number

@@ -83,6 +83,7 @@ static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_
     uint8_t *t = seg + lv->l4_off;
     if (lv->l4 == INETCSUM_GSO_L4_UDP) {
         const size_t tl = len - lv->l4_off;
+        ics_put16(t + ICS_UDP_LEN, (uint32_t)tl);
         if (!lv->csum) /* none: the field stays 0 */
             return;
         const uint32_t seed = ics_gso_pseudo_len(lv, tl);
@@ -99,24 +100,29 @@ static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_
     }
 }
 
-/* One level or one tunnel (nlevels, a constant where it is inlined: the loops unroll): segment i's
- * values written into its headers (seg: its headers and n payload bytes) and added to the plan's
- * sums for its checksums. */
+/* One level or one tunnel (nlevels, a constant where it is inlined: the loops unroll): segment i
+ * (seg: its headers and n payload bytes) rewritten by the same rules as ics_gso_write_values and
+ * ics_gso_fill_checksums apply (rewrite.h), each value written where its field is and added to the
+ * plan's sums for the checksums over it, in one pass. */
 static inline __attribute__((always_inline)) void fast_segment(const struct plan *pl, uint8_t *seg, uint32_t i,
                                                                size_t n, uint32_t psum, const unsigned nlevels)
 {
     const struct inetcsum_gso *g = pl->g;
-    struct ics_gso_values values, *v = &values;
-    ics_gso_segment_values_n(g, &pl->super, i, n, v, nlevels);
-    ics_gso_write_values_n(g, seg, v, nlevels);
     const unsigned last = nlevels - 1u;
     const struct inetcsum_gso_level *in = &g->level[last];
-    const size_t len = v->len, l4_len = len - in->l4_off;
+    const size_t len = g->hdr_len + n, l4_len = len - in->l4_off;
+    uint8_t *l4 = seg + in->l4_off;
     uint64_t var;
-    if (g->proto == INETCSUM_GSO_L4_TCP) /* the flag byte is the second of its 16-bit word */
-        var = (uint64_t)wire16(v->seq >> 16) + wire16(v->seq & 0xFFFF) + wire16(v->tcp_flags);
-    else
+    if (g->proto == INETCSUM_GSO_L4_TCP) { /* the flag byte is the second of its 16-bit word */
+        const uint32_t seq = ics_gso_segment_seq(g, pl->super.seq, i);
+        const uint8_t flags = ics_gso_segment_flags(g, pl->super.tcp_flags, i);
+        ics_put32(l4 + ICS_TCP_SEQ, seq);
+        l4[ICS_TCP_FLAGS] = flags;
+        var = (uint64_t)wire16(seq >> 16) + wire16(seq & 0xFFFF) + wire16(flags);
+    } else {
+        ics_put16(l4 + ICS_UDP_LEN, (uint32_t)l4_len);
         var = wire16((uint32_t)l4_len);
+    }
     const uint32_t ph = ics_gso_pseudo_len(in, l4_len);
     uint8_t *field = seg + pl->csum_field;
     if (pl->how.partial) {
@@ -132,15 +138,21 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
         const struct inetcsum_gso_level *lv = &g->level[j];
         if (j < last)
             fast_tunnel(pl, seg, len, changed, ph);
+        uint8_t *ip = seg + lv->ip_off;
         if (lv->ip_version == 4) {
-            const uint64_t w = (uint64_t)wire16((uint32_t)(len - lv->ip_off)) + wire16(v->ip_id[j]);
+            const uint32_t tot = (uint32_t)(len - lv->ip_off), id = ics_gso_segment_id(g, pl->super.ip_id[j], i);
+            ics_put16(ip + ICS_IPV4_TOT_LEN, tot);
+            ics_put16(ip + ICS_IPV4_ID, id);
+            const uint64_t w = (uint64_t)wire16(tot) + wire16(id);
             const uint16_t c = pl->how.device & ics_gso_ipv4_kind(j)
                                    ? 0
                                    : (uint16_t)~ics_fold16(ics_reduce64(pl->ip_base[j] + w));
-            store_csum(seg + lv->ip_off + ICS_IPV4_CHECK, c);
+            store_csum(ip + ICS_IPV4_CHECK, c);
             changed += w + c;
         } else {
-            changed += wire16((uint32_t)(len - lv->ip_off - ICS_IPV6_HLEN));
+            const uint32_t plen = (uint32_t)(len - lv->ip_off - ICS_IPV6_HLEN);
+            ics_put16(ip + ICS_IPV6_PAYLOAD_LEN, plen);
+            changed += wire16(plen);
         }
     }
 }
