@@ -1,12 +1,14 @@
-/* libFuzzer target: the capture reader (capture/pcap_read.c, pcap_write.c) and the writer fix copies records with.
- * Input: one byte choosing the read window (small ones make it slide and grow often), then the
- * file.  Whatever the bytes, the reader must hand out records that are exactly the file's bytes
- * in order (so fix reproduces every byte it does not change), frames numbered from 1 with
- * caplen <= wirelen and the frame inside its record; at a clean end the records must cover the
- * whole file (at a cut, all but the cut record's bytes), and the writer's output must be the
- * records as they were after fill changed them in place; an error must be one line naming the
- * file.  A gzip, zstd or xz file (the corpus holds some) goes through the decoder: its records are
- * the decompressed bytes, so only their framing and the writer are checked. */
+/* libFuzzer target: the capture reader (capture/pcap_read.c), the writer fix copies records with
+ * (pcap_write.c) and the verify engine (verifier.c).  Input: one byte choosing the read window
+ * (small ones make it slide and grow often), then the file.  Whatever the bytes, the reader must
+ * hand out records that are exactly the file's bytes in order (so fix reproduces every byte it
+ * does not change), frames numbered from 1 with caplen <= wirelen and the frame inside its record;
+ * at a clean end the records must cover the whole file (at a cut, all but the cut record's bytes),
+ * and the writer's output must be the records as they were after fill changed them in place; an
+ * error must be one line naming the file.  The verify engine judges every frame on the way (before
+ * fill), its tally agreeing with the frames read.  A gzip, zstd or xz file (the corpus holds some)
+ * goes through the decoder: its records are the decompressed bytes, so only their framing and the
+ * writer are checked. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include "capture.h"
 #include "inetcsum_packet.h"
+#include "verifier.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
@@ -48,6 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     struct cap_reader r;
     struct cap_record rec;
     struct cap_writer w;
+    struct tally t;
+    memset(&t, 0, sizeof t);
+    struct verifier judge; /* verify's engine over the same records, before fill changes them */
+    verifier_init(&judge, &t, 0, 1, NULL, NULL);
     int got = cap_open(&r, fd, "in.pcap", window);
     cap_writer_attach(&w, &r, out);
     size_t off = 0;
@@ -64,6 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
             CHECK(rec.frame == ++frames);
             CHECK(rec.data >= rec.raw && rec.data + rec.caplen <= rec.raw + rec.raw_len);
             CHECK(rec.caplen <= rec.wirelen);
+            struct inetcsum_report vr;
+            inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, 0, &vr);
+            verifier_frame(&judge, &rec, &vr);
+            CHECK(t.frames == frames);
             inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, 0, NULL);
         }
         CHECK(fwrite(rec.raw, 1, rec.raw_len, want) == rec.raw_len);
@@ -78,6 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         CHECK(got == -1);
         CHECK(strncmp(r.err, "in.pcap: ", 9) == 0 && strlen(r.err) > 9 && !strchr(r.err, '\n'));
     }
+    verifier_finish(&judge);
+    CHECK(t.frames == frames && t.reassembled + t.incomplete <= frames && t.problems <= t.checks + t.frames);
+    verifier_free(&judge);
     cap_close(&r);
     CHECK(fflush(out) == 0 && fflush(want) == 0);
     CHECK(written_len <= expected_len && memcmp(written, expected, written_len) == 0);
