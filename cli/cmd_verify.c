@@ -44,7 +44,6 @@ struct verify_opts {
 struct verify_out {
     const char *path;
     const struct verify_opts *o;
-    struct tally *t;
 };
 
 /* Shows checks of `frame`; df, when not NULL, is the datagram they belong to (named in problem
@@ -86,7 +85,7 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     struct cap_reader rd;
     struct cap_record rec;
     struct cli_progress prog;
-    struct verify_out out = {path, o, t};
+    struct verify_out out = {path, o};
     struct verifier ver;
     verifier_init(&ver, t, o->flags, o->reassemble, unfinished, &out);
     cli_progress_start(&prog, path, f);
