@@ -1,6 +1,8 @@
 /* pcap and pcapng reading, one record at a time, raw bytes kept for byte-exact rewriting (capture.h). */
 #include "capture.h"
 
+#include "inetcsum_packet.h" /* INETCSUM_LINK_TYPE, _FCS_BYTES */
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -191,7 +193,11 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
         return -1;
     }
     r->snaplen = u32(r, r->buf + 16);
-    r->link = (int)(u32(r, r->buf + 20) & 0x0FFFFFFF); /* the top bits hold FCS information */
+    /* The link type is the low 16 bits; the FCS length rides above them when bit 26 says so
+     * (bits that are set without it, as fuzzed and damaged files have, are ignored). */
+    const uint32_t field = u32(r, r->buf + 20);
+    r->link = (int)(INETCSUM_LINK_FCS_BYTES(field) ? (unsigned)INETCSUM_LINK_WITH_FCS(field, INETCSUM_LINK_FCS_BYTES(field))
+                                                   : INETCSUM_LINK_TYPE(field));
     return 0;
 }
 

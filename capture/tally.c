@@ -21,7 +21,7 @@ void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t capl
     t->frames++;
     if (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) {
         if (!t->unknown_link++)
-            t->unknown_link_type = link;
+            t->unknown_link_type = (int)INETCSUM_LINK_TYPE(link);
         t->problems++;
     } else if (report_malformed(r)) {
         t->malformed++;

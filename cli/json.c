@@ -213,7 +213,7 @@ void json_undecoded(FILE *out, const char *file, unsigned long long frame, const
     put_u(l, frame);
     if (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) {
         put_s(l, ",\"reason\":\"unknown link type\",\"link\":");
-        put_u(l, (unsigned)link);
+        put_u(l, INETCSUM_LINK_TYPE(link));
     } else {
         put_s(l, ",\"reason\":\"malformed\"");
     }

@@ -35,7 +35,8 @@
 extern "C" {
 #endif
 
-/* Link types: the values are pcap's LINKTYPE_ numbers, so a capture's header can be passed as is. */
+/* Link types: the values are pcap's LINKTYPE_ numbers, so a capture's header can be passed as is,
+ * FCS bits included (INETCSUM_LINK_FCS below). */
 enum inetcsum_link {
     INETCSUM_LINK_NULL = 0,        /* BSD loopback: 4-byte address family in the capturing host's order */
     INETCSUM_LINK_ETHERNET = 1,
@@ -46,12 +47,30 @@ enum inetcsum_link {
     INETCSUM_LINK_RAW = 101,       /* IPv4 or IPv6, by the version nibble */
     INETCSUM_LINK_C_HDLC = 104,    /* Cisco HDLC: address, control, then an ethertype */
     INETCSUM_LINK_LOOP = 108,      /* OpenBSD loopback: address family in network order */
+    INETCSUM_LINK_FRELAY = 107,    /* Frame Relay: Q.922 address, then NLPID or SNAP (RFC 2427) */
     INETCSUM_LINK_LINUX_SLL = 113,
+    INETCSUM_LINK_IEEE802_11_RADIOTAP = 127, /* 802.11 data frames with LLC/SNAP, after radiotap */
+    INETCSUM_LINK_ARCNET_LINUX = 129, /* ARCNET as Linux captures it (RFC 1051 and RFC 1201 framing) */
+    INETCSUM_LINK_USER2_PKTAP = 149, /* LINKTYPE_USER2, which Apple's own captures use for PKTAP */
+    INETCSUM_LINK_JUNIPER_ETHER = 178, /* Juniper's capture header, then Ethernet */
+    INETCSUM_LINK_IPNET = 226,     /* Solaris IPNET: a 24-byte header, then IP */
     INETCSUM_LINK_IPV4 = 228,
     INETCSUM_LINK_IPV6 = 229,
     INETCSUM_LINK_NFLOG = 239,     /* Linux NFLOG (tcpdump -i nflog:N): the packet in a TLV */
+    INETCSUM_LINK_IPOIB = 242,     /* IP over InfiniBand (RFC 4391), after a 40-byte pseudo-header */
+    INETCSUM_LINK_PKTAP = 258,     /* Apple's PKTAP: its header, then a packet of the link type it names */
     INETCSUM_LINK_LINUX_SLL2 = 276
 };
+
+/* A pcap file header's link-type field carries, besides the link type in its low 16 bits, the
+ * length of the FCS each frame ends with (bit 26 set: bits 28-31 give it in 16-bit words).  The
+ * walk reads the link type from the low bits and stops every header at the FCS. */
+#define INETCSUM_LINK_TYPE(link) ((unsigned)(link) & 0xFFFFu)
+#define INETCSUM_LINK_FCS_PRESENT 0x04000000u
+#define INETCSUM_LINK_FCS_BYTES(link) \
+    (((unsigned)(link) & INETCSUM_LINK_FCS_PRESENT) ? (((unsigned)(link) >> 28) & 0xFu) * 2u : 0u)
+#define INETCSUM_LINK_WITH_FCS(link, bytes) \
+    ((enum inetcsum_link)(INETCSUM_LINK_TYPE(link) | INETCSUM_LINK_FCS_PRESENT | (((unsigned)(bytes) / 2u) << 28)))
 
 /* Limits: IP headers nested in one frame (tunnels and ICMP quotes), and checksums per frame. */
 #define INETCSUM_MAX_DEPTH 8

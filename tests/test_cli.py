@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import unittest
+import zlib
 
 CLI = CAPTURES = None
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -290,9 +291,44 @@ def nflog(packet, little=True, family=2):
     return bytes([family, 0, 0, 1]) + tlv(10, b"inetcsum\0") + tlv(9, packet)
 
 
+def ether(packet, ethertype=b"\x08\x00"):
+    return b"\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01" + ethertype + packet
+
+
+def pktap(frame, dlt=1):
+    """Apple's PKTAP header (108 bytes, little-endian): its length, record type 1, the link type."""
+    return (108).to_bytes(4, "little") + (1).to_bytes(4, "little") + dlt.to_bytes(4, "little") + b"en0" + bytes(96 - 3) \
+        + frame
+
+
+def radiotap(frame, fcs=False, qos=False):
+    """Radiotap (with a Flags field when the frame ends with its FCS), an 802.11 data frame to the
+    DS (QoS data when asked), LLC/SNAP and the packet."""
+    rt = b"\x00\x00\x08\x00\x00\x00\x00\x00" if not fcs else b"\x00\x00\x09\x00\x02\x00\x00\x00\x10"
+    wlan = (b"\x88\x01" if qos else b"\x08\x01") + b"\x00\x00" + b"\x02\x00\x00\x00\x00\x01" * 3 + b"\x10\x00"
+    wlan += b"\x00\x00" if qos else b""
+    body = wlan + b"\xaa\xaa\x03\x00\x00\x00\x08\x00" + frame
+    return rt + body + (zlib.crc32(body).to_bytes(4, "little") if fcs else b"")
+
+
 class LinkTypes(unittest.TestCase):
     """Every link type a wrong UDP checksum may come in is decoded; an unknown one is said so."""
     FRAMES = {
+        "ipoib": (242, bytes(40) + b"\x08\x00\x00\x00" + ipv4_udp()),
+        "ipnet": (226, b"\x02\x02\x00\x00" + (45).to_bytes(4, "big") + bytes(16) + ipv4_udp()),
+        "arcnet-1201": (129, b"\x01\x02\x00\x00\xd4\x00\x00\x00" + ipv4_udp()),
+        "arcnet-1051": (129, b"\x01\x02\x00\x00\xf0" + ipv4_udp()),
+        "frelay-nlpid": (107, b"\x18\x41\x03\xcc" + ipv4_udp()),
+        "frelay-snap": (107, b"\x18\x41\x03\x00\x80\x00\x00\x00\x08\x00" + ipv4_udp()),
+        "frelay-cisco": (107, b"\x18\x41\x08\x00" + ipv4_udp()),
+        "juniper": (178, b"MGC\x00" + ether(ipv4_udp())),
+        "juniper-ext": (178, b"MGC\x80\x00\x03\x01\x01\x07" + ether(ipv4_udp())),
+        "juniper-no-l2": (178, b"MGC\x02\x02\x00\x00\x00" + ipv4_udp()),
+        "pktap": (258, pktap(ether(ipv4_udp()))),
+        "pktap-user2": (149, pktap(ether(ipv4_udp()))),
+        "radiotap": (127, radiotap(ipv4_udp())),
+        "radiotap-fcs-qos": (127, radiotap(ipv4_udp(), fcs=True, qos=True)),
+        "ether-fcs": (0x24000001, ether(ipv4_udp()) + bytes(4)),
         "nflog-le": (239, nflog(ipv4_udp())),
         "nflog-be": (239, nflog(ipv4_udp(), little=False)),
         "raw-12": (12, ipv4_udp()),
@@ -314,8 +350,9 @@ class LinkTypes(unittest.TestCase):
                 good = os.path.join(d, name + "-good.pcap")
                 self.assertIn(run("fix", "--quiet", path, good).returncode, (0,), name)
                 self.assertEqual(run("verify", good).returncode, 0, name)
-                # tshark reads NFLOG's TLVs in its own host's order only, and 14 only as OpenBSD's.
-                if shutil.which("tshark") and name not in ("raw-14", "nflog-be"):
+                # tshark reads NFLOG's TLVs in its own host's order only, 14 only as OpenBSD's, and
+                # 149 as PKTAP only where its user link types say so.
+                if shutil.which("tshark") and name not in ("raw-14", "nflog-be", "pktap-user2"):
                     self.assertEqual(tshark_verdicts(path).get((1, "udp")), ["B"], f"{name}: tshark")
 
     def test_unknown_link_type_is_not_clean(self):

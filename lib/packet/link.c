@@ -115,6 +115,195 @@ ICS_WALK_STEP(nflog)
     return family == ICS_AF_INET ? ICS_H_IPV4 : family == ICS_AF_INET6_LINUX ? ICS_H_IPV6 : ICS_H_IP;
 }
 
+/* IP over InfiniBand: the capture's 40-byte pseudo-header, then the EtherType. */
+ICS_WALK_STEP(ipoib)
+{
+    return then_ethertype(w, off, *end, ICS_IPOIB_HLEN, ICS_IPOIB_TYPE);
+}
+
+/* Solaris IPNET: a fixed header whose family byte (Solaris's numbers) names the IP version. */
+ICS_WALK_STEP(ipnet)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_IPNET_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    *off += ICS_IPNET_HLEN;
+    return p[ICS_IPNET_FAMILY] == ICS_IPNET_AF_INET    ? ICS_H_IPV4
+           : p[ICS_IPNET_FAMILY] == ICS_IPNET_AF_INET6 ? ICS_H_IPV6
+                                                        : ICS_H_STOP;
+}
+
+/* ARCNET as Linux captures it: RFC 1051's types have a 5-byte header, RFC 1201's an 8-byte one
+ * (Linux never hands over exception frames, so the split flag needs no look). */
+ICS_WALK_STEP(arcnet)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_ARC_HLEN_1051, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const uint8_t type = p[ICS_ARC_TYPE];
+    const int old = type == ICS_ARCTYPE_IP_1051 || type == ICS_ARCTYPE_ARP_1051 || type == ICS_ARCTYPE_DIAGNOSE;
+    const size_t hlen = old ? ICS_ARC_HLEN_1051 : ICS_ARC_HLEN_1201;
+    if (!ics_have(w, *off, hlen, *end))
+        return ICS_H_STOP;
+    *off += hlen;
+    return type == ICS_ARCTYPE_IP || type == ICS_ARCTYPE_IP_1051 ? ICS_H_IPV4
+           : type == ICS_ARCTYPE_INET6                           ? ICS_H_IPV6
+                                                                 : ICS_H_STOP;
+}
+
+/* Frame Relay (RFC 2427): the Q.922 address (its last byte has the EA bit), then UI, an optional
+ * pad and an NLPID; or, as Cisco's routers send it, an EtherType right after the address. */
+ICS_WALK_STEP(frelay)
+{
+    size_t alen = 0;
+    const uint8_t *p;
+    do {
+        if (++alen > ICS_Q922_MAX_LEN || !(p = ics_need(w, *off + alen - 1, 1, *end)))
+            return ICS_H_STOP;
+    } while (!(p[0] & ICS_Q922_EA));
+    if (alen < 2 || !(p = ics_need(w, *off + alen, 2, *end)))
+        return ICS_H_STOP;
+    if (p[0] != ICS_FR_UI) {
+        *off += alen + 2;
+        return ics_follow_ethertype(ics_get16(p));
+    }
+    size_t at = *off + alen + 1;
+    if (p[1] == ICS_FR_PAD)
+        at++;
+    if (!(p = ics_need(w, at, 1, *end)))
+        return ICS_H_STOP;
+    const uint8_t nlpid = p[0];
+    *off = at + 1;
+    if (nlpid == ICS_NLPID_IPV4)
+        return ICS_H_IPV4;
+    if (nlpid == ICS_NLPID_IPV6)
+        return ICS_H_IPV6;
+    if (nlpid != ICS_NLPID_SNAP || !(p = ics_need(w, *off, ICS_FR_SNAP_HLEN, *end)) || p[0] || p[1] || p[2])
+        return ICS_H_STOP;
+    *off += ICS_FR_SNAP_HLEN;
+    return ics_follow_ethertype(ics_get16(p + 3));
+}
+
+/* Juniper's capture header: magic, flags, extensions; then Ethernet, or, when the router stripped
+ * the link header, a protocol number and the packet (IP by its version when the number is not
+ * one of IP's, as tcpdump guesses). */
+ICS_WALK_STEP(juniper)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_JUNIPER_HLEN, *end);
+    if (!p || ics_get24(p) != ICS_JUNIPER_MAGIC)
+        return ICS_H_STOP;
+    const uint8_t flags = p[ICS_JUNIPER_FLAGS];
+    size_t at = *off + ICS_JUNIPER_HLEN;
+    if (flags & ICS_JUNIPER_EXT) {
+        if (!(p = ics_need(w, at, ICS_JUNIPER_EXT_LEN_HLEN, *end)))
+            return ICS_H_STOP;
+        at += ICS_JUNIPER_EXT_LEN_HLEN + ics_get16(p);
+    }
+    if (flags & ICS_JUNIPER_NO_L2) {
+        if (!(p = ics_need(w, at, ICS_JUNIPER_NO_L2_PROTO_LEN, *end)))
+            return ICS_H_STOP;
+        const uint32_t proto = ics_get_le32(p);
+        *off = at + ICS_JUNIPER_NO_L2_PROTO_LEN;
+        return proto == ICS_JUNIPER_PROTO_IPV4 ? ICS_H_IPV4 : proto == ICS_JUNIPER_PROTO_IPV6 ? ICS_H_IPV6 : ICS_H_IP;
+    }
+    if (!ics_have(w, at, 0, *end))
+        return ICS_H_STOP;
+    *off = at;
+    return ICS_H_ETHER;
+}
+
+/* Apple's PKTAP: a little-endian header that says its own length and the link type of the packet
+ * after it.  A record of another type carries no packet. */
+ICS_WALK_STEP(pktap)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_PKTAP_DLT + 4, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const uint32_t hlen = ics_get_le32(p + ICS_PKTAP_LEN), dlt = ics_get_le32(p + ICS_PKTAP_DLT);
+    if (ics_get_le32(p + ICS_PKTAP_RECTYPE) != ICS_PKTAP_REC_PACKET)
+        return ICS_H_STOP;
+    if (hlen < ICS_PKTAP_MIN_HLEN || !ics_have(w, *off, hlen, *end)) {
+        ics_malformed(w);
+        return ICS_H_STOP;
+    }
+    *off += hlen;
+    const enum ics_hdr h = dlt == INETCSUM_LINK_PKTAP || dlt == INETCSUM_LINK_USER2_PKTAP
+                               ? ICS_H_STOP /* PKTAP in PKTAP: nothing writes it */
+                               : ics_follow_link((enum inetcsum_link)dlt);
+    return h;
+}
+
+/* Radiotap: skipped by its length, once its Flags field (if present) said whether the 802.11
+ * frame ends with an FCS, which is then no part of what the frame carries, and whether padding
+ * follows the 802.11 header. */
+ICS_WALK_STEP(radiotap)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_RADIOTAP_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const size_t len = ics_get_le16(p + ICS_RADIOTAP_LEN);
+    const uint32_t present = ics_get_le32(p + ICS_RADIOTAP_PRESENT);
+    if (len < ICS_RADIOTAP_HLEN || !ics_have(w, *off, len, *end)) {
+        ics_malformed(w);
+        return ICS_H_STOP;
+    }
+    /* The fields start after the last present bitmap. */
+    size_t field = ICS_RADIOTAP_PRESENT + 4;
+    for (uint32_t more = present; more & ICS_RADIOTAP_EXT; field += 4) {
+        if (!(p = ics_need(w, *off + field, 4, *off + len)))
+            return ICS_H_STOP;
+        more = ics_get_le32(p);
+    }
+    uint8_t flags = 0;
+    if (present & ICS_RADIOTAP_FLAGS) {
+        if (present & ICS_RADIOTAP_TSFT)
+            field = ((field + 7) & ~(size_t)7) + 8;
+        if (!(p = ics_need(w, *off + field, 1, *off + len)))
+            return ICS_H_STOP;
+        flags = p[0];
+    }
+    *off += len;
+    if (flags & ICS_RADIOTAP_F_FCS) {
+        if (*end - *off < ICS_WLAN_FCS_LEN) {
+            ics_malformed(w);
+            return ICS_H_STOP;
+        }
+        *end -= ICS_WLAN_FCS_LEN;
+        if (w->cap > *end)
+            w->cap = *end;
+    }
+    w->wlan_datapad = (flags & ICS_RADIOTAP_F_DATAPAD) != 0;
+    return ICS_H_WLAN;
+}
+
+/* An 802.11 frame: only unprotected data frames with a payload carry LLC/SNAP and what follows
+ * it; management and control frames, null data and encrypted frames end the walk. */
+ICS_WALK_STEP(wlan)
+{
+    const uint8_t *p = ics_need(w, *off, 2, *end); /* the frame control: control frames are shorter */
+    if (!p)
+        return ICS_H_STOP;
+    const uint8_t fc0 = p[ICS_WLAN_FC0], fc1 = p[ICS_WLAN_FC1];
+    if ((fc0 & ICS_WLAN_TYPE_MASK) != ICS_WLAN_TYPE_DATA || (fc0 & ICS_WLAN_SUBTYPE_NODATA) ||
+        (fc1 & ICS_WLAN_PROTECTED))
+        return ICS_H_STOP;
+    size_t hlen = ICS_WLAN_HLEN;
+    if ((fc1 & ICS_WLAN_DS_BOTH) == ICS_WLAN_DS_BOTH)
+        hlen += ICS_WLAN_ADDR4_LEN;
+    if (fc0 & ICS_WLAN_SUBTYPE_QOS) {
+        hlen += ICS_WLAN_QOS_LEN;
+        if (fc1 & ICS_WLAN_ORDER)
+            hlen += ICS_WLAN_HTC_LEN;
+    }
+    if (w->wlan_datapad)
+        hlen = (hlen + 3) & ~(size_t)3;
+    if (!(p = ics_need(w, *off + hlen, ICS_SNAP_HLEN, *end)) || p[0] != ICS_SNAP_SAP || p[1] != ICS_SNAP_SAP ||
+        p[2] != ICS_SNAP_UI)
+        return ICS_H_STOP;
+    *off += hlen + ICS_SNAP_HLEN;
+    return ics_follow_ethertype(ics_get16(p + ICS_SNAP_TYPE));
+}
+
 /* ---- What an EtherType names ----------------------------------------------------------------------- */
 
 /* Ethernet II, or 802.3 with LLC/SNAP (a type field up to 1500 is a length: only SNAP carries an

@@ -15,9 +15,17 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
     w.ips = w.steps = 0;
     w.quoted = 0;
     w.gre_flags = 0;
+    w.wlan_datapad = 0;
     w.ip.frag = 0; /* the rest is set by the first IP header, before any step reads it */
     size_t off = 0, end = wirelen;
     out->flags = wirelen > v->len ? INETCSUM_FRAME_TRUNCATED : 0;
+    /* A frame that ends with its FCS (the capture's link type says so): no header reaches into it. */
+    const size_t fcs = INETCSUM_LINK_FCS_BYTES(link);
+    if (fcs && wirelen >= fcs) {
+        end = wirelen - fcs;
+        if (w.cap > end)
+            w.cap = end;
+    }
     out->n = 0;
     enum ics_hdr h = ics_follow_link(link);
     if (h == ICS_H_STOP)

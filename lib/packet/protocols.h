@@ -28,6 +28,14 @@ enum ics_hdr {
     ICS_H_SLL,
     ICS_H_SLL2,
     ICS_H_NFLOG,
+    ICS_H_IPOIB,
+    ICS_H_IPNET,
+    ICS_H_ARCNET,
+    ICS_H_FRELAY,
+    ICS_H_JUNIPER,
+    ICS_H_PKTAP,
+    ICS_H_RADIOTAP,
+    ICS_H_WLAN,     /* an 802.11 frame (after radiotap, with its FCS or not) */
     /* link layers and what an EtherType names */
     ICS_H_ETHER,
     ICS_H_VLAN,
@@ -62,7 +70,7 @@ enum ics_hdr {
 /* The header a capture's link type starts with. */
 static inline enum ics_hdr ics_follow_link(enum inetcsum_link link)
 {
-    switch (link) {
+    switch ((int)INETCSUM_LINK_TYPE(link)) {
     case INETCSUM_LINK_ETHERNET:
         return ICS_H_ETHER;
     case INETCSUM_LINK_RAW:
@@ -89,6 +97,21 @@ static inline enum ics_hdr ics_follow_link(enum inetcsum_link link)
         return ICS_H_NULL;
     case INETCSUM_LINK_LOOP:
         return ICS_H_LOOP;
+    case INETCSUM_LINK_IPOIB:
+        return ICS_H_IPOIB;
+    case INETCSUM_LINK_IPNET:
+        return ICS_H_IPNET;
+    case INETCSUM_LINK_ARCNET_LINUX:
+        return ICS_H_ARCNET;
+    case INETCSUM_LINK_FRELAY:
+        return ICS_H_FRELAY;
+    case INETCSUM_LINK_JUNIPER_ETHER:
+        return ICS_H_JUNIPER;
+    case INETCSUM_LINK_PKTAP:
+    case INETCSUM_LINK_USER2_PKTAP:
+        return ICS_H_PKTAP;
+    case INETCSUM_LINK_IEEE802_11_RADIOTAP:
+        return ICS_H_RADIOTAP;
     }
     return ICS_H_STOP; /* a link type the walk does not know (INETCSUM_FRAME_UNKNOWN_LINK) */
 }

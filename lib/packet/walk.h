@@ -38,6 +38,7 @@ struct ics_walker {
     int quoted;       /* inside an ICMP error's quote */
     struct ics_ipctx ip; /* the innermost IP header so far */
     uint32_t gre_flags;  /* the GRE header just walked (ERSPAN type II depends on its S bit) */
+    uint8_t wlan_datapad; /* radiotap said the 802.11 header is padded to 4 bytes */
     struct inetcsum_fragment *frag; /* where to describe the frame's fragment, or NULL */
     int frag_found;   /* 1 described, -1 described but not reassemblable */
     uint8_t scratch[ICS_VIEW_MAX_GET];
@@ -134,6 +135,14 @@ ICS_WALK_STEP(chdlc);
 ICS_WALK_STEP(sll);
 ICS_WALK_STEP(sll2);
 ICS_WALK_STEP(nflog);
+ICS_WALK_STEP(ipoib);
+ICS_WALK_STEP(ipnet);
+ICS_WALK_STEP(arcnet);
+ICS_WALK_STEP(frelay);
+ICS_WALK_STEP(juniper);
+ICS_WALK_STEP(pktap);
+ICS_WALK_STEP(radiotap);
+ICS_WALK_STEP(wlan);
 ICS_WALK_STEP(ether);
 ICS_WALK_STEP(vlan);
 ICS_WALK_STEP(vntag);

@@ -12,6 +12,11 @@ static inline uint32_t ics_get16(const uint8_t *p)
     return ((uint32_t)p[0] << 8) | p[1];
 }
 
+static inline uint32_t ics_get24(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 16) | ics_get16(p + 1);
+}
+
 static inline uint32_t ics_get32(const uint8_t *p)
 {
     return (ics_get16(p) << 16) | ics_get16(p + 2);
@@ -29,7 +34,8 @@ static inline void ics_put32(uint8_t *p, uint32_t v)
     ics_put16(p + 2, v & 0xFFFF);
 }
 
-/* Little-endian: the virtio-net header (virtio 1.0) and NFLOG's TLVs on a little-endian host. */
+/* Little-endian: the virtio-net header (virtio 1.0), NFLOG's TLVs on a little-endian host, radiotap
+ * and PKTAP. */
 static inline uint32_t ics_get_le16(const uint8_t *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8);

@@ -85,4 +85,100 @@ static inline int ics_af_is_inet6(uint32_t family)
  * the packet is the value of NFULA_PAYLOAD. */
 enum { ICS_NFLOG_HLEN = 4, ICS_NFLOG_FAMILY = 0, ICS_NFLOG_TLV_HLEN = 4, ICS_NFULA_PAYLOAD = 9 };
 
+/* IP over InfiniBand (LINKTYPE_IPOIB, RFC 4391): a 40-byte pseudo-header the capture adds, then
+ * the IPoIB header: an EtherType and two reserved bytes. */
+enum { ICS_IPOIB_TYPE = 40, ICS_IPOIB_HLEN = 44 };
+
+/* Solaris IPNET (LINKTYPE_IPNET): version, address family (Solaris numbers), hook type, packet
+ * length, interface indexes and zones: 24 bytes, then the IP packet. */
+enum { ICS_IPNET_FAMILY = 1, ICS_IPNET_HLEN = 24, ICS_IPNET_AF_INET = 2, ICS_IPNET_AF_INET6 = 26 };
+
+/* ARCNET as Linux captures it (LINKTYPE_ARCNET_LINUX): source, destination, a 2-byte offset and
+ * the protocol; RFC 1201 framing adds a split flag and a sequence number (8 bytes in all), RFC
+ * 1051's older types do not (5 bytes). */
+enum {
+    ICS_ARC_TYPE = 4,
+    ICS_ARC_HLEN_1051 = 5,
+    ICS_ARC_HLEN_1201 = 8,
+    ICS_ARCTYPE_IP_1051 = 240,
+    ICS_ARCTYPE_ARP_1051 = 241,
+    ICS_ARCTYPE_DIAGNOSE = 0x80,
+    ICS_ARCTYPE_IP = 212,
+    ICS_ARCTYPE_INET6 = 0xC4,
+};
+
+/* Frame Relay (LINKTYPE_FRELAY, RFC 2427): a Q.922 address of 2 to 4 bytes (the last has its EA
+ * bit set), the UI control byte, an optional pad byte, then an NLPID: IP directly, or SNAP (an OUI
+ * and a PID: OUI 0 means the PID is an EtherType). */
+enum {
+    ICS_Q922_EA = 0x01,
+    ICS_Q922_MAX_LEN = 4,
+    ICS_FR_UI = 0x03,
+    ICS_FR_PAD = 0x00,
+    ICS_NLPID_IPV4 = 0xCC,
+    ICS_NLPID_IPV6 = 0x8E,
+    ICS_NLPID_SNAP = 0x80,
+    ICS_FR_SNAP_HLEN = 5, /* OUI, PID */
+};
+
+/* Juniper's capture header (LINKTYPE_JUNIPER_ETHER and its kin): "MGC", a flags byte, then, when
+ * the extension flag is set, a 2-byte length and that many bytes of TLVs.  With the no-L2 flag
+ * the link header was stripped: a little-endian protocol number (2 IPv4, 6 IPv6), then IP. */
+enum {
+    ICS_JUNIPER_MAGIC = 0x4D4743,
+    ICS_JUNIPER_FLAGS = 3,
+    ICS_JUNIPER_HLEN = 4,
+    ICS_JUNIPER_EXT = 0x80,
+    ICS_JUNIPER_EXT_LEN_HLEN = 2,
+    ICS_JUNIPER_NO_L2 = 0x02,
+    ICS_JUNIPER_NO_L2_PROTO_LEN = 4,
+    ICS_JUNIPER_PROTO_IPV4 = 2,
+    ICS_JUNIPER_PROTO_IPV6 = 6,
+};
+
+/* Apple's PKTAP (LINKTYPE_PKTAP; 149, LINKTYPE_USER2, in Darwin's own captures): little-endian
+ * header length, record type, and the link type of the packet that follows the header. */
+enum {
+    ICS_PKTAP_LEN = 0,
+    ICS_PKTAP_RECTYPE = 4,
+    ICS_PKTAP_DLT = 8,
+    ICS_PKTAP_MIN_HLEN = 108,
+    ICS_PKTAP_REC_PACKET = 1,
+};
+
+/* Radiotap (LINKTYPE_IEEE802_11_RADIOTAP): version 0, pad, a little-endian length, then present
+ * bitmaps (bit 31: another follows); the Flags field (present bit 1) follows TSFT (bit 0, 8 bytes
+ * aligned to 8) and says whether the 802.11 frame ends with its FCS. */
+enum {
+    ICS_RADIOTAP_LEN = 2,
+    ICS_RADIOTAP_PRESENT = 4,
+    ICS_RADIOTAP_HLEN = 8,
+    ICS_RADIOTAP_TSFT = 0x1,
+    ICS_RADIOTAP_FLAGS = 0x2,
+    ICS_RADIOTAP_EXT = 0x80000000u,
+    ICS_RADIOTAP_F_FCS = 0x10,
+    ICS_RADIOTAP_F_DATAPAD = 0x20, /* padding between the 802.11 header and the payload, to 4 bytes */
+};
+
+/* 802.11 MAC header (IEEE 802.11-2020 9.2): frame control, duration, three addresses, sequence
+ * control (24 bytes); a fourth address when both DS bits are set; QoS control in QoS data
+ * subtypes; HT control when +HTC (the order bit) is set in a QoS frame.  Data frames only carry
+ * LLC/SNAP; protected ones are encrypted. */
+enum {
+    ICS_WLAN_FC0 = 0,
+    ICS_WLAN_FC1 = 1,
+    ICS_WLAN_HLEN = 24,
+    ICS_WLAN_ADDR4_LEN = 6,
+    ICS_WLAN_QOS_LEN = 2,
+    ICS_WLAN_HTC_LEN = 4,
+    ICS_WLAN_TYPE_MASK = 0x0C,
+    ICS_WLAN_TYPE_DATA = 0x08,
+    ICS_WLAN_SUBTYPE_QOS = 0x80,
+    ICS_WLAN_SUBTYPE_NODATA = 0x40, /* null and CF-only data subtypes carry no payload */
+    ICS_WLAN_DS_BOTH = 0x03,
+    ICS_WLAN_PROTECTED = 0x40,
+    ICS_WLAN_ORDER = 0x80,
+    ICS_WLAN_FCS_LEN = 4,
+};
+
 #endif

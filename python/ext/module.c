@@ -45,7 +45,11 @@ int icspy_link(PyObject *obj, const char *func, uint32_t *link)
                      {"raw", INETCSUM_LINK_RAW},             {"c_hdlc", INETCSUM_LINK_C_HDLC},
                      {"loop", INETCSUM_LINK_LOOP},           {"linux_sll", INETCSUM_LINK_LINUX_SLL},
                      {"ipv4", INETCSUM_LINK_IPV4},           {"ipv6", INETCSUM_LINK_IPV6},
-                     {"nflog", INETCSUM_LINK_NFLOG},         {"linux_sll2", INETCSUM_LINK_LINUX_SLL2}};
+                     {"nflog", INETCSUM_LINK_NFLOG},         {"linux_sll2", INETCSUM_LINK_LINUX_SLL2},
+                     {"frelay", INETCSUM_LINK_FRELAY},       {"ieee802_11_radiotap", INETCSUM_LINK_IEEE802_11_RADIOTAP},
+                     {"arcnet_linux", INETCSUM_LINK_ARCNET_LINUX}, {"user2_pktap", INETCSUM_LINK_USER2_PKTAP},
+                     {"juniper_ether", INETCSUM_LINK_JUNIPER_ETHER}, {"ipnet", INETCSUM_LINK_IPNET},
+                     {"ipoib", INETCSUM_LINK_IPOIB},         {"pktap", INETCSUM_LINK_PKTAP}};
         const char *s = PyUnicode_AsUTF8(obj);
         if (!s)
             return -1;

@@ -60,11 +60,19 @@ class Link(enum.IntEnum):
     PPP_HDLC = 50  # PPP in HDLC-like framing (RFC 1662), or Cisco HDLC
     RAW = 101  # IPv4 or IPv6, by the version nibble
     C_HDLC = 104  # Cisco HDLC
+    FRELAY = 107  # Frame Relay (RFC 2427 NLPID or SNAP, or Cisco's EtherType)
     LOOP = 108  # OpenBSD loopback
     LINUX_SLL = 113
+    IEEE802_11_RADIOTAP = 127  # 802.11 data frames with LLC/SNAP, after radiotap
+    ARCNET_LINUX = 129
+    USER2_PKTAP = 149  # LINKTYPE_USER2, which Apple's own captures use for PKTAP
+    JUNIPER_ETHER = 178
+    IPNET = 226  # Solaris IPNET
     IPV4 = 228
     IPV6 = 229
     NFLOG = 239  # Linux NFLOG (tcpdump -i nflog:N)
+    IPOIB = 242  # IP over InfiniBand
+    PKTAP = 258  # Apple's PKTAP
     LINUX_SLL2 = 276
 
 

@@ -322,6 +322,17 @@ def test_report_flags():
     tlv = (4 + len(ip)).to_bytes(2, "little") + (9).to_bytes(2, "little") + ip
     nflog = bytes([2, 0, 0, 0]) + tlv + bytes(-len(tlv) % 4)
     assert [c.status for c in inetcsum.verify(nflog, link=Link.NFLOG)] == [Status.GOOD, Status.GOOD]
+    # The link types of InfiniBand, Solaris, ARCNET, Frame Relay, Juniper and Apple, by member and
+    # by name (the command's tests hold each to tshark).
+    for link, head in [(Link.IPOIB, bytes(40) + b"\x08\x00\x00\x00"), ("ipnet", b"\x02\x02" + bytes(22)),
+                       (Link.ARCNET_LINUX, b"\x01\x02\x00\x00\xd4\x00\x00\x00"), (Link.FRELAY, b"\x18\x41\x03\xcc"),
+                       (Link.JUNIPER_ETHER, b"MGC\x00" + wire[:14]),
+                       (Link.PKTAP, (108).to_bytes(4, "little") + (1).to_bytes(4, "little") + (101).to_bytes(4, "little")
+                        + bytes(96))]:
+        assert [c.status for c in inetcsum.verify(head + ip, link=link)] == [Status.GOOD, Status.GOOD], link
+    # A link type whose pcap field says each frame ends with a 4-byte FCS: the FCS is no part of IP.
+    fcs_link = 0x24000001
+    assert [c.status for c in inetcsum.verify(wire + bytes(4), link=fcs_link)] == [Status.GOOD, Status.GOOD]
     assert "Report(" in repr(report)
 
 
