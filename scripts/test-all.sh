@@ -14,6 +14,7 @@ scripts/install-deps.sh
 mkdir -p "$out"
 jobs=$(nproc)
 failed=()
+findings=() # fuzz findings, printed last with their inputs
 
 step() { printf '\n==== %s\n' "$*"; }
 
@@ -47,11 +48,12 @@ if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUI
   targets=(kernels packet capture reassembly gso)
   for target in "${targets[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
-    rm -f "$out/fuzz.$target.rc" # a run that dies before writing it fails
+    rm -f "$out/fuzz.$target.rc" "$out/fuzz.$target.artifact-"* # a run that dies before writing it fails
     (
       work=$(mktemp -d)
       rc=0
       "$out/fuzz/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" -max_len=70000 -print_final_stats=1 \
+        -artifact_prefix="$out/fuzz.$target.artifact-" \
         "$work" "$root/fuzz/corpus/$target" >"$out/fuzz.$target.log" 2>&1 || rc=$?
       rm -rf "$work"
       echo "$rc" >"$out/fuzz.$target.rc"
@@ -63,6 +65,12 @@ if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUI
       echo "fuzz_$target: $(grep -E "stat::number_of_executed_units" "$out/fuzz.$target.log" | head -1)"
     else
       tail -40 "$out/fuzz.$target.log"; failed+=("libfuzzer $target")
+      # What a reader of only the run's last lines needs to reproduce it: the finding and its input.
+      why=$(grep -m1 -E "^==[0-9]+==ERROR|^fuzz_[a-z]+: |SUMMARY|libFuzzer: " "$out/fuzz.$target.log" || true)
+      for a in "$out/fuzz.$target.artifact-"*; do
+        [ -f "$a" ] && findings+=("fuzz_$target: ${why:-no error line} | input $(basename "$a"), base64: $(head -c 3000 "$a" | base64 -w0)")
+      done
+      [ -n "$(ls "$out/fuzz.$target.artifact-"* 2>/dev/null)" ] || findings+=("fuzz_$target: ${why:-exit $(cat "$out/fuzz.$target.rc" 2>/dev/null)}, no input saved")
     fi
   done
 else
@@ -130,6 +138,7 @@ fi
 
 echo
 if [ ${#failed[@]} -ne 0 ]; then
+  for f in "${findings[@]}"; do echo "$f"; done
   echo "FAILED: ${failed[*]}"
   exit 1
 fi
