@@ -259,16 +259,32 @@ class Verify(unittest.TestCase):
                     self.assertEqual(sorted(os.listdir(d)), sorted(["out", os.path.basename(cut)]))
 
 
-def ipv4_udp(payload=b"hello, link types", bad=True, src=b"\x0a\x00\x00\x01", dst=b"\x0a\x00\x00\x02"):
+def ipv4_udp(payload=b"hello, link types", bad=True, src=b"\x0a\x00\x00\x01", dst=b"\x0a\x00\x00\x02", dport=53):
     """An IPv4/UDP datagram, header checksum right, UDP checksum right or (bad) off by one."""
     udp_len = 8 + len(payload)
     hdr = bytearray(b"\x45\x00" + (20 + udp_len).to_bytes(2, "big") + b"\x12\x34\x00\x00\x40\x11\x00\x00" + src + dst)
     hdr[10:12] = ((~ones_sum(bytes(hdr))) & 0xFFFF).to_bytes(2, "big")
-    udp = bytearray(b"\x30\x39\x00\x35" + udp_len.to_bytes(2, "big") + b"\x00\x00" + payload)
+    udp = bytearray(b"\x30\x39" + dport.to_bytes(2, "big") + udp_len.to_bytes(2, "big") + b"\x00\x00" + payload)
     pseudo = src + dst + b"\x00\x11" + udp_len.to_bytes(2, "big")
     csum = (~ones_sum(pseudo + bytes(udp))) & 0xFFFF or 0xFFFF
     udp[6:8] = ((csum + 1) & 0xFFFF if bad else csum).to_bytes(2, "big")
     return bytes(hdr + udp)
+
+
+def ipv4(proto, payload, src=b"\x0a\x00\x00\x03", dst=b"\x0a\x00\x00\x04"):
+    """An IPv4 header (checksum right) carrying `payload` of protocol `proto`."""
+    hdr = bytearray(b"\x45\x00" + (20 + len(payload)).to_bytes(2, "big") + b"\x00\x01\x40\x00\x40" + bytes([proto])
+                    + b"\x00\x00" + src + dst)
+    hdr[10:12] = ((~ones_sum(bytes(hdr))) & 0xFFFF).to_bytes(2, "big")
+    return bytes(hdr) + payload
+
+
+def ipv6(next_header, payload):
+    return b"\x60\x00\x00\x00" + len(payload).to_bytes(2, "big") + bytes([next_header, 64]) + bytes(15) + b"\x01" \
+        + bytes(15) + b"\x02" + payload
+
+
+MPLS_BOTTOM = b"\x00\x01\x01\x40"  # label 16, bottom of stack, TTL 64
 
 
 def pcap(link, frames, caplen=None):
@@ -312,7 +328,8 @@ def radiotap(frame, fcs=False, qos=False):
 
 
 class LinkTypes(unittest.TestCase):
-    """Every link type a wrong UDP checksum may come in is decoded; an unknown one is said so."""
+    """Every link type and encapsulation a wrong UDP checksum may come in is decoded; an unknown
+    link type is said so."""
     FRAMES = {
         "ipoib": (242, bytes(40) + b"\x08\x00\x00\x00" + ipv4_udp()),
         "ipnet": (226, b"\x02\x02\x00\x00" + (45).to_bytes(4, "big") + bytes(16) + ipv4_udp()),
@@ -329,6 +346,21 @@ class LinkTypes(unittest.TestCase):
         "radiotap": (127, radiotap(ipv4_udp())),
         "radiotap-fcs-qos": (127, radiotap(ipv4_udp(), fcs=True, qos=True)),
         "ether-fcs": (0x24000001, ether(ipv4_udp()) + bytes(4)),
+        # Encapsulations that carry IP (issue 25): MPLS after PPP and in UDP, GRE's Cisco MetaData
+        # and WCCP, MACsec without encryption, Arista's timestamps, NSH alone and in VXLAN-GPE,
+        # and IPv6's next header 143 (Ethernet).
+        "ppp-mpls": (9, b"\xff\x03\x02\x81" + MPLS_BOTTOM + ipv4_udp()),
+        "mpls-in-udp": (1, ether(ipv4_udp(MPLS_BOTTOM + ipv4_udp(), bad=False, dport=6635))),
+        "gre-cisco-metadata": (1, ether(ipv4(47, b"\x00\x00\x89\x09" + b"\x08\x00\x01\x01\x00\x01\x00\x00"
+                                             + ipv4_udp()))),
+        "gre-key-wccp": (1, ether(ipv4(47, b"\x20\x00\x88\x3e\x00\x00\x00\x28" + b"\x05\x59\x00\x48" + ipv4_udp()))),
+        "macsec": (1, ether(b"\x20\x00\x00\x00\x00\x07" + b"\x02\x00\x00\x00\x00\x01\x00\x01" + b"\x08\x00"
+                            + ipv4_udp() + bytes(range(16)), ethertype=b"\x88\xe5")),
+        "arista": (1, ether(b"\x00\x01\x00\x10" + bytes(range(8)) + b"\x08\x00" + ipv4_udp(), ethertype=b"\xd2\x8b")),
+        "nsh": (1, ether(b"\x00\x06\x01\x01" + b"\x00\x00\x01\xff" + bytes(16) + ipv4_udp(), ethertype=b"\x89\x4f")),
+        "vxlan-gpe": (1, ether(ipv4_udp(b"\x0c\x00\x00\x01" + b"\x00\x00\x07\x00" + ipv4_udp(), bad=False,
+                                        dport=4790))),
+        "ipv6-ethernet": (1, ether(ipv6(143, ether(ipv4_udp())), ethertype=b"\x86\xdd")),
         "nflog-le": (239, nflog(ipv4_udp())),
         "nflog-be": (239, nflog(ipv4_udp(), little=False)),
         "raw-12": (12, ipv4_udp()),
@@ -346,14 +378,20 @@ class LinkTypes(unittest.TestCase):
                 write_bytes(path, pcap(link, [frame]))
                 res = run("verify", path)
                 self.assertEqual(res.returncode, 1, f"{name}: {res.stdout} {res.stderr}")
-                self.assertRegex(res.stdout, rb"frame 1 UDP 0x[0-9a-f]{4}, should be", name)
+                self.assertRegex(res.stdout, rb"frame 1 (inner )?UDP 0x[0-9a-f]{4}, should be", name)
                 good = os.path.join(d, name + "-good.pcap")
                 self.assertIn(run("fix", "--quiet", path, good).returncode, (0,), name)
                 self.assertEqual(run("verify", good).returncode, 0, name)
                 # tshark reads NFLOG's TLVs in its own host's order only, 14 only as OpenBSD's, and
                 # 149 as PKTAP only where its user link types say so.
                 if shutil.which("tshark") and name not in ("raw-14", "nflog-be", "pktap-user2"):
-                    self.assertEqual(tshark_verdicts(path).get((1, "udp")), ["B"], f"{name}: tshark")
+                    # (an outer UDP, where there is one, is right; the innermost is wrong), and every
+                    # verdict of tshark's is ours
+                    theirs = tshark_verdicts(path)
+                    self.assertEqual(theirs.get((1, "udp"), [])[-1:], ["B"], f"{name}: tshark")
+                    ours = json_verdicts(self, run("verify", "--json", path).stdout)
+                    for (frame, col), letters in theirs.items():
+                        self.assertEqual(ours.get((path, frame, col)), letters, f"{name} {col}")
 
     def test_unknown_link_type_is_not_clean(self):
         with tempfile.TemporaryDirectory() as d:

@@ -355,6 +355,56 @@ ICS_WALK_STEP(mpls)
     return ics_follow_ip_version(ics_ip_version(p));
 }
 
+/* Cisco MetaData: its tag, then the EtherType of what follows. */
+ICS_WALK_STEP(cmd)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_CMD_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    *off += ICS_CMD_HLEN;
+    return ics_follow_ethertype(ics_get16(p + ICS_CMD_TYPE));
+}
+
+/* MACsec (IEEE 802.1AE): when the data is neither encrypted nor changed, what its EtherType names,
+ * which ends where the short length says, or before the ICV. */
+ICS_WALK_STEP(macsec)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_MACSEC_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const uint8_t tci = p[ICS_MACSEC_TCI];
+    const size_t short_len = p[ICS_MACSEC_SL] & ICS_MACSEC_SL_MASK;
+    if (tci & (ICS_MACSEC_TCI_E | ICS_MACSEC_TCI_C))
+        return ICS_H_STOP; /* encrypted or otherwise changed: nothing in it can be checked */
+    const size_t data = *off + ICS_MACSEC_HLEN + ((tci & ICS_MACSEC_TCI_SC) ? ICS_MACSEC_SCI_LEN : 0);
+    /* The short length is believed over the frame's end (the ICV after it may be cut short). */
+    if (*end < data || (short_len ? short_len > *end - data || short_len < 2 : *end - data < 2 + ICS_MACSEC_ICV_LEN)) {
+        ics_malformed(w);
+        return ICS_H_STOP;
+    }
+    if (!(p = ics_need(w, data, 2, *end)))
+        return ICS_H_STOP;
+    *end = short_len ? data + short_len : *end - ICS_MACSEC_ICV_LEN;
+    *off = data + 2;
+    return ics_follow_ethertype(ics_get16(p));
+}
+
+/* Arista's vendor header: a timestamp of the length its format says, then an EtherType. */
+ICS_WALK_STEP(arista)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_ARISTA_HLEN, *end);
+    if (!p || ics_get16(p + ICS_ARISTA_SUBTYPE) != ICS_ARISTA_SUBTYPE_TIMESTAMP)
+        return ICS_H_STOP;
+    const unsigned format = p[ICS_ARISTA_FORMAT] >> 4;
+    const size_t ts = format == ICS_ARISTA_FORMAT_64 ? ICS_ARISTA_TS64_LEN
+                      : format == ICS_ARISTA_FORMAT_48 ? ICS_ARISTA_TS48_LEN
+                                                       : 0;
+    if (!ts || !(p = ics_need(w, *off + ICS_ARISTA_HLEN + ts, 2, *end)))
+        return ICS_H_STOP;
+    *off += ICS_ARISTA_HLEN + ts + 2;
+    return ics_follow_ethertype(ics_get16(p));
+}
+
 /* A PPPoE session header, then PPP's protocol. */
 ICS_WALK_STEP(pppoe)
 {

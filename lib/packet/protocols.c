@@ -33,6 +33,12 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(PPP, "PPP", NONE, ppp),
     ROW(ERSPAN2, "ERSPAN", NONE, erspan2),
     ROW(ERSPAN3, "ERSPAN III", NONE, erspan3),
+    ROW(CMD, "Cisco MetaData", NONE, cmd),
+    ROW(CMD_GRE, "Cisco MetaData in GRE", NONE, cmd_gre),
+    ROW(WCCP, "WCCP redirect", NONE, wccp),
+    ROW(MACSEC, "MACsec", NONE, macsec),
+    ROW(ARISTA, "Arista vendor header", NONE, arista),
+    ROW(NSH, "NSH", NONE, nsh),
     /* IP */
     ROW(IP, "IP", NONE, ip),
     ROW(IPV4, "IPv4", INETCSUM_LAYER_IPV4, ipv4),
@@ -52,4 +58,5 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(GENEVE, "GENEVE", NONE, geneve),
     ROW(TEREDO, "Teredo", NONE, teredo),
     ROW(GTPU, "GTP-U", NONE, gtpu),
+    ROW(VXLAN_GPE, "VXLAN-GPE", NONE, vxlan_gpe),
 };

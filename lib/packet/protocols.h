@@ -45,6 +45,12 @@ enum ics_hdr {
     ICS_H_PPP,
     ICS_H_ERSPAN2,  /* in GRE only */
     ICS_H_ERSPAN3,
+    ICS_H_CMD,      /* Cisco MetaData */
+    ICS_H_CMD_GRE,  /* the same inside GRE, its EtherType first */
+    ICS_H_WCCP,     /* in GRE only */
+    ICS_H_MACSEC,
+    ICS_H_ARISTA,
+    ICS_H_NSH,
     /* IP */
     ICS_H_IP,       /* IPv4 or IPv6, by the version nibble */
     ICS_H_IPV4,
@@ -64,6 +70,7 @@ enum ics_hdr {
     ICS_H_GENEVE,
     ICS_H_TEREDO,
     ICS_H_GTPU,
+    ICS_H_VXLAN_GPE,
     ICS_H_COUNT
 };
 
@@ -140,11 +147,20 @@ static inline enum ics_hdr ics_follow_ethertype(uint32_t type)
         return ICS_H_PPPOE;
     case ICS_ETH_P_PPP:
         return ICS_H_PPP;
+    case ICS_ETH_P_CMD:
+        return ICS_H_CMD;
+    case ICS_ETH_P_MACSEC:
+        return ICS_H_MACSEC;
+    case ICS_ETH_P_ARISTA:
+        return ICS_H_ARISTA;
+    case ICS_ETH_P_NSH:
+        return ICS_H_NSH;
     }
     return ICS_H_STOP;
 }
 
-/* The header GRE's protocol field names: an EtherType, or ERSPAN, which only GRE carries. */
+/* The header GRE's protocol field names: an EtherType, or what only GRE carries (ERSPAN, WCCP),
+ * or carries its own way (Cisco MetaData). */
 static inline enum ics_hdr ics_follow_gre(uint32_t type)
 {
     switch (type) {
@@ -152,6 +168,10 @@ static inline enum ics_hdr ics_follow_gre(uint32_t type)
         return ICS_H_ERSPAN2;
     case ICS_ETH_P_ERSPAN3:
         return ICS_H_ERSPAN3;
+    case ICS_ETH_P_WCCP:
+        return ICS_H_WCCP;
+    case ICS_ETH_P_CMD:
+        return ICS_H_CMD_GRE;
     }
     return ics_follow_ethertype(type);
 }
@@ -182,6 +202,8 @@ static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
         return ICS_H_IPV4;
     case ICS_IPPROTO_IPV6:
         return ICS_H_IPV6;
+    case ICS_IPPROTO_ETHERNET:
+        return ICS_H_ETHER;
     }
     return ICS_H_STOP;
 }
@@ -200,6 +222,8 @@ static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
         {ICS_PORT_GENEVE, 0, ICS_H_GENEVE},
         {ICS_PORT_TEREDO, 1, ICS_H_TEREDO},
         {ICS_PORT_GTPU, 1, ICS_H_GTPU},
+        {ICS_PORT_VXLAN_GPE, 0, ICS_H_VXLAN_GPE},
+        {ICS_PORT_MPLS_IN_UDP, 0, ICS_H_MPLS}, /* RFC 7510 */
     };
     for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (dport == rows[i].port || (rows[i].either && sport == rows[i].port))
@@ -215,6 +239,27 @@ static inline enum ics_hdr ics_follow_ppp(uint32_t proto)
         return ICS_H_IPV4;
     case ICS_PPP_IPV6:
         return ICS_H_IPV6;
+    case ICS_PPP_MPLS_UC:
+    case ICS_PPP_MPLS_MC:
+        return ICS_H_MPLS;
+    }
+    return ICS_H_STOP;
+}
+
+/* The header NSH's and VXLAN-GPE's next protocol names. */
+static inline enum ics_hdr ics_follow_next_protocol(uint32_t np)
+{
+    switch (np) {
+    case ICS_NP_IPV4:
+        return ICS_H_IPV4;
+    case ICS_NP_IPV6:
+        return ICS_H_IPV6;
+    case ICS_NP_ETHERNET:
+        return ICS_H_ETHER;
+    case ICS_NP_NSH:
+        return ICS_H_NSH;
+    case ICS_NP_MPLS:
+        return ICS_H_MPLS;
     }
     return ICS_H_STOP;
 }

@@ -45,6 +45,58 @@ ICS_WALK_STEP(erspan3)
     return ICS_H_ETHER;
 }
 
+/* Cisco MetaData inside GRE: the EtherType of what follows comes first. */
+ICS_WALK_STEP(cmd_gre)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_CMD_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    *off += ICS_CMD_HLEN;
+    return ics_follow_ethertype(ics_get16(p + ICS_CMD_GRE_TYPE));
+}
+
+/* WCCP's redirected packet: version 2's redirect header, or IPv4 at once (version 1). */
+ICS_WALK_STEP(wccp)
+{
+    const uint8_t *p = ics_need(w, *off, 1, *end);
+    if (!p)
+        return ICS_H_STOP;
+    if (ics_ip_version(p) == 4)
+        return ICS_H_IPV4;
+    if (!(p = ics_need(w, *off + ICS_WCCP_REDIRECT_HLEN, 1, *end)))
+        return ICS_H_STOP;
+    *off += ICS_WCCP_REDIRECT_HLEN;
+    return ics_follow_ip_version(ics_ip_version(p));
+}
+
+/* NSH (RFC 8300): version 0, its whole header by its length, then its next protocol. */
+ICS_WALK_STEP(nsh)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_NSH_HLEN, *end);
+    if (!p || (p[0] >> ICS_NSH_VERSION_SHIFT) != 0)
+        return ICS_H_STOP;
+    const size_t hlen = (size_t)(p[ICS_NSH_LEN] & ICS_NSH_LEN_MASK) * 4;
+    if (hlen < ICS_NSH_HLEN) {
+        ics_malformed(w);
+        return ICS_H_STOP;
+    }
+    const uint8_t next = p[ICS_NSH_NEXT];
+    if (!ics_have(w, *off, hlen, *end))
+        return ICS_H_STOP;
+    *off += hlen;
+    return ics_follow_next_protocol(next);
+}
+
+/* VXLAN-GPE: its next protocol when the P flag says it is there, else Ethernet as in VXLAN. */
+ICS_WALK_STEP(vxlan_gpe)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_VXLAN_GPE_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    *off += ICS_VXLAN_GPE_HLEN;
+    return (p[ICS_VXLAN_GPE_FLAGS] & ICS_VXLAN_GPE_P) ? ics_follow_next_protocol(p[ICS_VXLAN_GPE_NEXT]) : ICS_H_ETHER;
+}
+
 /* VXLAN: its header, then Ethernet. */
 ICS_WALK_STEP(vxlan)
 {

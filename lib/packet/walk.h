@@ -163,9 +163,16 @@ ICS_WALK_STEP(mh);
 ICS_WALK_STEP(gre);
 ICS_WALK_STEP(erspan2);
 ICS_WALK_STEP(erspan3);
+ICS_WALK_STEP(cmd);
+ICS_WALK_STEP(cmd_gre);
+ICS_WALK_STEP(wccp);
+ICS_WALK_STEP(macsec);
+ICS_WALK_STEP(arista);
+ICS_WALK_STEP(nsh);
 ICS_WALK_STEP(vxlan);
 ICS_WALK_STEP(geneve);
 ICS_WALK_STEP(teredo);
 ICS_WALK_STEP(gtpu);
+ICS_WALK_STEP(vxlan_gpe);
 
 #endif

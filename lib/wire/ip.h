@@ -24,6 +24,7 @@ enum {
     ICS_IPPROTO_SCTP = 132,
     ICS_IPPROTO_MH = 135,    /* Mobile IPv6 Mobility Header */
     ICS_IPPROTO_UDPLITE = 136,
+    ICS_IPPROTO_ETHERNET = 143, /* an Ethernet frame (RFC 8986, SRv6's End.DX2) */
 };
 
 /* The version nibble, the same place in both. */

@@ -22,6 +22,63 @@ enum {
     ICS_ETH_P_PPP = 0x880B,          /* PPP, as PPTP's GRE carries it (RFC 2637) */
     ICS_ETH_P_ERSPAN = 0x88BE,       /* ERSPAN type I and II, inside GRE */
     ICS_ETH_P_ERSPAN3 = 0x22EB,      /* ERSPAN type III */
+    ICS_ETH_P_CMD = 0x8909,          /* Cisco MetaData (a security group tag) */
+    ICS_ETH_P_WCCP = 0x883E,         /* WCCP's redirected packets, inside GRE */
+    ICS_ETH_P_MACSEC = 0x88E5,       /* IEEE 802.1AE */
+    ICS_ETH_P_ARISTA = 0xD28B,       /* Arista's vendor header (timestamps) */
+    ICS_ETH_P_NSH = 0x894F,          /* Network Service Header (RFC 8300) */
+};
+
+/* Cisco MetaData: version, length, option (length and type), the security group tag, and the
+ * EtherType of what follows; GRE carries it with that EtherType first instead of last. */
+enum { ICS_CMD_HLEN = 8, ICS_CMD_TYPE = 6, ICS_CMD_GRE_TYPE = 0 };
+
+/* WCCP version 2's redirect header inside GRE (4 bytes; version 1 has none: IP follows at once). */
+enum { ICS_WCCP_REDIRECT_HLEN = 4 };
+
+/* MACsec's SecTAG (IEEE 802.1AE 9.3): TCI and association number, short length (the secure data's
+ * length when under 48 bytes, else 0), packet number, and the 8-byte SCI when the SC bit is set.
+ * Without the E and C bits the data is the plain frame: its EtherType, then what it names, then
+ * the ICV (16 bytes with the default cipher suites). */
+enum {
+    ICS_MACSEC_TCI = 0,
+    ICS_MACSEC_SL = 1,
+    ICS_MACSEC_HLEN = 6,
+    ICS_MACSEC_SCI_LEN = 8,
+    ICS_MACSEC_TCI_SC = 0x20,
+    ICS_MACSEC_TCI_E = 0x08, /* encrypted */
+    ICS_MACSEC_TCI_C = 0x04, /* changed text (with E: confidentiality) */
+    ICS_MACSEC_SL_MASK = 0x3F,
+    ICS_MACSEC_ICV_LEN = 16,
+};
+
+/* Arista's vendor header: a subtype (1: timestamp), a timescale byte, a format nibble (1: 64-bit
+ * seconds and nanoseconds, 2: 48-bit), then the timestamp and the EtherType of what follows. */
+enum {
+    ICS_ARISTA_SUBTYPE = 0,
+    ICS_ARISTA_FORMAT = 3,
+    ICS_ARISTA_HLEN = 4,
+    ICS_ARISTA_SUBTYPE_TIMESTAMP = 1,
+    ICS_ARISTA_FORMAT_64 = 1,
+    ICS_ARISTA_FORMAT_48 = 2,
+    ICS_ARISTA_TS64_LEN = 8,
+    ICS_ARISTA_TS48_LEN = 6,
+};
+
+/* NSH (RFC 8300): version and flags, TTL and length (6 bits, in 4-byte words, the whole header),
+ * MD type, next protocol; the service path header; context headers.  VXLAN-GPE names its payload
+ * with the same numbers. */
+enum {
+    ICS_NSH_LEN = 1,
+    ICS_NSH_NEXT = 3,
+    ICS_NSH_HLEN = 8,
+    ICS_NSH_VERSION_SHIFT = 6,
+    ICS_NSH_LEN_MASK = 0x3F,
+    ICS_NP_IPV4 = 1,
+    ICS_NP_IPV6 = 2,
+    ICS_NP_ETHERNET = 3,
+    ICS_NP_NSH = 4,
+    ICS_NP_MPLS = 5,
 };
 
 /* Ethernet II (and 802.3 with LLC/SNAP: a type field up to this value is a length). */
@@ -50,7 +107,14 @@ enum { ICS_MPLS_HLEN = 4, ICS_MPLS_BOS_BYTE = 2, ICS_MPLS_BOS = 0x01, ICS_MPLS_C
 
 /* PPP (RFC 1661): optional address 0xFF and control 0x03, then a protocol of two bytes, or one
  * when it is odd (protocol-field compression). */
-enum { ICS_PPP_ADDRESS = 0xFF, ICS_PPP_CONTROL = 0x03, ICS_PPP_IPV4 = 0x21, ICS_PPP_IPV6 = 0x57 };
+enum {
+    ICS_PPP_ADDRESS = 0xFF,
+    ICS_PPP_CONTROL = 0x03,
+    ICS_PPP_IPV4 = 0x21,
+    ICS_PPP_IPV6 = 0x57,
+    ICS_PPP_MPLS_UC = 0x0281, /* RFC 3032 */
+    ICS_PPP_MPLS_MC = 0x0283,
+};
 
 /* PPPoE session header (RFC 2516): version/type, code, session id, length; PPP follows. */
 enum { ICS_PPPOE_HLEN = 6 };

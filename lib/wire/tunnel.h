@@ -14,7 +14,13 @@ enum {
     ICS_PORT_GENEVE = 6081,
     ICS_PORT_TEREDO = 3544,
     ICS_PORT_GTPU = 2152,
+    ICS_PORT_VXLAN_GPE = 4790,
+    ICS_PORT_MPLS_IN_UDP = 6635, /* RFC 7510 */
 };
+
+/* VXLAN-GPE (draft-ietf-nvo3-vxlan-gpe): flags (P: the next protocol field is valid), reserved,
+ * next protocol (NSH's numbers: ICS_NP_*), VNI, reserved. */
+enum { ICS_VXLAN_GPE_FLAGS = 0, ICS_VXLAN_GPE_P = 0x04, ICS_VXLAN_GPE_NEXT = 3, ICS_VXLAN_GPE_HLEN = 8 };
 
 /* GRE: flags and version (2 bytes), protocol (an EtherType), then the optional fields in this
  * order: checksum and reserved (C), key (K), sequence number (S), and in version 1 the
