@@ -355,14 +355,16 @@ ICS_WALK_STEP(mpls)
     return ics_follow_ip_version(ics_ip_version(p));
 }
 
-/* Cisco MetaData: its tag, then the EtherType of what follows. */
+/* Cisco MetaData: its tag, then the EtherType of what follows; inside GRE that EtherType comes
+ * first. */
 ICS_WALK_STEP(cmd)
 {
-    const uint8_t *p = ics_need(w, *off, ICS_CMD_HLEN, *end);
-    if (!p)
-        return ICS_H_STOP;
-    *off += ICS_CMD_HLEN;
-    return ics_follow_ethertype(ics_get16(p + ICS_CMD_TYPE));
+    return then_ethertype(w, off, *end, ICS_CMD_HLEN, ICS_CMD_TYPE);
+}
+
+ICS_WALK_STEP(cmd_gre)
+{
+    return then_ethertype(w, off, *end, ICS_CMD_HLEN, ICS_CMD_GRE_TYPE);
 }
 
 /* MACsec (IEEE 802.1AE): when the data is neither encrypted nor changed, what its EtherType names,

@@ -45,16 +45,6 @@ ICS_WALK_STEP(erspan3)
     return ICS_H_ETHER;
 }
 
-/* Cisco MetaData inside GRE: the EtherType of what follows comes first. */
-ICS_WALK_STEP(cmd_gre)
-{
-    const uint8_t *p = ics_need(w, *off, ICS_CMD_HLEN, *end);
-    if (!p)
-        return ICS_H_STOP;
-    *off += ICS_CMD_HLEN;
-    return ics_follow_ethertype(ics_get16(p + ICS_CMD_GRE_TYPE));
-}
-
 /* WCCP's redirected packet: version 2's redirect header, or IPv4 at once (version 1). */
 ICS_WALK_STEP(wccp)
 {
