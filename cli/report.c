@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
-                                                          "ICMPv6", "IGMP", "GRE", "SCTP", "MH"};
+                                                          "ICMPv6", "IGMP", "GRE", "SCTP", "MH",   "PIM"};
 
 const char *report_layer_name(unsigned layer)
 {

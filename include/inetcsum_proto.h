@@ -64,6 +64,8 @@ enum inetcsum_layer {
     INETCSUM_LAYER_GRE,     /* RFC 2784: present only with the C bit; no pseudo-header */
     INETCSUM_LAYER_SCTP,    /* CRC32c, little-endian on the wire (RFC 9260 appendix B) */
     INETCSUM_LAYER_MH,      /* Mobile IPv6 Mobility Header (RFC 6275 6.1): IPv6 pseudo-header, its own length */
+    INETCSUM_LAYER_PIM,     /* PIM (RFC 7761 4.9): the whole message, a Register its first 8 bytes only;
+                             * the IPv6 pseudo-header over IPv6, none over IPv4 */
     INETCSUM_LAYER_COUNT
 };
 

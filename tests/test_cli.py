@@ -106,9 +106,14 @@ TSHARK_OPTS = ["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", 
 TSHARK_STATUS = {"0": "B", "1": "G", "2": "U", "3": "N", "4": "I"}
 
 
+# tshark's field for each layer's verdict: the manifests' columns, then the checksum protocols the
+# manifests do not list.
+TSHARK_FIELDS = {**{c: f"{c}.checksum.status" for c in COLUMNS}, "pim": "pim.cksum.status"}
+
+
 def tshark_verdicts(path):
     """tshark's verdicts on a capture as {(frame, column): [letters, outermost first]}."""
-    fields = ["frame.number"] + [f"{c}.checksum.status" for c in COLUMNS]
+    fields = ["frame.number"] + list(TSHARK_FIELDS.values())
     cmd = ["tshark", "-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=a", "-E", "separator=\t",
            "-E", "aggregator=,"]
     for f in fields:
@@ -117,7 +122,7 @@ def tshark_verdicts(path):
     verdicts = {}
     for line in out.splitlines():
         cells = line.split("\t")
-        for col, cell in zip(COLUMNS, cells[1:]):
+        for col, cell in zip(TSHARK_FIELDS, cells[1:]):
             letters = [TSHARK_STATUS[v] for v in cell.split(",") if v]
             if letters:
                 verdicts[(int(cells[0]), col)] = letters
@@ -287,6 +292,24 @@ def ipv6(next_header, payload):
 MPLS_BOTTOM = b"\x00\x01\x01\x40"  # label 16, bottom of stack, TTL 64
 
 
+def pim(ptype, body, v6=False, register_whole=False):
+    """A PIMv2 message with its checksum right (a Register's over its first 8 bytes; over the
+    whole message with register_whole), over IPv4 or IPv6 (the pseudo-header counts what the
+    checksum covers)."""
+    msg = bytearray(bytes([0x20 | ptype, 0, 0, 0]) + body)
+    covered = 8 if ptype == 1 and not register_whole else len(msg)
+    pseudo = (bytes(15) + b"\x01" + bytes(15) + b"\x02" + covered.to_bytes(4, "big") + b"\x00\x00\x00\x67") if v6 else b""
+    msg[2:4] = ((~ones_sum(pseudo + bytes(msg[:covered]))) & 0xFFFF).to_bytes(2, "big")
+    return ether(ipv6(103, bytes(msg)), ethertype=b"\x86\xdd") if v6 else ether(ipv4(103, bytes(msg)))
+
+
+def damaged(frame, at):
+    """The frame with one byte changed at `at` from its end."""
+    b = bytearray(frame)
+    b[len(b) - at] ^= 0x01
+    return bytes(b)
+
+
 def pcap(link, frames, caplen=None):
     """A little-endian pcap of `frames` with link type `link`."""
     out = (0xA1B2C3D4).to_bytes(4, "little") + (2).to_bytes(2, "little") + (4).to_bytes(2, "little") + bytes(8)
@@ -405,6 +428,39 @@ class LinkTypes(unittest.TestCase):
             res = run("verify", contradicting)
             self.assertEqual(res.returncode, 1, res.stdout)
             self.assertIn(b"frame 1 malformed", res.stdout)
+
+
+class ChecksumProtocols(unittest.TestCase):
+    """The checksums tshark checks beyond the manifests' columns, on frames made here, right and
+    wrong: every verdict of tshark's is ours (issue 25, item 3)."""
+    HELLO = b"\x00\x01\x00\x02\x00\x69"  # a holdtime option
+    FRAMES = {
+        "pim-hello": pim(0, HELLO),
+        "pim-hello-bad": damaged(pim(0, HELLO), 1),
+        "pim-hello-v6": pim(0, HELLO, v6=True),
+        "pim-hello-v6-bad": damaged(pim(0, HELLO, v6=True), 1),
+        "pim-register": pim(1, b"\x00\x00\x00\x00" + ipv4_udp()),  # its inner UDP wrong
+        "pim-register-v6": pim(1, b"\x00\x00\x00\x00" + ipv4_udp(), v6=True),
+        "pim-register-whole": pim(1, b"\x00\x00\x00\x00" + ipv4_udp(), register_whole=True),
+        "pim-register-stop-v6": pim(2, bytes(4) + bytes(4), v6=True),
+    }
+
+    def test_against_tshark(self):
+        if not shutil.which("tshark"):
+            self.skipTest("needs tshark (Debian's tshark package)")
+        with tempfile.TemporaryDirectory() as d:
+            for name, frame in self.FRAMES.items():
+                path = os.path.join(d, name + ".pcap")
+                write_bytes(path, pcap(1, [frame]))
+                theirs = tshark_verdicts(path)
+                ours = json_verdicts(self, run("verify", "--json", path).stdout)
+                self.assertTrue(theirs, name)
+                for (frame_no, col), letters in theirs.items():
+                    self.assertEqual(ours.get((path, frame_no, col)), letters, f"{name} {col}")
+                # fill puts every wrong one right, and tshark agrees
+                fixed = os.path.join(d, name + "-fixed.pcap")
+                self.assertEqual(run("fix", "--quiet", path, fixed).returncode, 0, name)
+                self.assertNotIn("B", "".join("".join(v) for v in tshark_verdicts(fixed).values()), name)
 
 
 def icmp_unreachable(quoted):

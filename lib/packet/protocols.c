@@ -52,6 +52,7 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(ICMP, "ICMP", INETCSUM_LAYER_ICMP, icmp),
     ROW(ICMPV6, "ICMPv6", INETCSUM_LAYER_ICMPV6, icmpv6),
     ROW(MH, "Mobility Header", INETCSUM_LAYER_MH, mh),
+    ROW(PIM, "PIM", INETCSUM_LAYER_PIM, pim),
     /* tunnels */
     ROW(GRE, "GRE", INETCSUM_LAYER_GRE, gre),
     ROW(VXLAN, "VXLAN", NONE, vxlan),

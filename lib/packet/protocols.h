@@ -64,6 +64,7 @@ enum ics_hdr {
     ICS_H_ICMP,
     ICS_H_ICMPV6,
     ICS_H_MH,
+    ICS_H_PIM,
     /* tunnels */
     ICS_H_GRE,
     ICS_H_VXLAN,
@@ -196,6 +197,8 @@ static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
         return ICS_H_ICMPV6;
     case ICS_IPPROTO_MH:
         return ICS_H_MH;
+    case ICS_IPPROTO_PIM:
+        return ICS_H_PIM;
     case ICS_IPPROTO_GRE:
         return ICS_H_GRE;
     case ICS_IPPROTO_IPIP:

@@ -160,6 +160,7 @@ ICS_WALK_STEP(igmp);
 ICS_WALK_STEP(icmp);
 ICS_WALK_STEP(icmpv6);
 ICS_WALK_STEP(mh);
+ICS_WALK_STEP(pim);
 ICS_WALK_STEP(gre);
 ICS_WALK_STEP(erspan2);
 ICS_WALK_STEP(erspan3);

@@ -16,12 +16,13 @@ const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT] = {
     [INETCSUM_LAYER_GRE] = {ICS_GRE_CHECK, ICS_GRE_CSUM_HLEN, 0},
     [INETCSUM_LAYER_SCTP] = {ICS_SCTP_CHECK, ICS_SCTP_HLEN, 0},
     [INETCSUM_LAYER_MH] = {ICS_MH_CHECK, ICS_MH_HLEN, 1},
+    [INETCSUM_LAYER_PIM] = {ICS_PIM_CHECK, ICS_PIM_HLEN, 1}, /* (the pseudo-header over IPv6 only) */
 };
 
 const char *inetcsum_layer_name(enum inetcsum_layer layer)
 {
     static const char *const names[INETCSUM_LAYER_COUNT] = {"ipv4", "tcp",    "udp",  "udplite", "icmp",
-                                                            "icmpv6", "igmp", "gre", "sctp", "mh"};
+                                                            "icmpv6", "igmp", "gre", "sctp", "mh", "pim"};
     return (unsigned)layer < INETCSUM_LAYER_COUNT ? names[layer] : "?";
 }
 

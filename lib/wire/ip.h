@@ -22,6 +22,7 @@ enum {
     ICS_IPPROTO_ICMPV6 = 58,
     ICS_IPPROTO_DSTOPTS = 60,
     ICS_IPPROTO_SCTP = 132,
+    ICS_IPPROTO_PIM = 103,
     ICS_IPPROTO_MH = 135,    /* Mobile IPv6 Mobility Header */
     ICS_IPPROTO_UDPLITE = 136,
     ICS_IPPROTO_ETHERNET = 143, /* an Ethernet frame (RFC 8986, SRv6's End.DX2) */

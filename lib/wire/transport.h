@@ -83,4 +83,15 @@ static inline unsigned ics_mh_len(const uint8_t *mh)
     return ((unsigned)mh[ICS_MH_LEN] + 1) * 8;
 }
 
+/* PIM version 2 (RFC 7761 4.9): version and type, reserved, checksum.  A Register (type 1) adds 4
+ * bytes of flags, then the data packet it carries, which its checksum does not cover. */
+enum {
+    ICS_PIM_VER_TYPE = 0,
+    ICS_PIM_CHECK = 2,
+    ICS_PIM_HLEN = 4,
+    ICS_PIM_VERSION2 = 2,
+    ICS_PIM_REGISTER = 1,
+    ICS_PIM_REGISTER_HLEN = 8,
+};
+
 #endif

@@ -20,6 +20,7 @@ class Layer(str, enum.Enum):
     GRE = "gre"  # RFC 2784: only with the C bit
     SCTP = "sctp"  # CRC32c, little-endian on the wire
     MH = "mh"  # Mobile IPv6 Mobility Header (RFC 6275 6.1)
+    PIM = "pim"  # PIM (RFC 7761 4.9): a Register's checksum covers its first 8 bytes only
 
     def __str__(self) -> str:
         return self.value
