@@ -195,6 +195,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
                       const struct fix_opts *o, struct fix_result *res)
 {
     struct tally *t = &res->t;
+    t->unfollowed_ok = o->unfollowed_ok;
     struct cap_reader rd;
     struct cap_record rec;
     struct reassembly df; /* fix's reassembler: fills whole datagrams, patches their fragments */
@@ -239,7 +240,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
             uint64_t out_pos = k->out ? k->w.written + k->w.len + (uint64_t)(rec.data - rec.raw) : data_at;
             int whole = o->reassemble && reassembly_take(&df, &rec, &r, out_pos);
             count_left(t, r.checks, r.count);
-            t->left += (unsigned long long)report_undecodable(&r);
+            t->left += (unsigned long long)report_unjudged(t, &r);
             if (o->checks)
                 o->checks(o->ctx, rec.frame, r.checks, r.count, NULL);
             if (whole) {

@@ -7,6 +7,8 @@
 
 #include "inetcsum_packet.h"
 
+#define TALLY_WHY_MAX 8
+
 struct tally {
     unsigned long long frames, truncated, checks;
     unsigned long long by[INETCSUM_LAYER_COUNT][INETCSUM_STATUS_COUNT];
@@ -16,6 +18,17 @@ struct tally {
     unsigned long long unknown_link; /* frames of a link type inetcsum does not decode */
     int unknown_link_type;           /* ... the first such type */
     unsigned long long malformed;    /* frames whose headers contradict each other: parsing stopped */
+    /* Frames the walk could not follow to their end (unknown link types among them): what follows
+     * may carry checksums nobody saw.  They are problems unless unfollowed_ok, which the front end
+     * sets (verify --unfollowed-ok); why[] keeps the first distinct reasons with their counts. */
+    int unfollowed_ok;
+    unsigned long long unfollowed;
+    struct {
+        char text[56];
+        unsigned long long frames;
+    } why[TALLY_WHY_MAX];
+    unsigned nwhy;
+    unsigned long long why_other; /* frames whose reason did not fit in why[] */
     unsigned long long unfixable_stream; /* fix to a pipe: problems in fragmented datagrams, which
                                           * need OUT read back to be fixed */
     unsigned long long written;  /* fix: fields written */
@@ -39,6 +52,13 @@ static inline int report_malformed(const struct inetcsum_report *r)
 
 /* Whether a frame could not be decoded whole: an unknown link type, or malformed (not a fragment). */
 int report_undecodable(const struct inetcsum_report *r);
+/* Whether the walk stopped at a header it does not follow (an unknown link type included). */
+static inline int report_unfollowed(const struct inetcsum_report *r)
+{
+    return (r->flags & INETCSUM_FRAME_NOT_FOLLOWED) != 0;
+}
+/* Whether a frame is a problem fix cannot mend: malformed, or not followed (unless t allows). */
+int report_unjudged(const struct tally *t, const struct inetcsum_report *r);
 /* Whether a status is a problem (bad, partial, illegal). */
 int report_problem(unsigned status);
 /* Whether a check counts as a problem: a problem status outside an ICMP quote. */

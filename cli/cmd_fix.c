@@ -14,8 +14,8 @@
 #include "report.h"
 
 static const char help[] =
-    "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--no-reassemble]\n"
-    "                    [--quiet | --verbose] IN OUT\n"
+    "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--unfollowed-ok]\n"
+    "                    [--no-reassemble] [--quiet | --verbose] IN OUT\n"
     "       inetcsum fix [OPTIONS] -i IN -o OUT    (tcprewrite's spelling)\n"
     "       inetcsum fix --in-place [OPTIONS] CAPTURE...\n"
     "\n"
@@ -35,13 +35,16 @@ static const char help[] =
     "  --udp-zero=keep    leave IPv4 UDP checksums of 0 (\"none\") alone (the default)\n"
     "  --udp-zero=fill    compute them\n"
     "  --udp6-zero-ok     leave IPv6 UDP zeros alone too (RFC 6935 tunnels); else they are illegal\n"
+    "  --unfollowed-ok    frames not followed to their end (what they carry may hold checksums\n"
+    "                     inetcsum did not see) are not problems left\n"
     "  --no-reassemble    leave the checksums of fragmented datagrams alone\n"
     "  --quiet            no summary\n"
     "  --verbose          a line on stderr per checksum written: frame, layer, old and new value\n"
     "\n"
-    "Exit status: 0 written and nothing fixable left, 1 written but problems remain that cannot be\n"
-    "fixed in place (e.g. in truncated frames), 2 usage or input error (OUT not written), 3 IN cut\n"
-    "short inside its last record (OUT written with every record before the cut).\n";
+    "Exit status (docs/exit-status.md): 0 written and nothing left that is wrong or unseen, 1 written\n"
+    "but problems remain that cannot be fixed in place (truncated or malformed frames, frames not\n"
+    "followed unless --unfollowed-ok), 2 usage or input error (OUT not written), 3 IN cut short\n"
+    "inside its last record (OUT written with every record before the cut).\n";
 
 /* What the command adds to the engine's options. */
 struct fix_cmd {
@@ -159,6 +162,7 @@ int cmd_fix(int argc, char **argv)
                                              {"output", required_argument, NULL, 'o'},
                                              {"udp-zero", required_argument, NULL, 'u'},
                                              {"udp6-zero-ok", no_argument, NULL, 'z'},
+                                             {"unfollowed-ok", no_argument, NULL, 'U'},
                                              {"no-reassemble", no_argument, NULL, 'n'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"verbose", no_argument, NULL, 'v'},
@@ -191,6 +195,9 @@ int cmd_fix(int argc, char **argv)
             break;
         case 'z':
             o.engine.flags |= INETCSUM_UDP6_ZERO_OK;
+            break;
+        case 'U':
+            o.engine.unfollowed_ok = 1;
             break;
         case 'n':
             o.engine.reassemble = 0;

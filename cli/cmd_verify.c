@@ -12,7 +12,7 @@
 #include "report.h"
 
 static const char help[] =
-    "usage: inetcsum verify [--json] [--udp6-zero-ok] [--no-reassemble] [--quiet] CAPTURE...\n"
+    "usage: inetcsum verify [--json] [--udp6-zero-ok] [--unfollowed-ok] [--no-reassemble] [--quiet] CAPTURE...\n"
     "\n"
     "Verifies every checksum in pcap and pcapng captures ('-': standard input): IPv4 headers, TCP,\n"
     "UDP, UDP-Lite, ICMP, ICMPv6, IGMP, GRE, SCTP (CRC32c), PIM and the Mobile IPv6 Mobility Header,\n"
@@ -26,6 +26,9 @@ static const char help[] =
     "                   examined, a \"frame\" object per frame not decoded, a \"summary\" object per\n"
     "                   file; the people's summaries go to stderr\n"
     "  --udp6-zero-ok   a zero UDP checksum over IPv6 is absent, not illegal (RFC 6935 tunnels)\n"
+    "  --unfollowed-ok  frames not followed to their end (a link type, EtherType, IP protocol, ...\n"
+    "                   inetcsum does not follow, which may carry more checksums) are counted and\n"
+    "                   named in the summary, but are not problems\n"
     "  --no-reassemble  judge each fragment alone: a first fragment's upper-layer checksum, which\n"
     "                   covers the whole datagram, is then unverifiable\n"
     "  --quiet          only the summaries\n"
@@ -33,11 +36,13 @@ static const char help[] =
     "The checksums of a datagram whose fragments never all arrive are unverifiable; they are\n"
     "reported, with the frame of its first fragment, once the file ends.\n"
     "\n"
-    "Exit status: 0 no problem, 1 problems found, 2 usage or input error, 3 a capture cut short inside\n"
-    "its last record (the frames before the cut judged, the cut reported).\n";
+    "Exit status (every command's rule, docs/exit-status.md): 0 every checksum seen is right and every\n"
+    "frame was followed to its end, 1 problems found (a wrong checksum, a malformed frame, a frame not\n"
+    "followed unless --unfollowed-ok), 2 usage or input error, 3 a capture cut short inside its last\n"
+    "record (the frames before the cut judged, the cut reported).\n";
 
 struct verify_opts {
-    int json, quiet, reassemble;
+    int json, quiet, reassemble, unfollowed_ok;
     unsigned flags;
 };
 
@@ -102,10 +107,10 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
         inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
         const int whole = verifier_frame(&ver, &rec, &r);
         show(&out, rec.frame, r.checks, r.count, NULL);
-        if (o->json && report_undecodable(&r))
+        if (o->json && (report_undecodable(&r) || report_unfollowed(&r)))
             json_undecoded(stdout, path, rec.frame, &r, rec.link);
         else if (!o->json && !o->quiet)
-            report_undecoded_line(stdout, path, rec.frame, &r);
+            report_undecoded_line(stdout, path, rec.frame, &r, t->unfollowed_ok);
         if (whole)
             show(&out, rec.frame, ver.df.whole, ver.df.nwhole, &ver.df);
     }
@@ -134,10 +139,11 @@ int cmd_verify(int argc, char **argv)
     static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
                                              {"udp6-zero-ok", no_argument, NULL, 'z'},
                                              {"no-reassemble", no_argument, NULL, 'n'},
+                                             {"unfollowed-ok", no_argument, NULL, 'u'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct verify_opts o = {0, 0, 1, 0};
+    struct verify_opts o = {0, 0, 1, 0, 0};
     int c;
     while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (c) {
@@ -149,6 +155,9 @@ int cmd_verify(int argc, char **argv)
             break;
         case 'n':
             o.reassemble = 0;
+            break;
+        case 'u':
+            o.unfollowed_ok = 1;
             break;
         case 'q':
             o.quiet = 1;
@@ -170,6 +179,7 @@ int cmd_verify(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         struct tally t;
         memset(&t, 0, sizeof t);
+        t.unfollowed_ok = o.unfollowed_ok;
         int s = verify_file(argv[i], &o, &t);
         status = cli_worse(status, s);
         if (t.problems)

@@ -214,8 +214,17 @@ void json_undecoded(FILE *out, const char *file, unsigned long long frame, const
     if (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) {
         put_s(l, ",\"reason\":\"unknown link type\",\"link\":");
         put_u(l, INETCSUM_LINK_TYPE(link));
+    } else if (report_unfollowed(r) && !report_malformed(r)) {
+        put_s(l, ",\"reason\":\"not followed\"");
     } else {
         put_s(l, ",\"reason\":\"malformed\"");
+    }
+    if (report_unfollowed(r)) { /* what was not followed, in words, and where it starts */
+        char why[96];
+        inetcsum_report_why(r, why, sizeof why);
+        put_s(l, ",\"why\":");
+        put_str(l, why);
+        put_number(l, "offset", r->unfollowed_offset);
     }
     emit(out, l);
 }
@@ -270,9 +279,24 @@ void json_summary(FILE *out, const char *file, const struct tally *t, const stru
         unsigned long long value;
     } counts[] = {{"problems", t->problems},       {"truncated", t->truncated},
                   {"reassembled", t->reassembled}, {"incomplete", t->incomplete},
-                  {"undecoded", t->unknown_link + t->malformed}, {"quoted", t->quoted}};
+                  {"undecoded", t->unknown_link + t->malformed}, {"quoted", t->quoted},
+                  {"unfollowed", t->unfollowed}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         put_number(l, counts[i].key, counts[i].value);
+    put_s(l, ",\"unfollowed_why\":{");
+    for (unsigned i = 0; i < t->nwhy; i++) {
+        put_s(l, i ? "," : "");
+        put_str(l, t->why[i].text);
+        put_s(l, ":");
+        put_u(l, t->why[i].frames);
+    }
+    if (t->why_other) {
+        put_s(l, t->nwhy ? "," : "");
+        put_str(l, "other");
+        put_s(l, ":");
+        put_u(l, t->why_other);
+    }
+    put_s(l, "}");
     put_s(l, ",\"cut\":");
     if (rd && rd->cut) {
         put_s(l, "{\"after_frame\":");

@@ -33,8 +33,17 @@ static const char *why(const struct inetcsum_check *c)
     }
 }
 
-int report_undecoded_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r)
+int report_undecoded_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r,
+                          int unfollowed_ok)
 {
+    /* A frame not followed, unless that is allowed; an unknown link type only in the summary (a
+     * file's frames mostly share theirs). */
+    if (report_unfollowed(r) && !unfollowed_ok && !(r->flags & INETCSUM_FRAME_UNKNOWN_LINK)) {
+        char why[96];
+        inetcsum_report_why(r, why, sizeof why);
+        fprintf(out, "%s: frame %llu: %s, so what it carries was not checked\n", file, frame, why);
+        return 1;
+    }
     if (!report_malformed(r) || (r->flags & INETCSUM_FRAME_UNKNOWN_LINK))
         return 0;
     fprintf(out, "%s: frame %llu malformed: a header contradicts itself or what carries it, so what follows it "
@@ -73,9 +82,14 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
     if (t->reassembled || t->incomplete)
         fprintf(out, "; %llu fragmented datagram%s reassembled, %llu incomplete", t->reassembled,
                 t->reassembled == 1 ? "" : "s", t->incomplete);
-    if (t->unknown_link)
-        fprintf(out, "; %llu frame%s of link type %d not decoded (a type inetcsum does not know)", t->unknown_link,
-                t->unknown_link == 1 ? "" : "s", t->unknown_link_type);
+    if (t->unfollowed) {
+        fprintf(out, "; %llu frame%s not followed (", t->unfollowed, t->unfollowed == 1 ? "" : "s");
+        for (unsigned i = 0; i < t->nwhy; i++)
+            fprintf(out, "%s%s: %llu", i ? ", " : "", t->why[i].text, t->why[i].frames);
+        if (t->why_other)
+            fprintf(out, ", other reasons: %llu", t->why_other);
+        fputs(t->unfollowed_ok ? "; allowed, not counted as problems)" : ")", out);
+    }
     if (t->malformed)
         fprintf(out, "; %llu malformed frame%s not decoded whole", t->malformed, t->malformed == 1 ? "" : "s");
     if (t->quoted)

@@ -11,7 +11,8 @@
 
 /* "FILE: frame N malformed ..." for a frame whose report says it could not be decoded whole; 0
  * (nothing printed) for any other. */
-int report_undecoded_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r);
+int report_undecoded_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r,
+                          int unfollowed_ok);
 /* A layer as people write it: "IPv4", "UDP-Lite", "ICMPv6". */
 const char *report_layer_name(unsigned layer);
 

@@ -105,13 +105,41 @@ struct inetcsum_check {
 #define INETCSUM_FRAME_TOO_DEEP 0x08  /* over INETCSUM_MAX_DEPTH nested IP headers or MAX_CHECKS checks */
 #define INETCSUM_FRAME_FRAGMENT 0x10  /* an IPv4 or IPv6 fragment */
 #define INETCSUM_FRAME_UNKNOWN_LINK 0x20 /* a link type this library does not decode (also _NOT_IP) */
+#define INETCSUM_FRAME_NOT_FOLLOWED 0x40 /* the walk stopped at a header it does not follow, which may carry
+                                          * more checksums: struct inetcsum_report.unfollowed says which */
+
+/* Why a walk stopped before the end of what a frame may carry (struct inetcsum_report.unfollowed):
+ * a number naming what follows that the library does not follow.  Numbers known to name nothing
+ * with a checksum (ARP, LLDP, STP, ESP, PPP's control protocols, ...) end a frame without it. */
+enum inetcsum_unfollowed {
+    INETCSUM_FOLLOWED = 0,             /* followed to its end */
+    INETCSUM_UNFOLLOWED_LINK,          /* a link type (value; an unknown one also sets _UNKNOWN_LINK) */
+    INETCSUM_UNFOLLOWED_ETHERTYPE,     /* an EtherType, also as GRE, GENEVE or SLL name one */
+    INETCSUM_UNFOLLOWED_IP_PROTOCOL,   /* an IPv4 protocol or IPv6 next header */
+    INETCSUM_UNFOLLOWED_PPP_PROTOCOL,  /* a PPP protocol */
+    INETCSUM_UNFOLLOWED_FAMILY,        /* an address family (BSD loopback) */
+    INETCSUM_UNFOLLOWED_NEXT_PROTOCOL, /* NSH's or VXLAN-GPE's next protocol */
+    INETCSUM_UNFOLLOWED_MPLS_PAYLOAD,  /* what an MPLS label stack carries (value: its first byte) */
+    INETCSUM_UNFOLLOWED_IP_VERSION,    /* an IP header of another version than 4 or 6 (value) */
+    INETCSUM_UNFOLLOWED_COUNT
+};
 
 /* Every checksum of one frame, outermost first. */
 struct inetcsum_report {
     unsigned flags; /* INETCSUM_FRAME_* */
     unsigned count; /* checks[0..count) are filled in */
     struct inetcsum_check checks[INETCSUM_MAX_CHECKS];
+    /* With INETCSUM_FRAME_NOT_FOLLOWED: what the walk did not follow, the number that named it and
+     * where the header holding that number starts; inetcsum_report_why() says it in words. */
+    unsigned unfollowed;        /* enum inetcsum_unfollowed */
+    uint32_t unfollowed_value;
+    uint32_t unfollowed_offset;
 };
+
+/* What a report's walk did not follow, in words ("EtherType 0x88b5 not followed", "link type 226
+ * not decoded"), written into buf as snprintf() writes; "" when it followed the frame to its end.
+ * Returns the length of the text (which may exceed size - 1). */
+INETCSUM_API int inetcsum_report_why(const struct inetcsum_report *report, char *buf, size_t size);
 
 /* Verify every checksum of frame[0..caplen) without modifying it.  wirelen is the frame's length
  * on the wire (a capture's "len"); 0 means caplen.  flags: INETCSUM_UDP6_ZERO_OK.  Fills in

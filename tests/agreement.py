@@ -46,8 +46,7 @@ def our_verdicts(cli, paths):
             col = LAYER_COLUMN.get(obj["layer"], obj["layer"])
             ours.setdefault((obj["file"], obj["frame"], col), []).append(LETTER[obj["status"]])
         elif obj["type"] == "frame":
-            reason = obj["reason"] + (f" {obj['link']}" if "link" in obj else "")
-            unfollowed[reason] += 1
+            unfollowed[obj.get("why", obj["reason"])] += 1
     return ours, unfollowed
 
 

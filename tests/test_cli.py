@@ -422,7 +422,35 @@ class LinkTypes(unittest.TestCase):
             write_bytes(path, pcap(147, [ipv4_udp()]))
             res = run("verify", path)
             self.assertEqual(res.returncode, 1, res.stdout)
-            self.assertIn(b"1 frame of link type 147 not decoded", res.stdout)
+            self.assertIn(b"1 frame not followed (link type 147 not decoded: 1)", res.stdout)
+            # A number the walk does not follow: named, a problem unless allowed; one known to carry
+            # nothing checkable (LLDP, ARP) ends the frame quietly (docs/exit-status.md).
+            unfollowed = os.path.join(d, "unfollowed.pcap")
+            write_bytes(unfollowed, pcap(1, [ether(ipv4_udp(bad=False), ethertype=b"\x88\xb5"),
+                                             ether(ipv4(89, bytes(24)))]))
+            res = run("verify", unfollowed)
+            self.assertEqual(res.returncode, 1, res.stdout)
+            self.assertIn(b"frame 1: EtherType 0x88b5 not followed, so what it carries was not checked", res.stdout)
+            self.assertIn(b"frame 2: IP protocol 89 not followed", res.stdout)
+            self.assertIn(b"2 frames not followed (EtherType 0x88b5 not followed: 1, IP protocol 89 not followed: 1)",
+                          res.stdout)
+            res = run("verify", "--unfollowed-ok", unfollowed)
+            self.assertEqual(res.returncode, 0, res.stdout)
+            self.assertIn(b"allowed, not counted as problems", res.stdout)
+            self.assertNotIn(b"so what it carries", res.stdout)
+            frames = [json.loads(x) for x in run("verify", "--json", unfollowed).stdout.splitlines()]
+            self.assertEqual([(o["frame"], o["why"], o["offset"]) for o in frames if o["type"] == "frame"],
+                             [(1, "EtherType 0x88b5 not followed", 14), (2, "IP protocol 89 not followed", 34)])
+            self.assertEqual(frames[-1]["unfollowed"], 2)
+            out = os.path.join(d, "out.pcap")
+            self.assertEqual(run("fix", "--quiet", unfollowed, out).returncode, 1)
+            self.assertEqual(run("fix", "--quiet", "--unfollowed-ok", unfollowed, out).returncode, 0)
+            quiet = os.path.join(d, "leaves.pcap")
+            write_bytes(quiet, pcap(1, [ether(bytes(28), ethertype=b"\x88\xcc"), ether(bytes(28), ethertype=b"\x08\x06"),
+                                        ether(ipv4(50, bytes(24)))]))  # LLDP, ARP, ESP
+            res = run("verify", quiet)
+            self.assertEqual(res.returncode, 0, res.stdout)
+            self.assertNotIn(b"not followed", res.stdout)
             contradicting = os.path.join(d, "v6-in-v4.pcap")  # ethertype IPv4, version 6
             write_bytes(contradicting, pcap(1, [bytes(12) + b"\x08\x00" + b"\x60" + ipv4_udp()[1:]]))
             res = run("verify", contradicting)

@@ -12,8 +12,8 @@ _inetcsum()
     cmd=${COMP_WORDS[1]}
     local opts captures=1
     case $cmd in
-        verify) opts="--json --udp6-zero-ok --no-reassemble --quiet --help" ;;
-        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --no-reassemble --quiet --verbose --help" ;;
+        verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --help" ;;
+        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --verbose --help" ;;
         sum)    opts="--seed --offset --length --partial --check --quiet --status --strict --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;
         gen)    opts="--frames --size --bad --mix --frame-size --fragment --seed --format --quiet --help"

@@ -171,6 +171,7 @@ static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *
     ics_fast_report(&report->checks[n++], fr->layer, fr->l4, fr->l4len, &l4, 0);
     report->flags = 0;
     report->count = n;
+    report->unfollowed = INETCSUM_FOLLOWED;
     return problems;
 }
 
@@ -230,6 +231,7 @@ static inline __attribute__((always_inline)) uint32_t ics_fast_write(uint8_t *f,
     if (report) {
         report->flags = 0;
         report->count = n;
+        report->unfollowed = INETCSUM_FOLLOWED;
     }
     return o ? software : written;
 }

@@ -7,14 +7,14 @@
 ICS_WALK_STEP(ip)
 {
     const uint8_t *p = ics_need(w, *off, 1, *end);
-    return p ? ics_follow_ip_version(ics_ip_version(p)) : ICS_H_STOP;
+    return p ? ics_walk_ip_version(w, p, *off) : ICS_H_STOP;
 }
 
 /* The header an IP level's protocol names (the level, w->ip, now the one its upper layers hang
  * from).  IP inside IP is not followed in a first fragment or an ICMP quote. */
-static enum ics_hdr upper(struct ics_walker *w, uint8_t proto)
+static enum ics_hdr upper(struct ics_walker *w, uint8_t proto, size_t at)
 {
-    const enum ics_hdr h = ics_follow_ipproto(proto);
+    const enum ics_hdr h = ics_walk_named(w, ics_follow_ipproto(proto), INETCSUM_UNFOLLOWED_IP_PROTOCOL, proto, at);
     if ((h == ICS_H_IPV4 || h == ICS_H_IPV6) && !ics_walk_beyond(w))
         return ICS_H_STOP;
     return h;
@@ -105,7 +105,7 @@ ICS_WALK_STEP(ipv4)
     }
     *end = *off + tot;
     *off += hl;
-    return upper(w, proto);
+    return upper(w, proto, *off);
 }
 
 /* Options of a hop-by-hop or destination options header at [at, at + len): the jumbo payload
@@ -254,7 +254,7 @@ ICS_WALK_STEP(ipv6)
         default:
             *off = at;
             *end = pend;
-            return upper(w, nh);
+            return upper(w, nh, at);
         }
         nh_at = at;
         at += hl;

@@ -10,7 +10,7 @@ static enum ics_hdr then_ethertype(struct ics_walker *w, size_t *off, size_t end
     if (!p)
         return ICS_H_STOP;
     *off += hlen;
-    return ics_follow_ethertype(ics_get16(p + type_at));
+    return ics_walk_ethertype(w, ics_get16(p + type_at), *off);
 }
 
 /* ---- What a capture's link type starts with ------------------------------------------------------ */
@@ -28,7 +28,7 @@ static enum ics_hdr by_family(struct ics_walker *w, size_t *off, size_t end, int
         return ICS_H_IPV4;
     if (ics_af_is_inet6(fam))
         return ICS_H_IPV6;
-    return ICS_H_STOP;
+    return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_FAMILY, fam, *off);
 }
 
 ICS_WALK_STEP(null)
@@ -165,7 +165,7 @@ ICS_WALK_STEP(frelay)
         return ICS_H_STOP;
     if (p[0] != ICS_FR_UI) {
         *off += alen + 2;
-        return ics_follow_ethertype(ics_get16(p));
+        return ics_walk_ethertype(w, ics_get16(p), *off);
     }
     size_t at = *off + alen + 1;
     if (p[1] == ICS_FR_PAD)
@@ -178,10 +178,11 @@ ICS_WALK_STEP(frelay)
         return ICS_H_IPV4;
     if (nlpid == ICS_NLPID_IPV6)
         return ICS_H_IPV6;
+    /* Other NLPIDs (Q.933, CLNP, IS-IS) carry no IP; SNAP with a vendor's OUI neither. */
     if (nlpid != ICS_NLPID_SNAP || !(p = ics_need(w, *off, ICS_FR_SNAP_HLEN, *end)) || p[0] || p[1] || p[2])
         return ICS_H_STOP;
     *off += ICS_FR_SNAP_HLEN;
-    return ics_follow_ethertype(ics_get16(p + 3));
+    return ics_walk_ethertype(w, ics_get16(p + 3), *off);
 }
 
 /* Juniper's capture header: magic, flags, extensions; then Ethernet, or, when the router stripped
@@ -227,10 +228,9 @@ ICS_WALK_STEP(pktap)
         return ICS_H_STOP;
     }
     *off += hlen;
-    const enum ics_hdr h = dlt == INETCSUM_LINK_PKTAP || dlt == INETCSUM_LINK_USER2_PKTAP
-                               ? ICS_H_STOP /* PKTAP in PKTAP: nothing writes it */
-                               : ics_follow_link((enum inetcsum_link)dlt);
-    return h;
+    if (dlt == INETCSUM_LINK_PKTAP || dlt == INETCSUM_LINK_USER2_PKTAP) /* PKTAP in PKTAP: nothing writes it */
+        return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_LINK, dlt, *off);
+    return ics_walk_named(w, ics_follow_link((enum inetcsum_link)dlt), INETCSUM_UNFOLLOWED_LINK, dlt, *off);
 }
 
 /* Radiotap: skipped by its length, once its Flags field (if present) said whether the 802.11
@@ -298,10 +298,10 @@ ICS_WALK_STEP(wlan)
     if (w->wlan_datapad)
         hlen = (hlen + 3) & ~(size_t)3;
     if (!(p = ics_need(w, *off + hlen, ICS_SNAP_HLEN, *end)) || p[0] != ICS_SNAP_SAP || p[1] != ICS_SNAP_SAP ||
-        p[2] != ICS_SNAP_UI)
+        p[2] != ICS_SNAP_UI || !ics_snap_names_ethertype(p))
         return ICS_H_STOP;
     *off += hlen + ICS_SNAP_HLEN;
-    return ics_follow_ethertype(ics_get16(p + ICS_SNAP_TYPE));
+    return ics_walk_ethertype(w, ics_get16(p + ICS_SNAP_TYPE), *off);
 }
 
 /* ---- What an EtherType names ----------------------------------------------------------------------- */
@@ -315,14 +315,14 @@ ICS_WALK_STEP(ether)
         return ICS_H_STOP;
     uint32_t type = ics_get16(p + ICS_ETH_TYPE);
     *off += ICS_ETH_HLEN;
-    if (type <= ICS_ETH_MAX_8023_LEN) {
+    if (type <= ICS_ETH_MAX_8023_LEN) { /* LLC: STP, IS-IS, NetBIOS, ... carry no IP; SNAP may */
         if (!(p = ics_need(w, *off, ICS_SNAP_HLEN, *end)) || p[0] != ICS_SNAP_SAP || p[1] != ICS_SNAP_SAP ||
-            p[2] != ICS_SNAP_UI)
+            p[2] != ICS_SNAP_UI || !ics_snap_names_ethertype(p))
             return ICS_H_STOP;
         type = ics_get16(p + ICS_SNAP_TYPE);
         *off += ICS_SNAP_HLEN;
     }
-    return ics_follow_ethertype(type);
+    return ics_walk_ethertype(w, type, *off);
 }
 
 /* An 802.1Q / 802.1ad / pre-standard QinQ tag. */
@@ -352,7 +352,7 @@ ICS_WALK_STEP(mpls)
         *off += ICS_MPLS_CW_HLEN;
         return ICS_H_ETHER;
     }
-    return ics_follow_ip_version(ics_ip_version(p));
+    return ics_walk_named(w, ics_follow_ip_version(ics_ip_version(p)), INETCSUM_UNFOLLOWED_MPLS_PAYLOAD, p[0], *off);
 }
 
 /* Cisco MetaData: its tag, then the EtherType of what follows; inside GRE that EtherType comes
@@ -388,7 +388,7 @@ ICS_WALK_STEP(macsec)
         return ICS_H_STOP;
     *end = short_len ? data + short_len : *end - ICS_MACSEC_ICV_LEN;
     *off = data + 2;
-    return ics_follow_ethertype(ics_get16(p));
+    return ics_walk_ethertype(w, ics_get16(p), *off);
 }
 
 /* Arista's vendor header: a timestamp of the length its format says, then an EtherType. */
@@ -404,7 +404,7 @@ ICS_WALK_STEP(arista)
     if (!ts || !(p = ics_need(w, *off + ICS_ARISTA_HLEN + ts, 2, *end)))
         return ICS_H_STOP;
     *off += ICS_ARISTA_HLEN + ts + 2;
-    return ics_follow_ethertype(ics_get16(p));
+    return ics_walk_ethertype(w, ics_get16(p), *off);
 }
 
 /* A PPPoE session header, then PPP's protocol. */
@@ -434,5 +434,5 @@ ICS_WALK_STEP(ppp)
     } else {
         *off += 1;
     }
-    return ics_follow_ppp(proto);
+    return ics_walk_named(w, ics_follow_ppp(proto), INETCSUM_UNFOLLOWED_PPP_PROTOCOL, proto, *off);
 }

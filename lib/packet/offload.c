@@ -121,10 +121,8 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
         if (report)
             report_check(&v, report, i, it, &vd, extra);
     }
-    if (report) {
-        report->flags = p.flags;
-        report->count = p.n;
-    }
+    if (report)
+        ics_report_frame(report, &p);
     return software;
 }
 

@@ -27,11 +27,19 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
             w.cap = end;
     }
     out->n = 0;
-    enum ics_hdr h = ics_follow_link(link);
-    if (h == ICS_H_STOP)
+    out->why = INETCSUM_FOLLOWED;
+    enum ics_hdr h = ics_walk_named(&w, ics_follow_link(link), INETCSUM_UNFOLLOWED_LINK, INETCSUM_LINK_TYPE(link), 0);
+    if (h == ICS_H_UNKNOWN)
         out->flags |= INETCSUM_FRAME_UNKNOWN_LINK;
-    while (h != ICS_H_STOP && ics_walk_count(&w))
+    while (h != ICS_H_STOP && h != ICS_H_UNKNOWN && ics_walk_count(&w))
         h = ics_protocols[h].walk(&w, &off, &end);
+    /* A walk that ended at a number it does not know says so, unless it ended inside an ICMP
+     * error's quote or a first fragment (never followed beyond their upper layer: what a
+     * fragmented datagram carries is walked once it is whole). */
+    if (h == ICS_H_UNKNOWN && !w.quoted && !(w.ip.frag & INETCSUM_CHECK_FRAGMENT))
+        out->flags |= INETCSUM_FRAME_NOT_FOLLOWED;
+    else
+        out->why = INETCSUM_FOLLOWED;
     if (w.ips == 0)
         out->flags |= INETCSUM_FRAME_NOT_IP;
     return w.frag_found;

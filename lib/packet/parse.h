@@ -22,7 +22,21 @@ struct ics_parsed {
     unsigned flags; /* INETCSUM_FRAME_* */
     unsigned n;
     struct ics_item item[INETCSUM_MAX_CHECKS];
+    /* With INETCSUM_FRAME_NOT_FOLLOWED: what was not (enum inetcsum_unfollowed), its number, and
+     * where the header not followed starts. */
+    uint8_t why;
+    uint32_t why_value, why_off;
 };
+
+/* A report's frame-wide part, from a parse: its flags, its count, what it did not follow. */
+static inline void ics_report_frame(struct inetcsum_report *r, const struct ics_parsed *p)
+{
+    r->flags = p->flags;
+    r->count = p->n;
+    r->unfollowed = p->why;
+    r->unfollowed_value = p->why_value;
+    r->unfollowed_offset = p->why_off;
+}
 
 /* Parses the frame v (v->len bytes captured, wirelen on the wire, wirelen >= v->len).  With frag
  * not NULL, the fragment it carries outside ICMP quotes is described there; the result is then

@@ -19,7 +19,7 @@
 
 /* The headers the walkers know. */
 enum ics_hdr {
-    ICS_H_STOP = 0, /* none: the walk ends here */
+    ICS_H_STOP = 0, /* none: the walk ends here, with nothing after it that could carry a checksum */
     /* link layers that only a capture's link type names */
     ICS_H_NULL,     /* BSD loopback, family in host order */
     ICS_H_LOOP,     /* OpenBSD loopback, family in network order */
@@ -72,7 +72,10 @@ enum ics_hdr {
     ICS_H_TEREDO,
     ICS_H_GTPU,
     ICS_H_VXLAN_GPE,
-    ICS_H_COUNT
+    ICS_H_COUNT,
+    /* Not a row: a number the tables do not know.  The walk ends there too, but what follows may
+     * carry checksums it did not see (INETCSUM_FRAME_NOT_FOLLOWED). */
+    ICS_H_UNKNOWN = ICS_H_COUNT
 };
 
 /* The header a capture's link type starts with. */
@@ -121,7 +124,7 @@ static inline enum ics_hdr ics_follow_link(enum inetcsum_link link)
     case INETCSUM_LINK_IEEE802_11_RADIOTAP:
         return ICS_H_RADIOTAP;
     }
-    return ICS_H_STOP; /* a link type the walk does not know (INETCSUM_FRAME_UNKNOWN_LINK) */
+    return ICS_H_UNKNOWN; /* a link type the walk does not know (INETCSUM_FRAME_UNKNOWN_LINK) */
 }
 
 /* The header an EtherType names (after Ethernet, a VLAN tag, VN-Tag, SLL, Cisco HDLC, GENEVE). */
@@ -157,7 +160,8 @@ static inline enum ics_hdr ics_follow_ethertype(uint32_t type)
     case ICS_ETH_P_NSH:
         return ICS_H_NSH;
     }
-    return ICS_H_STOP;
+    /* Up to 1500 it is a length (SLL's small values name link-layer protocols): never IP. */
+    return type <= ICS_ETH_MAX_8023_LEN || ics_ethertype_is_leaf(type) ? ICS_H_STOP : ICS_H_UNKNOWN;
 }
 
 /* The header GRE's protocol field names: an EtherType, or what only GRE carries (ERSPAN, WCCP),
@@ -173,6 +177,8 @@ static inline enum ics_hdr ics_follow_gre(uint32_t type)
         return ICS_H_WCCP;
     case ICS_ETH_P_CMD:
         return ICS_H_CMD_GRE;
+    case ICS_GRE_KEEPALIVE:
+        return ICS_H_STOP;
     }
     return ics_follow_ethertype(type);
 }
@@ -207,8 +213,11 @@ static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
         return ICS_H_IPV6;
     case ICS_IPPROTO_ETHERNET:
         return ICS_H_ETHER;
+    case ICS_IPPROTO_ESP:  /* encrypted: nothing in it can be checked */
+    case ICS_IPPROTO_NONE: /* IPv6's "no next header" */
+        return ICS_H_STOP;
     }
-    return ICS_H_STOP;
+    return ICS_H_UNKNOWN;
 }
 
 /* The tunnel a UDP datagram carries, by its ports: a row per tunnel, first match wins; most are
@@ -246,7 +255,8 @@ static inline enum ics_hdr ics_follow_ppp(uint32_t proto)
     case ICS_PPP_MPLS_MC:
         return ICS_H_MPLS;
     }
-    return ICS_H_STOP;
+    /* RFC 1661 3.1: from 0x8000 the protocols are PPP's own control protocols, never data. */
+    return proto >= ICS_PPP_CONTROL_FIRST || ics_ppp_is_leaf(proto) ? ICS_H_STOP : ICS_H_UNKNOWN;
 }
 
 /* The header NSH's and VXLAN-GPE's next protocol names. */
@@ -264,13 +274,13 @@ static inline enum ics_hdr ics_follow_next_protocol(uint32_t np)
     case ICS_NP_MPLS:
         return ICS_H_MPLS;
     }
-    return ICS_H_STOP;
+    return ICS_H_UNKNOWN;
 }
 
 /* The header an IP version nibble names (raw IP, MPLS's payload, GTP-U's). */
 static inline enum ics_hdr ics_follow_ip_version(unsigned version)
 {
-    return version == 4 ? ICS_H_IPV4 : version == 6 ? ICS_H_IPV6 : ICS_H_STOP;
+    return version == 4 ? ICS_H_IPV4 : version == 6 ? ICS_H_IPV6 : ICS_H_UNKNOWN;
 }
 
 /* A header kind's row: what people call it, which checksum it carries, and its step in the

@@ -150,5 +150,5 @@ ICS_WALK_STEP(pim)
     if (!reg || !ics_walk_beyond(w) || !(p = ics_need(w, *off + ICS_PIM_REGISTER_HLEN, 1, *end)))
         return ICS_H_STOP;
     *off += ICS_PIM_REGISTER_HLEN;
-    return ics_follow_ip_version(ics_ip_version(p));
+    return ics_walk_ip_version(w, p, *off);
 }

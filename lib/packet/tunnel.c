@@ -22,7 +22,7 @@ ICS_WALK_STEP(gre)
         return ICS_H_STOP;
     *off += hl;
     w->gre_flags = flags;
-    return ics_follow_gre(type);
+    return ics_walk_named(w, ics_follow_gre(type), INETCSUM_UNFOLLOWED_ETHERTYPE, type, *off);
 }
 
 /* ERSPAN type I has no header (and no sequence number in its GRE), type II 8 bytes; Ethernet
@@ -56,7 +56,7 @@ ICS_WALK_STEP(wccp)
     if (!(p = ics_need(w, *off + ICS_WCCP_REDIRECT_HLEN, 1, *end)))
         return ICS_H_STOP;
     *off += ICS_WCCP_REDIRECT_HLEN;
-    return ics_follow_ip_version(ics_ip_version(p));
+    return ics_walk_ip_version(w, p, *off);
 }
 
 /* NSH (RFC 8300): version 0, its whole header by its length, then its next protocol. */
@@ -74,7 +74,7 @@ ICS_WALK_STEP(nsh)
     if (!ics_have(w, *off, hlen, *end))
         return ICS_H_STOP;
     *off += hlen;
-    return ics_follow_next_protocol(next);
+    return ics_walk_named(w, ics_follow_next_protocol(next), INETCSUM_UNFOLLOWED_NEXT_PROTOCOL, next, *off);
 }
 
 /* VXLAN-GPE: its next protocol when the P flag says it is there, else Ethernet as in VXLAN. */
@@ -84,7 +84,10 @@ ICS_WALK_STEP(vxlan_gpe)
     if (!p)
         return ICS_H_STOP;
     *off += ICS_VXLAN_GPE_HLEN;
-    return (p[ICS_VXLAN_GPE_FLAGS] & ICS_VXLAN_GPE_P) ? ics_follow_next_protocol(p[ICS_VXLAN_GPE_NEXT]) : ICS_H_ETHER;
+    if (!(p[ICS_VXLAN_GPE_FLAGS] & ICS_VXLAN_GPE_P))
+        return ICS_H_ETHER;
+    return ics_walk_named(w, ics_follow_next_protocol(p[ICS_VXLAN_GPE_NEXT]), INETCSUM_UNFOLLOWED_NEXT_PROTOCOL,
+                          p[ICS_VXLAN_GPE_NEXT], *off);
 }
 
 /* VXLAN: its header, then Ethernet. */
@@ -103,7 +106,7 @@ ICS_WALK_STEP(geneve)
     if (!p || ics_geneve_version(p) != 0)
         return ICS_H_STOP;
     *off += ics_geneve_hlen(p);
-    return ics_follow_ethertype(ics_get16(p + ICS_GENEVE_PROTO));
+    return ics_walk_ethertype(w, ics_get16(p + ICS_GENEVE_PROTO), *off);
 }
 
 /* Teredo (RFC 4380): optional authentication and origin indications, then IPv6. */
@@ -155,5 +158,5 @@ ICS_WALK_STEP(gtpu)
     if (!(p = ics_need(w, at, 1, *end)))
         return ICS_H_STOP;
     *off = at;
-    return ics_follow_ip_version(ics_ip_version(p));
+    return ics_walk_ip_version(w, p, *off);
 }

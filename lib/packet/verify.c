@@ -16,8 +16,7 @@ static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetc
         problems += problem(vd.status);
         report_check(v, report, i, &parsed.item[i], &vd, 0);
     }
-    report->flags = parsed.flags;
-    report->count = parsed.n;
+    ics_report_frame(report, &parsed);
     return problems;
 }
 
@@ -85,10 +84,8 @@ static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsu
             report_check(v, report, i, it, &as_it_was, extra);
         }
     }
-    if (report) {
-        report->flags = parsed.flags;
-        report->count = parsed.n;
-    }
+    if (report)
+        ics_report_frame(report, &parsed);
     return written;
 }
 

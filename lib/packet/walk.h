@@ -108,6 +108,32 @@ static inline uint32_t ics_walk_pseudo(const struct ics_ipctx *ip, uint8_t proto
                   : ics_pseudo_ipv4(ip->src, ip->dst, proto, (uint32_t)len, 0);
 }
 
+/* What a number names, as a follow table (protocols.h) says; one the table does not know is noted
+ * as what the walk did not follow, with where that header starts. */
+static inline enum ics_hdr ics_walk_named(struct ics_walker *w, enum ics_hdr h, enum inetcsum_unfollowed why,
+                                          uint32_t value, size_t at)
+{
+    if (h == ICS_H_UNKNOWN) {
+        w->out->why = (uint8_t)why;
+        w->out->why_value = value;
+        w->out->why_off = (uint32_t)at;
+    }
+    return h;
+}
+
+/* The same for the tables steps use most: what an EtherType names, and an IP version nibble, the
+ * header named starting at `at`. */
+static inline enum ics_hdr ics_walk_ethertype(struct ics_walker *w, uint32_t type, size_t at)
+{
+    return ics_walk_named(w, ics_follow_ethertype(type), INETCSUM_UNFOLLOWED_ETHERTYPE, type, at);
+}
+
+static inline enum ics_hdr ics_walk_ip_version(struct ics_walker *w, const uint8_t *ip, size_t at)
+{
+    return ics_walk_named(w, ics_follow_ip_version(ics_ip_version(ip)), INETCSUM_UNFOLLOWED_IP_VERSION,
+                          ics_ip_version(ip), at);
+}
+
 /* Counts a header walked inside a step (VLAN tags, IPv6 extension headers); 0 past the bound,
  * with the frame flagged. */
 static inline int ics_walk_count(struct ics_walker *w)

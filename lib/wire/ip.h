@@ -20,6 +20,7 @@ enum {
     ICS_IPPROTO_ESP = 50,
     ICS_IPPROTO_AH = 51,
     ICS_IPPROTO_ICMPV6 = 58,
+    ICS_IPPROTO_NONE = 59,   /* IPv6: no next header */
     ICS_IPPROTO_DSTOPTS = 60,
     ICS_IPPROTO_SCTP = 132,
     ICS_IPPROTO_PIM = 103,

@@ -29,6 +29,59 @@ enum {
     ICS_ETH_P_NSH = 0x894F,          /* Network Service Header (RFC 8300) */
 };
 
+/* EtherTypes of protocols that carry no IP and no checksum of their own (the walk ends at them
+ * without noting anything unfollowed): address resolution, link control and discovery, bridging
+ * control, timing, storage and industrial protocols, and the non-IP stacks of old. */
+static inline int ics_ethertype_is_leaf(uint32_t type)
+{
+    switch (type) {
+    case 0x0806: /* ARP */
+    case 0x0842: /* Wake-on-LAN */
+    case 0x2000: /* Cisco CDP, as Cisco HDLC and SLL name it */
+    case 0x2004: /* Cisco DTP, likewise */
+    case 0x6002: /* DEC MOP remote console */
+    case 0x6003: /* DECnet phase IV */
+    case 0x6004: /* DEC LAT */
+    case 0x8035: /* RARP */
+    case 0x809B: /* AppleTalk */
+    case 0x80F3: /* AARP */
+    case 0x8137: /* IPX */
+    case 0x8808: /* Ethernet flow control (PAUSE) */
+    case 0x8809: /* slow protocols: LACP, marker, OAM */
+    case 0x8863: /* PPPoE discovery */
+    case 0x886F: /* Microsoft NLB heartbeat */
+    case 0x887B: /* HomePlug 1.0 */
+    case 0x888E: /* EAPOL (802.1X) */
+    case 0x8892: /* PROFINET */
+    case 0x88A2: /* ATA over Ethernet */
+    case 0x88A4: /* EtherCAT */
+    case 0x88AB: /* Ethernet Powerlink */
+    case 0x88B8: /* IEC 61850 GOOSE */
+    case 0x88B9: /* GSE management */
+    case 0x88BA: /* IEC 61850 sampled values */
+    case 0x88C7: /* 802.11i pre-authentication */
+    case 0x88CA: /* TIPC */
+    case 0x88CC: /* LLDP */
+    case 0x88CD: /* SERCOS III */
+    case 0x88E1: /* HomePlug AV */
+    case 0x88E3: /* MRP */
+    case 0x88F5: /* MVRP */
+    case 0x88F6: /* MMRP */
+    case 0x88F7: /* PTP */
+    case 0x88F8: /* NC-SI */
+    case 0x88FB: /* PRP supervision */
+    case 0x8902: /* CFM (802.1ag, Y.1731) */
+    case 0x8906: /* FCoE */
+    case 0x8914: /* FIP */
+    case 0x8915: /* RoCE */
+    case 0x893A: /* IEEE 1905.1 */
+    case 0x9000: /* configuration testing (loopback) */
+    case 0xFEFE: /* OSI (IS-IS, CLNP, ES-IS) as Cisco HDLC names it */
+        return 1;
+    }
+    return 0;
+}
+
 /* Cisco MetaData: version, length, option (length and type), the security group tag, and the
  * EtherType of what follows; GRE carries it with that EtherType first instead of last. */
 enum { ICS_CMD_HLEN = 8, ICS_CMD_TYPE = 6, ICS_CMD_GRE_TYPE = 0 };
@@ -92,7 +145,14 @@ enum {
 
 /* LLC/SNAP after an 802.3 length (RFC 1042): DSAP 0xAA, SSAP 0xAA, control 0x03 (UI), an OUI, then
  * the EtherType. */
-enum { ICS_SNAP_HLEN = 8, ICS_SNAP_SAP = 0xAA, ICS_SNAP_UI = 0x03, ICS_SNAP_TYPE = 6 };
+enum { ICS_SNAP_HLEN = 8, ICS_SNAP_SAP = 0xAA, ICS_SNAP_UI = 0x03, ICS_SNAP_OUI = 3, ICS_SNAP_TYPE = 6 };
+
+/* Whether a SNAP header's OUI makes its PID an EtherType: RFC 1042's 0, and 802.1H's bridge
+ * tunnel (00-00-F8); others (Cisco's CDP, VTP, DTP, PVST) name a vendor's own protocols. */
+static inline int ics_snap_names_ethertype(const uint8_t *snap)
+{
+    return snap[ICS_SNAP_OUI] == 0 && snap[ICS_SNAP_OUI + 1] == 0 && (snap[ICS_SNAP_OUI + 2] == 0 || snap[ICS_SNAP_OUI + 2] == 0xF8);
+}
 
 /* An 802.1Q tag: TCI, then the EtherType of what follows. */
 enum { ICS_VLAN_TCI = 0, ICS_VLAN_TYPE = 2, ICS_VLAN_HLEN = 4 };
@@ -114,7 +174,14 @@ enum {
     ICS_PPP_IPV6 = 0x57,
     ICS_PPP_MPLS_UC = 0x0281, /* RFC 3032 */
     ICS_PPP_MPLS_MC = 0x0283,
+    ICS_PPP_CONTROL_FIRST = 0x8000, /* RFC 1661 3.1: NCPs, then LCP and its kin */
 };
+
+/* PPP network-layer protocols that carry no IP: AppleTalk, IPX, 802.1D hellos. */
+static inline int ics_ppp_is_leaf(uint32_t proto)
+{
+    return proto == 0x0029 || proto == 0x002B || proto == 0x0201;
+}
 
 /* PPPoE session header (RFC 2516): version/type, code, session id, length; PPP follows. */
 enum { ICS_PPPOE_HLEN = 6 };

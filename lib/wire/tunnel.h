@@ -40,6 +40,7 @@ enum {
     ICS_GRE_S = 0x1000,
     ICS_GRE_VERSION_MASK = 0x0007,
     ICS_GRE_A = 0x0080,   /* version 1: acknowledgment number present */
+    ICS_GRE_KEEPALIVE = 0x0000, /* protocol 0: Cisco's keepalives, nothing to follow */
 };
 
 /* The length of a GRE header from its flags-and-version word (the version-1 acknowledgment

@@ -225,7 +225,8 @@ static PyObject *take_unfinished(struct pycap *p)
 }
 
 /* The tally as the tuple capture.py turns into a Summary: (frames, checksums, by, problems,
- * truncated, reassembled, incomplete, undecoded, quoted, written, left); by[layer][status]. */
+ * truncated, reassembled, incomplete, undecoded, quoted, written, left, unfollowed, why);
+ * by[layer][status], why ((reason, frames), ...) as the JSON's unfollowed_why. */
 static PyObject *tally_tuple(const struct tally *t)
 {
     PyObject *by = PyTuple_New(INETCSUM_LAYER_COUNT);
@@ -245,29 +246,48 @@ static PyObject *tally_tuple(const struct tally *t)
     }
     if (!by)
         return NULL;
-    return Py_BuildValue("(KKNKKKKKKKK)", t->frames, t->checks, by, t->problems, t->truncated, t->reassembled,
-                         t->incomplete, t->unknown_link + t->malformed, t->quoted, t->written, t->left);
+    PyObject *why = PyTuple_New((Py_ssize_t)t->nwhy + (t->why_other ? 1 : 0));
+    for (unsigned i = 0; why && i < t->nwhy + (t->why_other ? 1u : 0u); i++) {
+        PyObject *pair = i < t->nwhy ? Py_BuildValue("(sK)", t->why[i].text, t->why[i].frames)
+                                     : Py_BuildValue("(sK)", "other", t->why_other);
+        if (!pair)
+            Py_CLEAR(why);
+        else
+            PyTuple_SET_ITEM(why, (Py_ssize_t)i, pair);
+    }
+    if (!why) {
+        Py_DECREF(by);
+        return NULL;
+    }
+    return Py_BuildValue("(KKNKKKKKKKKKN)", t->frames, t->checks, by, t->problems, t->truncated, t->reassembled,
+                         t->incomplete, t->unknown_link + t->malformed, t->quoted, t->written, t->left, t->unfollowed,
+                         why);
 }
 
+/* Why a frame was not judged whole, as the JSON's "frame" object says it: "unknown link type",
+ * "malformed" or "not followed"; NULL when it was. */
 static const char *undecoded_reason(const struct inetcsum_report *r)
 {
-    if (!report_undecodable(r))
-        return NULL;
-    return (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) ? "unknown link type" : "malformed";
+    if (r->flags & INETCSUM_FRAME_UNKNOWN_LINK)
+        return "unknown link type";
+    if (report_malformed(r))
+        return "malformed";
+    return report_unfollowed(r) ? "not followed" : NULL;
 }
 
 PyDoc_STRVAR(capture_verify_doc,
-             "_capture_verify($module, handle, udp6_zero_ok, reassemble, /)\n--\n\n"
+             "_capture_verify($module, handle, udp6_zero_ok, reassemble, unfollowed_ok, /)\n--\n\n"
              "The next frame judged as `inetcsum verify` does: (frame, Report, whole Report or None,\n"
-             "datagram frames or None, unfinished [(frame, Report)], undecoded reason or None, link);\n"
-             "at the end (0, None, None, None, unfinished, None, 0) once, then None.");
+             "datagram frames or None, unfinished [(frame, Report)], undecoded reason or None, link, what\n"
+             "was not followed or None, where it starts); at the end (0, None, None, None, unfinished,\n"
+             "None, 0, None, 0) once, then None.");
 
 static PyObject *py_capture_verify(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    int udp6_zero_ok, reassemble;
-    if (!PyArg_ParseTuple(args, "Opp", &handle, &udp6_zero_ok, &reassemble))
+    int udp6_zero_ok, reassemble, unfollowed_ok;
+    if (!PyArg_ParseTuple(args, "Oppp", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok))
         return NULL;
     struct pycap *c = unwrap(handle);
     if (!c || icspy_types_ready() < 0)
@@ -280,6 +300,7 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
         c->judging = 1;
         c->flags = udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0;
         c->reassemble = reassemble;
+        c->t.unfollowed_ok = unfollowed_ok;
         verifier_init(&c->ver, &c->t, c->flags, reassemble, queue_unfinished, c);
     }
     if (c->finished)
@@ -291,7 +312,8 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
     if (got == 0) { /* the end: datagrams still waiting are unfinished */
         c->done = c->finished = 1;
         verifier_finish(&c->ver);
-        return Py_BuildValue("(KOOONOi)", 0ULL, Py_None, Py_None, Py_None, take_unfinished(c), Py_None, 0);
+        return Py_BuildValue("(KOOONOiOi)", 0ULL, Py_None, Py_None, Py_None, take_unfinished(c), Py_None, 0, Py_None,
+                             0);
     }
     struct inetcsum_report r;
     inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, c->flags, &r);
@@ -321,8 +343,10 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
         }
     }
     const char *reason = undecoded_reason(&r);
-    return Py_BuildValue("(KNNNNzI)", (unsigned long long)rec.frame, icspy_report(&r, 0), whole_report, frames,
-                         take_unfinished(c), reason, rec.link);
+    char why[96];
+    inetcsum_report_why(&r, why, sizeof why);
+    return Py_BuildValue("(KNNNNzIzI)", (unsigned long long)rec.frame, icspy_report(&r, 0), whole_report, frames,
+                         take_unfinished(c), reason, rec.link, why[0] ? why : NULL, r.unfollowed_offset);
 }
 
 PyDoc_STRVAR(capture_summary_doc, "_capture_summary($module, handle, /)\n--\n\n"
@@ -338,15 +362,16 @@ static PyObject *py_capture_summary(PyObject *self, PyObject *arg)
 /* ---- fix ---------------------------------------------------------------------------------------- */
 
 PyDoc_STRVAR(fix_capture_doc,
-             "_fix_capture($module, src, dst, all, udp_zero, udp6_zero_ok, reassemble, /)\n--\n\n"
+             "_fix_capture($module, src, dst, all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok, /)\n--\n\n"
              "fix_capture's work: dst None fixes src in place.  (tally, cut or None).");
 
 static PyObject *py_fix_capture(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *src_obj, *dst_obj, *src = NULL, *dst = NULL;
-    int all, udp_zero, udp6_zero_ok, reassemble;
-    if (!PyArg_ParseTuple(args, "OOpppp", &src_obj, &dst_obj, &all, &udp_zero, &udp6_zero_ok, &reassemble))
+    int all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok;
+    if (!PyArg_ParseTuple(args, "OOppppp", &src_obj, &dst_obj, &all, &udp_zero, &udp6_zero_ok, &reassemble,
+                          &unfollowed_ok))
         return NULL;
     const unsigned flags = (all ? INETCSUM_FILL_ALL : 0u) | (udp_zero ? INETCSUM_FILL_UDP_ZERO : 0u) |
                            (udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0u);
@@ -355,7 +380,7 @@ static PyObject *py_fix_capture(PyObject *self, PyObject *args)
         return NULL;
     }
     const char *in_path = PyBytes_AS_STRING(src), *out_path = dst ? PyBytes_AS_STRING(dst) : in_path;
-    const struct fix_opts o = {.flags = flags, .reassemble = reassemble};
+    const struct fix_opts o = {.flags = flags, .reassemble = reassemble, .unfollowed_ok = unfollowed_ok};
     struct fix_result *res = malloc(sizeof *res);
     if (!res) {
         Py_XDECREF(src);

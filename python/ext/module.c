@@ -160,6 +160,14 @@ PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software)
         Py_DECREF(report);
         return NULL;
     }
+    if (r->flags & INETCSUM_FRAME_NOT_FOLLOWED) { /* what the walk did not follow, in words */
+        char why[96];
+        inetcsum_report_why(r, why, sizeof why);
+        if (set_attr(report, "why", PyUnicode_FromString(why)) < 0) {
+            Py_DECREF(report);
+            return NULL;
+        }
+    }
     return report;
 }
 

@@ -104,9 +104,9 @@ def _capture_info(handle: object, /) -> Tuple[str, str, Optional[Tuple[int, int,
 def _capture_close(handle: object, /) -> None: ...
 
 # Verify and fix of whole captures (Capture.verify and fix_capture wrap these).
-_Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int]
+_Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int, int, Tuple[Tuple[str, int], ...]]
 def _capture_verify(
-    handle: object, udp6_zero_ok: bool, reassemble: bool, /
+    handle: object, udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool, /
 ) -> Optional[
     Tuple[
         int,
@@ -114,6 +114,8 @@ def _capture_verify(
         Optional[Report],
         Optional[Tuple[int, ...]],
         List[Tuple[int, Report]],
+        Optional[str],
+        int,
         Optional[str],
         int,
     ]
@@ -126,6 +128,7 @@ def _fix_capture(
     udp_zero: bool,
     udp6_zero_ok: bool,
     reassemble: bool,
+    unfollowed_ok: bool,
     /,
 ) -> Tuple[_Tally, Optional[Tuple[int, int, int, int]]]: ...
 

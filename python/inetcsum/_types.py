@@ -98,6 +98,7 @@ class FrameFlag(enum.IntFlag):
     TOO_DEEP = 0x08  # too many nested IP headers (MAX_DEPTH) or checks (MAX_CHECKS)
     FRAGMENT = 0x10  # an IPv4 or IPv6 fragment
     UNKNOWN_LINK = 0x20  # a link type inetcsum does not decode (NOT_IP is set too)
+    NOT_FOLLOWED = 0x40  # the walk stopped at a header it does not follow, which may carry checksums
 
 
 class Offload(enum.IntFlag):
@@ -163,6 +164,8 @@ class Report(List[Check]):
 
     flags: FrameFlag = FrameFlag(0)
     software: Offload = Offload(0)
+    # With FrameFlag.NOT_FOLLOWED: what the walk did not follow, as "EtherType 0x88b5 not followed"
+    why: str = ""
 
     @property
     def problems(self) -> List[Check]:

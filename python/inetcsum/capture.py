@@ -81,14 +81,18 @@ class Capture:
             number, data, link, wirelen, time_ns = item
             yield Frame(number, data, _link(link), wirelen, time_ns)
 
-    def verify(self, *, udp6_zero_ok: bool = False, reassemble: bool = True) -> Iterator[Union["CaptureCheck", "Undecoded"]]:
+    def verify(
+        self, *, udp6_zero_ok: bool = False, reassemble: bool = True, unfollowed_ok: bool = False
+    ) -> Iterator[Union["CaptureCheck", "Undecoded"]]:
         """Every checksum of the capture judged as ``inetcsum verify`` judges it, in the order of
         its JSON Lines: a CaptureCheck per checksum (those of a fragmented datagram on the frame
         that completes it, with its fragments' frames; those of a datagram never completed,
         unverifiable, on its first fragment's frame, when it is given up), an Undecoded per frame
-        that could not be decoded.  ``x.problem`` says which to act on.  Once it is exhausted,
-        ``summary`` holds the counts.  Uses the capture (instead of iterating its frames)."""
-        return _verify(self, udp6_zero_ok, reassemble)
+        that could not be decoded or followed to its end.  ``x.problem`` says which to act on
+        (with unfollowed_ok, a frame not followed is not one, as ``verify --unfollowed-ok``).  Once
+        it is exhausted, ``summary`` holds the counts.  Uses the capture (instead of iterating its
+        frames)."""
+        return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok)
 
     @property
     def summary(self) -> Optional["Summary"]:
@@ -128,16 +132,23 @@ class CaptureCheck(NamedTuple):
 
 
 class Undecoded(NamedTuple):
-    """A frame that could not be decoded (its JSON Lines "frame" object): a problem, since
-    nothing in it was judged."""
+    """A frame that could not be decoded whole (its JSON Lines "frame" object): a problem, since
+    what it carries was not judged, unless it is one not followed and that was allowed."""
 
     frame: int
-    reason: str  # "unknown link type" or "malformed" (its headers contradict each other)
+    # "unknown link type", "malformed" (its headers contradict each other) or "not followed" (the
+    # walk stopped at a number it does not follow)
+    reason: str
     link: Union[Link, int]
+    # for an unknown link type or a frame not followed: what was not followed, in words ("EtherType
+    # 0x88b5 not followed", "link type 226 not decoded"), and where that header starts
+    why: Optional[str] = None
+    offset: int = 0
+    allowed: bool = False  # not followed, and verify(unfollowed_ok=True) allows that
 
     @property
     def problem(self) -> bool:
-        return True
+        return not self.allowed
 
 
 class Summary(NamedTuple):
@@ -154,6 +165,9 @@ class Summary(NamedTuple):
     undecoded: int  # frames of an unknown link type or malformed
     quoted: int  # bad, partial or illegal inside ICMP quotes (not problems)
     cut: Optional[Cut]  # the file ended inside a record: every record before it was judged
+    unfollowed: int = 0  # frames not followed to their end (problems unless allowed)
+    # ... by reason, as "EtherType 0x88b5 not followed" (the first 8 reasons; "other" the rest)
+    unfollowed_why: Dict[str, int] = {}
 
     @property
     def ok(self) -> bool:
@@ -174,7 +188,7 @@ class FixResult(NamedTuple):
         return self.left == 0
 
 
-_Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int]
+_Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int, int, Tuple[Tuple[str, int], ...]]
 
 
 def _summary(tally: _Tally, cut: Optional[Tuple[int, int, int, int]]) -> Summary:
@@ -187,16 +201,18 @@ def _summary(tally: _Tally, cut: Optional[Tuple[int, int, int, int]]) -> Summary
                 statuses[status] = statuses.get(status, 0) + count
                 layers.setdefault(layer, {})[status] = count
     return Summary(frames, checksums, statuses, layers, problems, truncated, reassembled, incomplete, undecoded,
-                   quoted, None if cut is None else Cut(*cut))
+                   quoted, None if cut is None else Cut(*cut), tally[11], dict(tally[12]))
 
 
-def _verify(capture: "Capture", udp6_zero_ok: bool, reassemble: bool) -> Iterator[Union[CaptureCheck, Undecoded]]:
+def _verify(
+    capture: "Capture", udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool
+) -> Iterator[Union[CaptureCheck, Undecoded]]:
     handle = capture._handle
     while True:
-        item = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble)
+        item = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble, unfollowed_ok)
         if item is None:
             return
-        number, report, whole, frames, unfinished, reason, link = item
+        number, report, whole, frames, unfinished, reason, link, why, why_offset = item
         for first, checks in unfinished:  # datagrams given up on: on their first fragment
             for check in checks:
                 yield CaptureCheck(first, check)
@@ -207,7 +223,7 @@ def _verify(capture: "Capture", udp6_zero_ok: bool, reassemble: bool) -> Iterato
         for check in report:
             yield CaptureCheck(number, check)
         if reason is not None:
-            yield Undecoded(number, reason, _link(link))
+            yield Undecoded(number, reason, _link(link), why, why_offset, unfollowed_ok and reason != "malformed")
         if whole is not None:
             for check in whole:
                 yield CaptureCheck(number, check, frames)
@@ -228,13 +244,15 @@ def fix_capture(
     udp_zero: bool = False,
     udp6_zero_ok: bool = False,
     reassemble: bool = True,
+    unfollowed_ok: bool = False,
 ) -> FixResult:
     """Writes dst, a copy of the capture src with every bad, partial or illegal checksum
     recomputed, as ``inetcsum fix src dst`` does: innermost first, fragmented datagrams
     reassembled so that a first fragment's checksum is fixed too, every other byte kept, in src's
     format (compressed when dst's name ends in .gz, .zst or .xz).  dst appears whole or not at all.
     With in_place=True (and no dst), src is fixed where it lies, writing only the bytes that
-    change.  all, udp_zero and udp6_zero_ok are fill()'s.
+    change.  all, udp_zero and udp6_zero_ok are fill()'s; with unfollowed_ok, frames not followed to
+    their end are not problems left (``fix --unfollowed-ok``).
 
     Raises OSError when a file cannot be read or written, ValueError when src is not a capture;
     nothing is written then.  A src cut short inside its last record is not an error: every record
@@ -242,6 +260,6 @@ def fix_capture(
     if in_place == (dst is not None):
         raise TypeError("fix_capture: give dst, or in_place=True, not both" if in_place else "fix_capture: give dst (or in_place=True)")
     tally, cut = _inetcsum._fix_capture(
-        _fs_path(src), None if dst is None else _fs_path(dst), all, udp_zero, udp6_zero_ok, reassemble
+        _fs_path(src), None if dst is None else _fs_path(dst), all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok
     )
     return FixResult(_summary(tally, cut), tally[9], tally[10])

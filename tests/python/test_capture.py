@@ -116,6 +116,9 @@ def as_json(item):
         out = {"frame": item.frame, "reason": item.reason}
         if item.reason == "unknown link type":
             out["link"] = int(item.link)
+        if item.why is not None:
+            out["why"] = item.why
+            out["offset"] = item.offset
         return out
     c = item.check
     width = 8 if c.layer == "sctp" else 4
@@ -147,6 +150,8 @@ def summary_json(s):
         "incomplete": s.incomplete,
         "undecoded": s.undecoded,
         "quoted": s.quoted,
+        "unfollowed": s.unfollowed,
+        "unfollowed_why": s.unfollowed_why,
         "cut": None if s.cut is None else s.cut._asdict(),
     }
 
@@ -302,7 +307,7 @@ def test_verify_reports_datagrams_never_completed_and_undecoded_frames(tmp_path)
     wrpcap(str(odd), [Ether(frames[-1])], linktype=147)
     cap = Capture(odd)
     items = list(cap.verify())
-    assert items == [Undecoded(1, "unknown link type", 147)] and items[0].problem
+    assert items == [Undecoded(1, "unknown link type", 147, "link type 147 not decoded")] and items[0].problem
     assert cap.summary.undecoded == 1 and cap.summary.problems == 1
 
 

@@ -308,7 +308,13 @@ def test_report_flags():
     raw = inetcsum.verify(wire[14:], link=Link.RAW)
     assert [c.status for c in raw] == [Status.GOOD, Status.GOOD]
     unknown = inetcsum.verify(wire, link=12345)  # a link type inetcsum does not decode: said so
-    assert unknown.flags == FrameFlag.NOT_IP | FrameFlag.UNKNOWN_LINK
+    assert unknown.flags == FrameFlag.NOT_IP | FrameFlag.UNKNOWN_LINK | FrameFlag.NOT_FOLLOWED
+    assert unknown.why == "link type 12345 not decoded"
+    # A number the walk does not follow is said so; one known to carry nothing checkable is not.
+    unfollowed = inetcsum.verify(wire[:12] + b"\x88\xb5" + wire[14:])
+    assert unfollowed.flags == FrameFlag.NOT_IP | FrameFlag.NOT_FOLLOWED and unfollowed.why == "EtherType 0x88b5 not followed"
+    lldp = inetcsum.verify(wire[:12] + b"\x88\xcc" + wire[14:])
+    assert lldp.flags == FrameFlag.NOT_IP and lldp.why == ""
     # Link names as strings, in any case, as l4_verify takes layer names.
     assert [c.status for c in inetcsum.verify(wire, link="ethernet")] == [Status.GOOD, Status.GOOD]
     assert [c.status for c in inetcsum.verify(wire[14:], link="RAW")] == [Status.GOOD, Status.GOOD]

@@ -1,0 +1,24 @@
+/* inetcsum_report_why: what a frame's walk did not follow, in the words the command, the JSON and
+ * the Python package all print. */
+#include <stdio.h>
+
+#include "inetcsum_packet.h"
+
+int inetcsum_report_why(const struct inetcsum_report *r, char *buf, size_t size)
+{
+    /* Numbers people read in hex (EtherTypes, PPP protocols, a first byte) are written so. */
+    static const char *const says[INETCSUM_UNFOLLOWED_COUNT] = {
+        [INETCSUM_UNFOLLOWED_LINK] = "link type %u not decoded",
+        [INETCSUM_UNFOLLOWED_ETHERTYPE] = "EtherType 0x%04x not followed",
+        [INETCSUM_UNFOLLOWED_IP_PROTOCOL] = "IP protocol %u not followed",
+        [INETCSUM_UNFOLLOWED_PPP_PROTOCOL] = "PPP protocol 0x%04x not followed",
+        [INETCSUM_UNFOLLOWED_FAMILY] = "address family %u not followed",
+        [INETCSUM_UNFOLLOWED_NEXT_PROTOCOL] = "NSH next protocol %u not followed",
+        [INETCSUM_UNFOLLOWED_MPLS_PAYLOAD] = "MPLS payload (first byte 0x%02x) not followed",
+        [INETCSUM_UNFOLLOWED_IP_VERSION] = "IP version %u not followed",
+    };
+    if (!(r->flags & INETCSUM_FRAME_NOT_FOLLOWED))
+        return snprintf(buf, size, "%s", "");
+    const char *fmt = r->unfollowed < INETCSUM_UNFOLLOWED_COUNT ? says[r->unfollowed] : NULL;
+    return fmt ? snprintf(buf, size, fmt, (unsigned)r->unfollowed_value) : snprintf(buf, size, "a header not followed");
+}
