@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
-                                                          "ICMPv6", "IGMP", "GRE", "SCTP", "MH",   "PIM"};
+                                                          "ICMPv6", "IGMP", "GRE", "SCTP", "MH",   "PIM",
+                                                          "OSPF",   "VRRP", "EIGRP", "DCCP", "RSVP", "NHRP"};
 
 const char *report_layer_name(unsigned layer)
 {

@@ -66,6 +66,13 @@ enum inetcsum_layer {
     INETCSUM_LAYER_MH,      /* Mobile IPv6 Mobility Header (RFC 6275 6.1): IPv6 pseudo-header, its own length */
     INETCSUM_LAYER_PIM,     /* PIM (RFC 7761 4.9): the whole message, a Register its first 8 bytes only;
                              * the IPv6 pseudo-header over IPv6, none over IPv4 */
+    INETCSUM_LAYER_OSPF,    /* OSPFv2 (RFC 2328 D.4: all but the 8-byte authentication field, none with
+                             * cryptographic authentication), OSPFv3 (RFC 5340 A.3.1: IPv6 pseudo-header) */
+    INETCSUM_LAYER_VRRP,    /* VRRPv2 and CARP (no pseudo-header), VRRPv3 (RFC 5798 5.2.8: pseudo-header) */
+    INETCSUM_LAYER_EIGRP,   /* EIGRP (RFC 7868 6.5): the whole message, no pseudo-header */
+    INETCSUM_LAYER_DCCP,    /* DCCP (RFC 4340 9.1): pseudo-header, its Checksum Coverage */
+    INETCSUM_LAYER_RSVP,    /* RSVP (RFC 2205 3.1.1): its message; 0 means none was sent */
+    INETCSUM_LAYER_NHRP,    /* NHRP (RFC 2332 5.2.1): the whole packet, no pseudo-header */
     INETCSUM_LAYER_COUNT
 };
 

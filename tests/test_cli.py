@@ -108,7 +108,11 @@ TSHARK_STATUS = {"0": "B", "1": "G", "2": "U", "3": "N", "4": "I"}
 
 # tshark's field for each layer's verdict: the manifests' columns, then the checksum protocols the
 # manifests do not list.
-TSHARK_FIELDS = {**{c: f"{c}.checksum.status" for c in COLUMNS}, "pim": "pim.cksum.status"}
+TSHARK_FIELDS = {**{c: f"{c}.checksum.status" for c in COLUMNS}, "pim": "pim.cksum.status",
+                 "vrrp": "vrrp.checksum.status", "carp": "carp.checksum.status", "eigrp": "eigrp.checksum.status",
+                 "dccp": "dccp.checksum.status", "nhrp": "nhrp.hdr.chksum.status"}
+# tshark names CARP apart; inetcsum judges it as VRRP version 2 (the same protocol number and rule).
+TSHARK_AS = {"carp": "vrrp"}
 
 
 def tshark_verdicts(path):
@@ -125,7 +129,7 @@ def tshark_verdicts(path):
         for col, cell in zip(TSHARK_FIELDS, cells[1:]):
             letters = [TSHARK_STATUS[v] for v in cell.split(",") if v]
             if letters:
-                verdicts[(int(cells[0]), col)] = letters
+                verdicts.setdefault((int(cells[0]), TSHARK_AS.get(col, col)), []).extend(letters)
     return verdicts
 
 
@@ -303,6 +307,31 @@ def pim(ptype, body, v6=False, register_whole=False):
     return ether(ipv6(103, bytes(msg)), ethertype=b"\x86\xdd") if v6 else ether(ipv4(103, bytes(msg)))
 
 
+V6_SRC, V6_DST = bytes(15) + b"\x01", bytes(15) + b"\x02"  # ipv6()'s addresses
+
+
+def checksummed(msg, at, proto=None, v6=False, cover=None, pseudo_len=None, skip=None):
+    """msg with its 16-bit checksum at `at` computed over msg[:cover] (all of it by default),
+    bytes [skip[0], skip[1]) left out, and a pseudo-header for protocol `proto` when given
+    (IPv4: ipv4()'s addresses; IPv6: ipv6()'s), whose length is pseudo_len or len(msg)."""
+    m = bytearray(msg)
+    m[at:at + 2] = b"\x00\x00"
+    covered = bytearray(m[:len(m) if cover is None else cover])
+    if skip:
+        covered[skip[0]:skip[1]] = bytes(skip[1] - skip[0])
+    length = len(m) if pseudo_len is None else pseudo_len
+    pseudo = b""
+    if proto is not None:
+        pseudo = (V6_SRC + V6_DST + length.to_bytes(4, "big") + b"\x00\x00\x00" + bytes([proto])) if v6 else \
+            (b"\x0a\x00\x00\x03\x0a\x00\x00\x04\x00" + bytes([proto]) + length.to_bytes(2, "big"))
+    m[at:at + 2] = ((~ones_sum(pseudo + bytes(covered))) & 0xFFFF).to_bytes(2, "big")
+    return bytes(m)
+
+
+def over_ip(proto, msg, v6=False):
+    return ether(ipv6(proto, msg), ethertype=b"\x86\xdd") if v6 else ether(ipv4(proto, msg))
+
+
 def damaged(frame, at):
     """The frame with one byte changed at `at` from its end."""
     b = bytearray(frame)
@@ -427,12 +456,12 @@ class LinkTypes(unittest.TestCase):
             # nothing checkable (LLDP, ARP) ends the frame quietly (docs/exit-status.md).
             unfollowed = os.path.join(d, "unfollowed.pcap")
             write_bytes(unfollowed, pcap(1, [ether(ipv4_udp(bad=False), ethertype=b"\x88\xb5"),
-                                             ether(ipv4(89, bytes(24)))]))
+                                             ether(ipv4(253, bytes(24)))]))
             res = run("verify", unfollowed)
             self.assertEqual(res.returncode, 1, res.stdout)
             self.assertIn(b"frame 1: EtherType 0x88b5 not followed, so what it carries was not checked", res.stdout)
-            self.assertIn(b"frame 2: IP protocol 89 not followed", res.stdout)
-            self.assertIn(b"2 frames not followed (EtherType 0x88b5 not followed: 1, IP protocol 89 not followed: 1)",
+            self.assertIn(b"frame 2: IP protocol 253 not followed", res.stdout)
+            self.assertIn(b"2 frames not followed (EtherType 0x88b5 not followed: 1, IP protocol 253 not followed: 1)",
                           res.stdout)
             res = run("verify", "--unfollowed-ok", unfollowed)
             self.assertEqual(res.returncode, 0, res.stdout)
@@ -440,7 +469,7 @@ class LinkTypes(unittest.TestCase):
             self.assertNotIn(b"so what it carries", res.stdout)
             frames = [json.loads(x) for x in run("verify", "--json", unfollowed).stdout.splitlines()]
             self.assertEqual([(o["frame"], o["why"], o["offset"]) for o in frames if o["type"] == "frame"],
-                             [(1, "EtherType 0x88b5 not followed", 14), (2, "IP protocol 89 not followed", 34)])
+                             [(1, "EtherType 0x88b5 not followed", 14), (2, "IP protocol 253 not followed", 34)])
             self.assertEqual(frames[-1]["unfollowed"], 2)
             out = os.path.join(d, "out.pcap")
             self.assertEqual(run("fix", "--quiet", unfollowed, out).returncode, 1)
@@ -471,6 +500,36 @@ class ChecksumProtocols(unittest.TestCase):
         "pim-register-v6": pim(1, b"\x00\x00\x00\x00" + ipv4_udp(), v6=True),
         "pim-register-whole": pim(1, b"\x00\x00\x00\x00" + ipv4_udp(), register_whole=True),
         "pim-register-stop-v6": pim(2, bytes(4) + bytes(4), v6=True),
+        # VRRPv2 and CARP without a pseudo-header, VRRPv3 with one over either IP (RFC 3768, 5798)
+        "vrrp2": over_ip(112, checksummed(b"\x21\x01\x64\x01\x00\x01\x00\x00\x0a\x00\x00\x05" + bytes(8), 6)),
+        "vrrp3": over_ip(112, checksummed(b"\x31\x01\x64\x01\x00\x64\x00\x00\x0a\x00\x00\x05", 6, 112)),
+        "vrrp3-v6": over_ip(112, checksummed(b"\x31\x01\x64\x01\x00\x64\x00\x00" + V6_SRC, 6, 112, v6=True), v6=True),
+        "vrrp3-v6-bad": damaged(over_ip(112, checksummed(b"\x31\x01\x64\x01\x00\x64\x00\x00" + V6_SRC, 6), v6=True), 1),
+        "carp": over_ip(112, checksummed(b"\x21\x01\x00\x07\x00\x01\x00\x00" + bytes(range(28)), 6)),
+        "eigrp": over_ip(88, checksummed(b"\x02\x05\x00\x00" + bytes(12) + b"\x00\x00\x00\x64"
+                                         + b"\x00\x01\x00\x0c\x01\x00\x01\x00\x00\x00\x00\x0f", 2)),
+        "eigrp-bad": damaged(over_ip(88, checksummed(b"\x02\x05\x00\x00" + bytes(16), 2)), 3),
+        # DCCP (RFC 4340 9.1): all of it, or its header and one word of data (CsCov 2)
+        "dccp": over_ip(33, checksummed(b"\x04\x00\x00\x50\x04\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x01"
+                                        + b"dccp data", 6, 33)),
+        "dccp-cscov": over_ip(33, checksummed(b"\x04\x00\x00\x50\x04\x02\x00\x00\x05\x00\x00\x00\x00\x00\x00\x01"
+                                              + b"dccp data", 6, 33, cover=20)),
+        "dccp-cscov-v6-bad": damaged(over_ip(33, checksummed(b"\x04\x00\x00\x50\x04\x02\x00\x00\x05\x00\x00\x00"
+                                                             + b"\x00\x00\x00\x01" + b"dccp", 6, 33, v6=True),
+                                             v6=True), 4 + 1),
+        "nhrp-in-gre": ether(ipv4(47, b"\x00\x00\x20\x01" + checksummed(
+            b"\x00\x01\x08\x00" + bytes(5) + b"\xff\x00\x24\x00\x00\x00\x00\x01\x03\x00\x00"
+            + b"\x04\x04\x00\x00\x00\x00\x00\x01\x0a\x00\x00\x03\x0a\x00\x00\x04", 12))),
+    }
+    # tshark checks these without a status field: their frames are held to its "[incorrect" text
+    TEXT_ONLY = {
+        # OSPFv2: all but the authentication field (RFC 2328 D.4); OSPFv3 with the pseudo-header
+        "ospf2": over_ip(89, checksummed(b"\x02\x01\x00\x2c\x0a\x00\x00\x03" + bytes(4) + b"\x00\x00\x00\x01"
+                                         + b"secret!!" + b"\xff\xff\xff\x00\x00\x0a\x02\x01\x00\x00\x00\x28"
+                                         + bytes(8), 12, skip=(16, 24))),
+        "ospf3": over_ip(89, checksummed(b"\x03\x01\x00\x24\x0a\x00\x00\x03" + bytes(8) + b"\x00\x00\x00\x05"
+                                         + b"\x01\x00\x00\x13\x00\x0a\x00\x28" + bytes(8), 12, 89, v6=True), v6=True),
+        "rsvp": over_ip(46, checksummed(b"\x10\x14\x00\x00\x01\x00\x00\x14" + b"\x00\x0c\x16\x01" + bytes(8), 2)),
     }
 
     def test_against_tshark(self):
@@ -489,6 +548,19 @@ class ChecksumProtocols(unittest.TestCase):
                 fixed = os.path.join(d, name + "-fixed.pcap")
                 self.assertEqual(run("fix", "--quiet", path, fixed).returncode, 0, name)
                 self.assertNotIn("B", "".join("".join(v) for v in tshark_verdicts(fixed).values()), name)
+            for name, frame in self.TEXT_ONLY.items():
+                for wrong in (False, True):
+                    path = os.path.join(d, f"{name}{'-bad' if wrong else ''}.pcap")
+                    write_bytes(path, pcap(1, [damaged(frame, 1) if wrong else frame]))
+                    res = run("verify", "--json", path)
+                    statuses = [o["status"] for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "check"]
+                    text = subprocess.run(["tshark", "-n", "-r", path, "-V"], capture_output=True, text=True).stdout
+                    self.assertEqual(statuses[-1], "bad" if wrong else "good", name)
+                    self.assertEqual("[incorrect, should be" in text, wrong, f"{name}: {text}")
+                    fixed = os.path.join(d, f"{name}-fixed.pcap")
+                    self.assertEqual(run("fix", "--quiet", path, fixed).returncode, 0, name)
+                    self.assertNotIn("[incorrect", subprocess.run(["tshark", "-n", "-r", fixed, "-V"], capture_output=True,
+                                                                  text=True).stdout, name)
 
 
 def icmp_unreachable(quoted):

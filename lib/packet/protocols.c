@@ -53,6 +53,12 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(ICMPV6, "ICMPv6", INETCSUM_LAYER_ICMPV6, icmpv6),
     ROW(MH, "Mobility Header", INETCSUM_LAYER_MH, mh),
     ROW(PIM, "PIM", INETCSUM_LAYER_PIM, pim),
+    ROW(OSPF, "OSPF", INETCSUM_LAYER_OSPF, ospf),
+    ROW(VRRP, "VRRP", INETCSUM_LAYER_VRRP, vrrp),
+    ROW(EIGRP, "EIGRP", INETCSUM_LAYER_EIGRP, eigrp),
+    ROW(DCCP, "DCCP", INETCSUM_LAYER_DCCP, dccp),
+    ROW(RSVP, "RSVP", INETCSUM_LAYER_RSVP, rsvp),
+    ROW(NHRP, "NHRP", INETCSUM_LAYER_NHRP, nhrp),
     /* tunnels */
     ROW(GRE, "GRE", INETCSUM_LAYER_GRE, gre),
     ROW(VXLAN, "VXLAN", NONE, vxlan),

@@ -65,6 +65,12 @@ enum ics_hdr {
     ICS_H_ICMPV6,
     ICS_H_MH,
     ICS_H_PIM,
+    ICS_H_OSPF,
+    ICS_H_VRRP,
+    ICS_H_EIGRP,
+    ICS_H_DCCP,
+    ICS_H_RSVP,
+    ICS_H_NHRP,     /* in GRE, or straight over IP */
     /* tunnels */
     ICS_H_GRE,
     ICS_H_VXLAN,
@@ -177,6 +183,8 @@ static inline enum ics_hdr ics_follow_gre(uint32_t type)
         return ICS_H_WCCP;
     case ICS_ETH_P_CMD:
         return ICS_H_CMD_GRE;
+    case ICS_ETH_P_NHRP:
+        return ICS_H_NHRP;
     case ICS_GRE_KEEPALIVE:
         return ICS_H_STOP;
     }
@@ -205,6 +213,18 @@ static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
         return ICS_H_MH;
     case ICS_IPPROTO_PIM:
         return ICS_H_PIM;
+    case ICS_IPPROTO_OSPF:
+        return ICS_H_OSPF;
+    case ICS_IPPROTO_VRRP:
+        return ICS_H_VRRP;
+    case ICS_IPPROTO_EIGRP:
+        return ICS_H_EIGRP;
+    case ICS_IPPROTO_DCCP:
+        return ICS_H_DCCP;
+    case ICS_IPPROTO_RSVP:
+        return ICS_H_RSVP;
+    case ICS_IPPROTO_NHRP:
+        return ICS_H_NHRP;
     case ICS_IPPROTO_GRE:
         return ICS_H_GRE;
     case ICS_IPPROTO_IPIP:

@@ -152,3 +152,102 @@ ICS_WALK_STEP(pim)
     *off += ICS_PIM_REGISTER_HLEN;
     return ics_walk_ip_version(w, p, *off);
 }
+
+/* The length a message's own header gives, as far as its carrier holds it: longer is malformed
+ * (the check is flagged, and covers what is there). */
+static size_t own_length(struct ics_walker *w, size_t len, size_t avail, unsigned *flags)
+{
+    if (len <= avail)
+        return len;
+    ics_malformed(w);
+    *flags |= INETCSUM_CHECK_MALFORMED;
+    return avail;
+}
+
+/* OSPF: version 2 over IPv4 leaves its 8-byte authentication field out of its checksum (RFC 2328
+ * D.4; that field's sum is taken out through the pseudo-header slot) and has none at all with
+ * cryptographic authentication; version 3 over IPv6 sums the pseudo-header (RFC 5340 A.3.1) and
+ * the whole IPv6 payload, as the kernels' IPV6_CHECKSUM computes it for routing daemons: with an
+ * authentication trailer (RFC 7166) that is past the OSPF length, and included (the one real
+ * capture of it agrees; Wireshark mixes the two lengths and calls it wrong). */
+ICS_WALK_STEP(ospf)
+{
+    const struct ics_ipctx *ip = &w->ip;
+    const size_t avail = *end - *off;
+    const uint8_t *p = ics_need(w, *off, ICS_OSPF3_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const unsigned version = p[ICS_OSPF_VERSION];
+    unsigned flags = 0;
+    const size_t len = own_length(w, ics_get16(p + ICS_OSPF_LEN), avail, &flags);
+    if (version == 3 && ip->v6) {
+        ics_add(w, INETCSUM_LAYER_OSPF, ip, *off, avail, ics_walk_pseudo(ip, ICS_IPPROTO_OSPF, avail), flags);
+    } else if (version == 2 && !ip->v6) {
+        if (!(p = ics_need(w, *off, ICS_OSPF2_HLEN, *end)) || ics_get16(p + ICS_OSPF_AUTYPE) == ICS_OSPF_AUTYPE_CRYPTO)
+            return ICS_H_STOP;
+        const uint32_t auth = inetcsum_partial(p + ICS_OSPF_AUTH, ICS_OSPF_AUTH_LEN, 0);
+        ics_add(w, INETCSUM_LAYER_OSPF, ip, *off, len, (uint16_t)~ics_fold16(auth), flags);
+    }
+    return ICS_H_STOP;
+}
+
+/* VRRP and CARP: version 2 (VRRPv2, RFC 3768, and CARP) sums the message alone, version 3 (RFC
+ * 5798) the pseudo-header of either IP too. */
+ICS_WALK_STEP(vrrp)
+{
+    const struct ics_ipctx *ip = &w->ip;
+    const size_t len = *end - *off;
+    const uint8_t *p = ics_need(w, *off, 1, *end);
+    if (!p)
+        return ICS_H_STOP;
+    if ((p[0] >> 4) == 2)
+        ics_add(w, INETCSUM_LAYER_VRRP, ip, *off, len, 0, 0);
+    else if ((p[0] >> 4) == 3)
+        ics_add(w, INETCSUM_LAYER_VRRP, ip, *off, len, ics_walk_pseudo(ip, ICS_IPPROTO_VRRP, len), 0);
+    return ICS_H_STOP;
+}
+
+ICS_WALK_STEP(eigrp)
+{
+    return whole_message(w, INETCSUM_LAYER_EIGRP, 0, *off, *end);
+}
+
+/* DCCP (RFC 4340 9.1): the pseudo-header counts the whole packet, the checksum covers what its
+ * Checksum Coverage says; a coverage past the packet is malformed (RFC 4340 9.2: dropped). */
+ICS_WALK_STEP(dccp)
+{
+    const struct ics_ipctx *ip = &w->ip;
+    const size_t len = *end - *off;
+    size_t cov = len;
+    unsigned flags = 0;
+    const uint8_t *p = ics_need(w, *off, ICS_DCCP_HLEN, *end);
+    if (p && (p[ICS_DCCP_CSCOV] & 0x0F)) {
+        cov = (size_t)p[ICS_DCCP_DOFF] * 4 + ((size_t)(p[ICS_DCCP_CSCOV] & 0x0F) - 1) * 4;
+        cov = own_length(w, cov, len, &flags);
+    }
+    ics_add(w, INETCSUM_LAYER_DCCP, ip, *off, cov, ics_walk_pseudo(ip, ICS_IPPROTO_DCCP, len), flags);
+    return ICS_H_STOP;
+}
+
+/* RSVP: its message by its own length. */
+ICS_WALK_STEP(rsvp)
+{
+    const size_t avail = *end - *off;
+    const uint8_t *p = ics_need(w, *off, ICS_RSVP_HLEN, *end);
+    unsigned flags = 0;
+    const size_t len = p ? own_length(w, ics_get16(p + ICS_RSVP_LEN), avail, &flags) : avail;
+    ics_add(w, INETCSUM_LAYER_RSVP, &w->ip, *off, len, 0, flags);
+    return ICS_H_STOP;
+}
+
+/* NHRP inside GRE: the packet by its own size.  (An Error Indication quotes the packet in error;
+ * it is not followed.) */
+ICS_WALK_STEP(nhrp)
+{
+    const size_t avail = *end - *off;
+    const uint8_t *p = ics_need(w, *off, ICS_NHRP_HLEN, *end);
+    unsigned flags = 0;
+    const size_t len = p ? own_length(w, ics_get16(p + ICS_NHRP_PKTSZ), avail, &flags) : avail;
+    ics_add(w, INETCSUM_LAYER_NHRP, &w->ip, *off, len, 0, flags);
+    return ICS_H_STOP;
+}

@@ -6,23 +6,32 @@
 /* Each layer's checksum field, the shortest header that holds it, and whether a pseudo-header is
  * summed (lib/wire gives the offsets). */
 const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT] = {
-    [INETCSUM_LAYER_IPV4] = {ICS_IPV4_CHECK, ICS_IPV4_HLEN, 0},
-    [INETCSUM_LAYER_TCP] = {ICS_TCP_CHECK, ICS_TCP_HLEN, 1},
-    [INETCSUM_LAYER_UDP] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1},
-    [INETCSUM_LAYER_UDPLITE] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1},
-    [INETCSUM_LAYER_ICMP] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 0},
-    [INETCSUM_LAYER_ICMPV6] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 1},
-    [INETCSUM_LAYER_IGMP] = {ICS_IGMP_CHECK, ICS_IGMP_CHECK + 2, 0},
-    [INETCSUM_LAYER_GRE] = {ICS_GRE_CHECK, ICS_GRE_CSUM_HLEN, 0},
-    [INETCSUM_LAYER_SCTP] = {ICS_SCTP_CHECK, ICS_SCTP_HLEN, 0},
-    [INETCSUM_LAYER_MH] = {ICS_MH_CHECK, ICS_MH_HLEN, 1},
-    [INETCSUM_LAYER_PIM] = {ICS_PIM_CHECK, ICS_PIM_HLEN, 1}, /* (the pseudo-header over IPv6 only) */
+    [INETCSUM_LAYER_IPV4] = {ICS_IPV4_CHECK, ICS_IPV4_HLEN, 0, 0, 0},
+    [INETCSUM_LAYER_TCP] = {ICS_TCP_CHECK, ICS_TCP_HLEN, 1, 1, 0},
+    [INETCSUM_LAYER_UDP] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1, 1, 0}, /* (its zero rule is its own) */
+    [INETCSUM_LAYER_UDPLITE] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1, 1, 0},
+    [INETCSUM_LAYER_ICMP] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 0, 0, 0},
+    [INETCSUM_LAYER_ICMPV6] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 1, 1, 0},
+    [INETCSUM_LAYER_IGMP] = {ICS_IGMP_CHECK, ICS_IGMP_CHECK + 2, 0, 0, 0},
+    [INETCSUM_LAYER_GRE] = {ICS_GRE_CHECK, ICS_GRE_CSUM_HLEN, 0, 0, 0},
+    [INETCSUM_LAYER_SCTP] = {ICS_SCTP_CHECK, ICS_SCTP_HLEN, 0, 0, 0},
+    [INETCSUM_LAYER_MH] = {ICS_MH_CHECK, ICS_MH_HLEN, 1, 1, 0},
+    /* The routing and signalling protocols: no device computes these, none is left seeded. */
+    [INETCSUM_LAYER_PIM] = {ICS_PIM_CHECK, ICS_PIM_HLEN, 1, 0, 0}, /* (the pseudo-header over IPv6 only) */
+    [INETCSUM_LAYER_OSPF] = {ICS_OSPF_CHECK, ICS_OSPF_CHECK + 2, 1, 0, 0}, /* (v2: the authentication field's
+                                                                              * sum taken out through it) */
+    [INETCSUM_LAYER_VRRP] = {ICS_VRRP_CHECK, ICS_VRRP_HLEN, 1, 0, 0}, /* (version 3 only) */
+    [INETCSUM_LAYER_EIGRP] = {ICS_EIGRP_CHECK, ICS_EIGRP_HLEN, 0, 0, 0},
+    [INETCSUM_LAYER_DCCP] = {ICS_DCCP_CHECK, ICS_DCCP_HLEN, 1, 0, 0},
+    [INETCSUM_LAYER_RSVP] = {ICS_RSVP_CHECK, ICS_RSVP_HLEN, 0, 0, 1},
+    [INETCSUM_LAYER_NHRP] = {ICS_NHRP_CHECK, ICS_NHRP_HLEN, 0, 0, 0},
 };
 
 const char *inetcsum_layer_name(enum inetcsum_layer layer)
 {
     static const char *const names[INETCSUM_LAYER_COUNT] = {"ipv4", "tcp",    "udp",  "udplite", "icmp",
-                                                            "icmpv6", "igmp", "gre", "sctp", "mh", "pim"};
+                                                            "icmpv6", "igmp", "gre", "sctp", "mh", "pim",
+                                                            "ospf", "vrrp", "eigrp", "dccp", "rsvp", "nhrp"};
     return (unsigned)layer < INETCSUM_LAYER_COUNT ? names[layer] : "?";
 }
 

@@ -13,7 +13,10 @@
 struct ics_l4_rule {
     uint8_t field;   /* offset of the checksum field in the header */
     uint8_t min_len; /* shortest header that holds the field */
-    uint8_t pseudo;  /* 1: the sum includes a pseudo-header */
+    uint8_t pseudo;  /* 1: the sum includes a pseudo-header (where the carrier has one) */
+    uint8_t seeded;  /* 1: a sender may leave the field holding the pseudo-header sum for its NIC
+                      * (reported partial) */
+    uint8_t zero_none; /* 1: a field of 0 means no checksum was sent (reported absent) */
 };
 extern const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT];
 
@@ -59,6 +62,11 @@ static inline struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer
     struct inetcsum_verdict v = {INETCSUM_BAD, ics_net16(stored_mem), 0};
     int pseudo_used = ics_l4_rules[layer].pseudo;
     uint32_t total = pseudo_used ? ics_add32(covered_sum, pseudo) : covered_sum;
+    if (stored_mem == 0 && ics_l4_rules[layer].zero_none) {
+        v.status = INETCSUM_ABSENT;
+        v.expected = ics_inet_expected(layer, stored_mem, total);
+        return v;
+    }
     if (stored_mem == 0 && ics_is_udp(layer)) {
         v.expected = ics_inet_expected(layer, stored_mem, total);
         if (layer == INETCSUM_LAYER_UDPLITE)
@@ -77,7 +85,7 @@ static inline struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer
         return v;
     }
     v.expected = ics_inet_expected(layer, stored_mem, total);
-    if (pseudo_used && stored_mem == ics_fold16(pseudo))
+    if (ics_l4_rules[layer].seeded && stored_mem == ics_fold16(pseudo))
         v.status = INETCSUM_PARTIAL;
     return v;
 }

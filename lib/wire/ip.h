@@ -23,7 +23,13 @@ enum {
     ICS_IPPROTO_NONE = 59,   /* IPv6: no next header */
     ICS_IPPROTO_DSTOPTS = 60,
     ICS_IPPROTO_SCTP = 132,
+    ICS_IPPROTO_DCCP = 33,
+    ICS_IPPROTO_RSVP = 46,
+    ICS_IPPROTO_NHRP = 54, /* NHRP straight over IP (RFC 2332 allows it; GRE is the usual carrier) */
+    ICS_IPPROTO_EIGRP = 88,
+    ICS_IPPROTO_OSPF = 89,
     ICS_IPPROTO_PIM = 103,
+    ICS_IPPROTO_VRRP = 112, /* CARP too */
     ICS_IPPROTO_MH = 135,    /* Mobile IPv6 Mobility Header */
     ICS_IPPROTO_UDPLITE = 136,
     ICS_IPPROTO_ETHERNET = 143, /* an Ethernet frame (RFC 8986, SRv6's End.DX2) */

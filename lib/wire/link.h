@@ -27,6 +27,7 @@ enum {
     ICS_ETH_P_MACSEC = 0x88E5,       /* IEEE 802.1AE */
     ICS_ETH_P_ARISTA = 0xD28B,       /* Arista's vendor header (timestamps) */
     ICS_ETH_P_NSH = 0x894F,          /* Network Service Header (RFC 8300) */
+    ICS_ETH_P_NHRP = 0x2001,         /* NHRP, as GRE names it (RFC 2332) */
 };
 
 /* EtherTypes of protocols that carry no IP and no checksum of their own (the walk ends at them

@@ -94,4 +94,36 @@ enum {
     ICS_PIM_REGISTER_HLEN = 8,
 };
 
+/* OSPF (RFC 2328 A.3.1, RFC 5340 A.3.1): version, type, packet length, router and area IDs, the
+ * checksum; OSPFv2 then its authentication type and 8 bytes of authentication, which its checksum
+ * leaves out (and with cryptographic authentication, type 2, the checksum is not computed). */
+enum {
+    ICS_OSPF_VERSION = 0,
+    ICS_OSPF_LEN = 2,
+    ICS_OSPF_CHECK = 12,
+    ICS_OSPF_AUTYPE = 14,
+    ICS_OSPF_AUTH = 16,
+    ICS_OSPF_AUTH_LEN = 8,
+    ICS_OSPF2_HLEN = 24,
+    ICS_OSPF3_HLEN = 16,
+    ICS_OSPF_AUTYPE_CRYPTO = 2,
+};
+
+/* VRRP (RFC 3768 5.1, RFC 5798 5.1) and CARP, which shares its protocol number: version in the top
+ * nibble of the first byte, the checksum at byte 6. */
+enum { ICS_VRRP_CHECK = 6, ICS_VRRP_HLEN = 8 };
+
+/* EIGRP (RFC 7868 6.5): version, opcode, checksum, flags, sequence, acknowledgment, virtual router
+ * ID, autonomous system. */
+enum { ICS_EIGRP_CHECK = 2, ICS_EIGRP_HLEN = 20 };
+
+/* DCCP (RFC 4340 5.1): ports, data offset (the header's length in 4-byte words), CCVal and
+ * Checksum Coverage (low nibble: 0 the whole packet, else the header and CsCov - 1 words of data),
+ * checksum. */
+enum { ICS_DCCP_DOFF = 4, ICS_DCCP_CSCOV = 5, ICS_DCCP_CHECK = 6, ICS_DCCP_HLEN = 12 };
+
+/* RSVP's common header (RFC 2205 3.1.1): version and flags, message type, checksum, send TTL,
+ * reserved, message length. */
+enum { ICS_RSVP_CHECK = 2, ICS_RSVP_LEN = 6, ICS_RSVP_HLEN = 8 };
+
 #endif

@@ -104,4 +104,8 @@ enum {
     ICS_GTPU_GPDU = 0xFF,
 };
 
+/* NHRP (RFC 2332 5.2.1), inside GRE: address family, protocol type and SNAP, hop count, packet
+ * size, checksum (over the whole packet), extension offset, version, type, lengths. */
+enum { ICS_NHRP_PKTSZ = 10, ICS_NHRP_CHECK = 12, ICS_NHRP_HLEN = 20 };
+
 #endif

@@ -21,6 +21,12 @@ class Layer(str, enum.Enum):
     SCTP = "sctp"  # CRC32c, little-endian on the wire
     MH = "mh"  # Mobile IPv6 Mobility Header (RFC 6275 6.1)
     PIM = "pim"  # PIM (RFC 7761 4.9): a Register's checksum covers its first 8 bytes only
+    OSPF = "ospf"  # OSPFv2 (all but its authentication field), OSPFv3 (IPv6 pseudo-header)
+    VRRP = "vrrp"  # VRRPv2 and CARP (no pseudo-header), VRRPv3 (pseudo-header)
+    EIGRP = "eigrp"
+    DCCP = "dccp"  # RFC 4340: pseudo-header, its Checksum Coverage
+    RSVP = "rsvp"  # 0 means none was sent (absent)
+    NHRP = "nhrp"
 
     def __str__(self) -> str:
         return self.value
