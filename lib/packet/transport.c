@@ -229,25 +229,27 @@ ICS_WALK_STEP(dccp)
     return ICS_H_STOP;
 }
 
-/* RSVP: its message by its own length. */
-ICS_WALK_STEP(rsvp)
+/* A message whose checksum covers it by the 16-bit length at len_at of its hlen-byte header, no
+ * pseudo-header. */
+static enum ics_hdr own_message(struct ics_walker *w, enum inetcsum_layer layer, size_t hlen, size_t len_at,
+                                size_t off, size_t end)
 {
-    const size_t avail = *end - *off;
-    const uint8_t *p = ics_need(w, *off, ICS_RSVP_HLEN, *end);
+    const size_t avail = end - off;
+    const uint8_t *p = ics_need(w, off, hlen, end);
     unsigned flags = 0;
-    const size_t len = p ? own_length(w, ics_get16(p + ICS_RSVP_LEN), avail, &flags) : avail;
-    ics_add(w, INETCSUM_LAYER_RSVP, &w->ip, *off, len, 0, flags);
+    const size_t len = p ? own_length(w, ics_get16(p + len_at), avail, &flags) : avail;
+    ics_add(w, layer, &w->ip, off, len, 0, flags);
     return ICS_H_STOP;
 }
 
-/* NHRP inside GRE: the packet by its own size.  (An Error Indication quotes the packet in error;
- * it is not followed.) */
+ICS_WALK_STEP(rsvp)
+{
+    return own_message(w, INETCSUM_LAYER_RSVP, ICS_RSVP_HLEN, ICS_RSVP_LEN, *off, *end);
+}
+
+/* NHRP (in GRE, or over IP): the packet by its own size.  (An Error Indication quotes the packet
+ * in error; that is not followed.) */
 ICS_WALK_STEP(nhrp)
 {
-    const size_t avail = *end - *off;
-    const uint8_t *p = ics_need(w, *off, ICS_NHRP_HLEN, *end);
-    unsigned flags = 0;
-    const size_t len = p ? own_length(w, ics_get16(p + ICS_NHRP_PKTSZ), avail, &flags) : avail;
-    ics_add(w, INETCSUM_LAYER_NHRP, &w->ip, *off, len, 0, flags);
-    return ICS_H_STOP;
+    return own_message(w, INETCSUM_LAYER_NHRP, ICS_NHRP_HLEN, ICS_NHRP_PKTSZ, *off, *end);
 }
