@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "inetcsum_gso.h"
+#include "wire/wire.h"
 #include "outfile.h"
 
 static const char help[] =
@@ -71,10 +72,11 @@ static const char *refusal(int rc)
                                   : "headers whose lengths contradict each other";
 }
 
-/* Growing buffers for the segments of one super-packet and the record of one segment. */
+/* Growing buffers for the segments of one super-packet and the record of one segment, and a
+ * super-packet's copy without its jumbo hop-by-hop header. */
 struct room {
-    uint8_t *seg_bytes, *record;
-    size_t seg_cap, record_cap;
+    uint8_t *seg_bytes, *record, *plain;
+    size_t seg_cap, record_cap, plain_cap;
     struct inetcsum_segment *seg;
     size_t nseg_cap;
 };
@@ -91,9 +93,67 @@ static int grow(void **p, size_t *cap, size_t want)
     return 0;
 }
 
-/* Splits rec (g describes it) and writes its segments through w: 0 or an errno. */
+/* Where the IPv6 header of a frame starts, when its link layer says one follows at once (VLAN
+ * tags skipped); 0 with *found 0 when not. */
+static size_t ipv6_at(const uint8_t *p, size_t len, int link, int *found)
+{
+    size_t off = 0;
+    uint32_t type = 0;
+    *found = 0;
+    switch (link) {
+    case INETCSUM_LINK_ETHERNET:
+        if (len < ICS_ETH_HLEN)
+            return 0;
+        type = ics_get16(p + ICS_ETH_TYPE);
+        off = ICS_ETH_HLEN;
+        while ((type == ICS_ETH_P_8021Q || type == ICS_ETH_P_8021AD) && off + ICS_VLAN_HLEN <= len) {
+            type = ics_get16(p + off + ICS_VLAN_TYPE);
+            off += ICS_VLAN_HLEN;
+        }
+        break;
+    case INETCSUM_LINK_LINUX_SLL:
+    case INETCSUM_LINK_LINUX_SLL2: {
+        const int v2 = link == INETCSUM_LINK_LINUX_SLL2;
+        off = v2 ? ICS_SLL2_HLEN : ICS_SLL_HLEN;
+        if (len < off)
+            return 0;
+        type = ics_get16(p + (v2 ? ICS_SLL2_TYPE : ICS_SLL_TYPE));
+        break;
+    }
+    case INETCSUM_LINK_RAW:
+    case INETCSUM_LINK_IPV6:
+        type = len && ics_ip_version(p) == 6 ? ICS_ETH_P_IPV6 : 0;
+        break;
+    }
+    *found = type == ICS_ETH_P_IPV6 && off + ICS_IPV6_HLEN <= len;
+    return off;
+}
+
+/* A BIG TCP IPv6 packet as Linux 5.19 to 6.2 showed it to a capture on the sender: a payload
+ * length of 0 and a hop-by-hop header holding the jumbo option alone (RFC 2675).  Linux takes that
+ * header out before segmenting (ipv6_hopopt_jumbo_remove), and segments never carry it; so does
+ * segment, into out (len - 8 bytes).  Returns the length of that copy, 0 when p has no such header. */
+static size_t without_jumbo(const uint8_t *p, size_t len, int link, uint8_t *out)
+{
+    int found;
+    const size_t ip = ipv6_at(p, len, link, &found), hbh = ip + ICS_IPV6_HLEN;
+    if (!found || ics_get16(p + ip + ICS_IPV6_PAYLOAD_LEN) != 0 || p[ip + ICS_IPV6_NEXTHDR] != ICS_IPPROTO_HOPOPTS ||
+        len < hbh + ICS_JUMBO_HBH_LEN || p[hbh + ICS_IPV6_OPT_LEN] != 0 ||
+        p[hbh + ICS_IPV6_OPTS_FIRST] != ICS_IPV6_TLV_JUMBO || p[hbh + ICS_IPV6_OPTS_FIRST + 1] != ICS_IPV6_TLV_JUMBO_LEN)
+        return 0;
+    if (!out)
+        return len - ICS_JUMBO_HBH_LEN;
+    memcpy(out, p, hbh);
+    out[ip + ICS_IPV6_NEXTHDR] = p[hbh + ICS_IPV6_OPT_NEXTHDR];
+    memcpy(out + hbh, p + hbh + ICS_JUMBO_HBH_LEN, len - hbh - ICS_JUMBO_HBH_LEN);
+    return len - ICS_JUMBO_HBH_LEN;
+}
+
+/* Splits rec (g describes it; its bytes are data[0..len), rec's own or a copy) and writes its
+ * segments through w: 0 or an errno. */
 static int write_segments(struct cap_reader *rd, struct cap_writer *w, const struct cap_record *rec,
-                          const struct inetcsum_gso *g, struct room *m, struct seg_tally *t)
+                          const uint8_t *data, size_t len, const struct inetcsum_gso *g, struct room *m,
+                          struct seg_tally *t)
 {
     const size_t each = (size_t)g->hdr_len + g->gso_size;
     size_t nseg_bytes = m->nseg_cap * sizeof *m->seg;
@@ -104,7 +164,7 @@ static int write_segments(struct cap_reader *rd, struct cap_writer *w, const str
     m->nseg_cap = nseg_bytes / sizeof *m->seg;
     for (uint32_t i = 0; i < g->segments; i++)
         m->seg[i] = (struct inetcsum_segment){m->seg_bytes + each * i, each, 0};
-    long got = inetcsum_gso_segment(g, rec->data, rec->caplen, NULL, 0, m->seg, g->segments);
+    long got = inetcsum_gso_segment(g, data, len, NULL, 0, m->seg, g->segments);
     if (got < 0)
         return EINVAL; /* described just before: cannot happen */
     for (long i = 0; i < got; i++) {
@@ -127,9 +187,18 @@ static int one_packet(const char *in_path, struct cap_reader *rd, struct cap_wri
     struct inetcsum_gso g;
     int rc = -EINVAL;
     const char *why = NULL;
+    const uint8_t *data = rec->data;
+    size_t len = rec->caplen;
     if (rec->caplen > o->mtu + min_link_len(rec->link)) {
-        rc = inetcsum_gso_describe(&g, rec->data, rec->caplen, (enum inetcsum_link)rec->link, 1);
-        if (rc == 0 && rec->caplen - g.link_len <= o->mtu) {
+        const size_t plain = without_jumbo(rec->data, rec->caplen, rec->link, NULL);
+        if (plain) { /* segmented from a copy without the jumbo header; rec stays as it is */
+            if (grow((void **)&m->plain, &m->plain_cap, plain) != 0)
+                return ENOMEM;
+            len = without_jumbo(rec->data, rec->caplen, rec->link, m->plain);
+            data = m->plain;
+        }
+        rc = inetcsum_gso_describe(&g, data, len, (enum inetcsum_link)rec->link, 1);
+        if (rc == 0 && len - g.link_len <= o->mtu) {
             rc = 1; /* fits after all (a longer link header) */
         } else if (rc == 0 && rec->caplen < rec->wirelen) {
             why = "cut by the capture (its payload is not all there)";
@@ -145,8 +214,8 @@ static int one_packet(const char *in_path, struct cap_reader *rd, struct cap_wri
             }
             if (!why && gso == 0)
                 why = "its headers alone fill the MTU";
-            if (!why && (rc = inetcsum_gso_describe(&g, rec->data, rec->caplen, (enum inetcsum_link)rec->link, gso)) == 0)
-                return write_segments(rd, w, rec, &g, m, t);
+            if (!why && (rc = inetcsum_gso_describe(&g, data, len, (enum inetcsum_link)rec->link, gso)) == 0)
+                return write_segments(rd, w, rec, data, len, &g, m, t);
             if (!why)
                 why = refusal(rc);
         } else {
@@ -199,6 +268,7 @@ static int segment_file(const char *in_path, const char *out_path, const struct 
     free(m.seg_bytes);
     free(m.seg);
     free(m.record);
+    free(m.plain);
     int status = EXIT_ALL_GOOD;
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);

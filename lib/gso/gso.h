@@ -11,6 +11,9 @@
  * headers and GENEVE options, and what segmenting a packet given as buffers copies to the stack. */
 #define ICS_GSO_MAX_HDR 1024
 
+/* The longest packet a BIG TCP super-packet (an IP length of 0) may be: Linux's GSO_MAX_SIZE. */
+#define ICS_GSO_MAX_BIG (512u * 1024u)
+
 /* The sum of n header bytes: inline below ICS_SMALL_MAX (per packet, a call would cost more than
  * the sum), through the kernels above it (headers reach ICS_GSO_MAX_HDR). */
 static inline uint32_t ics_gso_header_sum(const uint8_t *p, size_t n, uint32_t seed)

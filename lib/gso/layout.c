@@ -168,7 +168,11 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
     unsigned proto;
     if (version == 4) {
         const size_t ihl = ics_ipv4_hlen(ip);
-        if (ihl < ICS_IPV4_HLEN || !have(w, off, ihl) || ics_get16(ip + ICS_IPV4_TOT_LEN) != end - off)
+        if (ihl < ICS_IPV4_HLEN || !have(w, off, ihl))
+            return -EINVAL;
+        /* A total length of 0 is TSO's and BIG TCP's (Linux over 64 KB): the packet's own. */
+        const size_t tot = ics_get16(ip + ICS_IPV4_TOT_LEN);
+        if (tot != end - off && tot != 0)
             return -EINVAL;
         if (ics_get16(ip + ICS_IPV4_FRAG_OFF) & ICS_IP_FRAGMENTED)
             return -EPROTONOSUPPORT;
@@ -177,9 +181,13 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
     } else {
         if (!have(w, off, ICS_IPV6_HLEN))
             return -EINVAL;
-        if (ics_get16(ip + ICS_IPV6_PAYLOAD_LEN) == 0) /* a jumbogram (BIG TCP) */
+        /* A payload length of 0 without a hop-by-hop header is BIG TCP as Linux sends it since
+         * 6.3 (the length is the packet's own); a jumbo option (RFC 2675) is not segmented here:
+         * its hop-by-hop header is the caller's to take out first, as ipv6_hopopt_jumbo_remove. */
+        const size_t plen = ics_get16(ip + ICS_IPV6_PAYLOAD_LEN);
+        if (plen == 0 && ip[ICS_IPV6_NEXTHDR] == ICS_IPPROTO_HOPOPTS)
             return -EPROTONOSUPPORT;
-        if (ics_get16(ip + ICS_IPV6_PAYLOAD_LEN) != end - off - ICS_IPV6_HLEN)
+        if (plen != end - off - ICS_IPV6_HLEN && plen != 0)
             return -EINVAL;
         proto = ip[ICS_IPV6_NEXTHDR];
         l4 = off + ICS_IPV6_HLEN;
@@ -211,8 +219,9 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
         return 0;
     }
     case ICS_H_UDP: { /* a tunnel's, or the segmented one */
-        if (!have(w, l4, ICS_UDP_HLEN) || ics_get16(w->p + l4 + ICS_UDP_LEN) != end - l4)
-            return -EINVAL;
+        const size_t ulen = have(w, l4, ICS_UDP_HLEN) ? ics_get16(w->p + l4 + ICS_UDP_LEN) : 0;
+        if (!have(w, l4, ICS_UDP_HLEN) || (ulen != end - l4 && !(ulen == 0 && end - l4 > 65535)))
+            return -EINVAL; /* (0: a BIG TCP tunnel's or a jumbogram's, over 64 KB) */
         lv->l4 = INETCSUM_GSO_L4_UDP;
         lv->csum = ics_get16(w->p + l4 + ICS_UDP_CHECK) != 0;
         if (w->inner_nh && l4 == w->outer_th) { /* a tunnel by the header's word: VXLAN on 8472 too */
@@ -286,10 +295,11 @@ int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
             if (found_pseudo(&again, lv, lv->l4_off - lv->ip_off, &with_len) != 0)
                 return -EPROTONOSUPPORT;
         }
-        const uint32_t len = total - lv->l4_off;
-        uint8_t be_len[2];
-        ics_put16(be_len, len);
-        lv->pseudo = inetcsum_sub(with_len, inetcsum_partial(be_len, 2, 0));
+        /* The length as the parser summed it: 32 bits (two words), which BIG TCP's need. */
+        const uint32_t len = (uint32_t)(total - lv->l4_off);
+        uint8_t be_len[4];
+        ics_put32(be_len, len);
+        lv->pseudo = inetcsum_sub(with_len, inetcsum_partial(be_len, 4, 0));
     }
     return 0;
 }
@@ -298,7 +308,8 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
                    const struct ics_gso_marks *marks, int pseudo)
 {
     *g = (struct inetcsum_gso){0};
-    if (total > 0xFFFF + (size_t)ICS_GSO_MAX_HDR) /* no IP length reaches past this */
+    /* No IP length reaches past 64 KB, but BIG TCP's (a length of 0) reach Linux's GSO bound. */
+    if (total > ICS_GSO_MAX_BIG + (size_t)ICS_GSO_MAX_HDR)
         return -EINVAL;
     struct walk w = {p, avail < total ? avail : total, total, 0, 0, 0, g};
     if (marks) {

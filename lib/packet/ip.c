@@ -46,6 +46,8 @@ ICS_WALK_STEP(ipv4)
     if (!next_depth(w, ip) || !(p = ics_need(w, *off, hl, *end)))
         return ICS_H_STOP;
     ics_add(w, INETCSUM_LAYER_IPV4, ip, *off, hl, 0, 0);
+    if (tot == 0 && !w->quoted) /* TSO and BIG TCP (Linux over 64 KB): the length is the frame's */
+        tot = *end - *off;
     if (tot < hl) {
         ics_malformed(w);
         return ICS_H_STOP;
@@ -186,6 +188,10 @@ ICS_WALK_STEP(ipv6)
         if ((p = ics_need(w, at, 2, *end)))
             ipv6_options(w, ip, at, ics_ipv6_opt_hlen(p), *end, &jumbo);
         plen = jumbo;
+    } else if (plen == 0 && !w->quoted) {
+        /* BIG TCP as Linux has sent it since 6.3: over 64 KB without the hop-by-hop jumbo option
+         * (the length is the packet's own), as the sending host's capture shows it. */
+        plen = *end - at;
     }
     size_t pend = at + plen;
     if (pend > *end && !w->quoted) { /* as for IPv4: checked as far as it goes, never written */

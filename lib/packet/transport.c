@@ -32,7 +32,8 @@ ICS_WALK_STEP(igmp)
     return whole_message(w, INETCSUM_LAYER_IGMP, 0, *off, *end);
 }
 
-/* UDP: its own length (a jumbogram's is 0, RFC 2675), then a tunnel its ports name. */
+/* UDP: its own length (a jumbogram's is 0, RFC 2675, and so is a BIG TCP tunnel's over IPv4 as
+ * Linux sends it), then a tunnel its ports name. */
 ICS_WALK_STEP(udp)
 {
     const struct ics_ipctx *ip = &w->ip;
@@ -44,7 +45,7 @@ ICS_WALK_STEP(udp)
     }
     size_t ulen = ics_get16(p + ICS_UDP_LEN);
     const unsigned sport = ics_get16(p + ICS_UDP_SPORT), dport = ics_get16(p + ICS_UDP_DPORT);
-    if (ulen == 0 && ip->v6 && len > 65535)
+    if (ulen == 0 && len > 65535)
         ulen = len;
     unsigned bad = 0;
     if (ulen < ICS_UDP_HLEN || ulen > len) {

@@ -113,6 +113,7 @@ enum {
     ICS_IPV6_TLV_PAD1 = 0,
     ICS_IPV6_TLV_JUMBO = 0xC2,
     ICS_IPV6_TLV_JUMBO_LEN = 4,
+    ICS_JUMBO_HBH_LEN = 8, /* a hop-by-hop header holding the jumbo option alone */
     ICS_IPV6_TLV_HAO = 201,
     ICS_IPV6_TLV_HAO_LEN = 16,
     ICS_IPV6_OPTS_FIRST = 2, /* the first option, after next header and length */
