@@ -156,7 +156,7 @@ void json_check(FILE *out, const char *file, unsigned long long frame, const str
     }
     l->len = 0;
     put(l, check_head.text, check_head.len);
-    const int width = c->layer == INETCSUM_LAYER_SCTP ? 8 : 4;
+    const int width = c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS ? 8 : 4; /* CRCs: 32 bits */
     put_s(l, ",\"frame\":");
     put_u(l, frame);
     put_s(l, ",\"layer\":\"");

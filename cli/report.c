@@ -7,7 +7,7 @@
 
 static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
                                                           "ICMPv6", "IGMP", "GRE", "SCTP", "MH",   "PIM",
-                                                          "OSPF",   "VRRP", "EIGRP", "DCCP", "RSVP", "NHRP"};
+                                                          "OSPF",   "VRRP", "EIGRP", "DCCP", "RSVP", "NHRP", "FCS"};
 
 const char *report_layer_name(unsigned layer)
 {
@@ -17,7 +17,7 @@ const char *report_layer_name(unsigned layer)
 /* The field's value as hex: 4 digits, 8 for SCTP's CRC32c. */
 static int hex_width(const struct inetcsum_check *c)
 {
-    return c->layer == INETCSUM_LAYER_SCTP ? 8 : 4;
+    return c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS ? 8 : 4; /* CRCs: 32 bits */
 }
 
 static const char *why(const struct inetcsum_check *c)

@@ -73,6 +73,9 @@ enum inetcsum_layer {
     INETCSUM_LAYER_DCCP,    /* DCCP (RFC 4340 9.1): pseudo-header, its Checksum Coverage */
     INETCSUM_LAYER_RSVP,    /* RSVP (RFC 2205 3.1.1): its message; 0 means none was sent */
     INETCSUM_LAYER_NHRP,    /* NHRP (RFC 2332 5.2.1): the whole packet, no pseudo-header */
+    INETCSUM_LAYER_FCS,     /* an Ethernet frame check sequence (CRC-32, little-endian on the wire), when
+                             * the capture's link type says frames end with one: offset 0, length the
+                             * bytes before it, the field right after them */
     INETCSUM_LAYER_COUNT
 };
 

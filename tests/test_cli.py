@@ -397,7 +397,7 @@ class LinkTypes(unittest.TestCase):
         "pktap-user2": (149, pktap(ether(ipv4_udp()))),
         "radiotap": (127, radiotap(ipv4_udp())),
         "radiotap-fcs-qos": (127, radiotap(ipv4_udp(), fcs=True, qos=True)),
-        "ether-fcs": (0x24000001, ether(ipv4_udp()) + bytes(4)),
+        "ether-fcs": (0x24000001, ether(ipv4_udp()) + zlib.crc32(ether(ipv4_udp())).to_bytes(4, "little")),
         # Encapsulations that carry IP (issue 25): MPLS after PPP and in UDP, GRE's Cisco MetaData
         # and WCCP, MACsec without encryption, Arista's timestamps, NSH alone and in VXLAN-GPE,
         # and IPv6's next header 143 (Ethernet).
@@ -444,6 +444,39 @@ class LinkTypes(unittest.TestCase):
                     ours = json_verdicts(self, run("verify", "--json", path).stdout)
                     for (frame, col), letters in theirs.items():
                         self.assertEqual(ours.get((path, frame, col)), letters, f"{name} {col}")
+
+    def test_fcs(self):
+        """A capture whose link type says frames end with an FCS: each is checked (CRC-32), and fix
+        puts it right after the checksums it changes inside (issue 25, item 2)."""
+        good = ether(ipv4_udp(bad=False))
+        good += zlib.crc32(good).to_bytes(4, "little")
+        wrong_fcs = good[:-1] + bytes([good[-1] ^ 0xFF])
+        wrong_udp = ether(ipv4_udp())
+        wrong_udp += zlib.crc32(wrong_udp).to_bytes(4, "little")  # the FCS right over a wrong UDP checksum
+        cut = good[:-2]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "fcs.pcap")
+            frames = [good, wrong_fcs, wrong_udp]
+            write_bytes(path, pcap(0x24000001, frames) + pcap(0x24000001, [cut])[24:-len(cut)-16]
+                        + (4).to_bytes(4, "little") + bytes(4) + len(cut).to_bytes(4, "little")
+                        + len(good).to_bytes(4, "little") + cut)
+            res = run("verify", "--json", path)
+            checks = [json.loads(x) for x in res.stdout.splitlines()]
+            fcs = [(o["frame"], o["status"], o["stored"]) for o in checks if o.get("layer") == "fcs"]
+            self.assertEqual([(f, s) for f, s, _ in fcs], [(1, "good"), (2, "bad"), (3, "good"), (4, "unverifiable")])
+            self.assertEqual(fcs[0][2], "0x" + good[-4:].hex())  # the field's bytes as they lie
+            fixed = os.path.join(d, "fixed.pcap")
+            self.assertEqual(run("fix", "--quiet", path, fixed).returncode, 0)  # (the cut frame: unverifiable, no problem)
+            res = run("verify", "--json", fixed)
+            statuses = [(o["frame"], o["layer"], o["status"]) for o in map(json.loads, res.stdout.splitlines())
+                        if o["type"] == "check"]
+            self.assertNotIn("bad", [s for _, _, s in statuses], statuses)
+            out = read_bytes(fixed)
+            self.assertEqual(out[24 + 16:24 + 16 + len(good)], good)  # frame 1 untouched
+            if shutil.which("tshark"):
+                text = subprocess.run(["tshark", "-n", "-r", fixed, "-o", "eth.check_fcs:TRUE", "-T", "fields", "-e",
+                                       "eth.fcs.status"], capture_output=True, text=True).stdout.split()
+                self.assertEqual(text[:3], ["1", "1", "1"], text)
 
     def test_unknown_link_type_is_not_clean(self):
         with tempfile.TemporaryDirectory() as d:

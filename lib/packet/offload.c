@@ -21,6 +21,8 @@ static uint32_t kind_of(const struct ics_item *it)
     case INETCSUM_LAYER_SCTP:
         k = it->over_ipv6 ? INETCSUM_OFL_SCTP6 : INETCSUM_OFL_SCTP4;
         break;
+    case INETCSUM_LAYER_FCS:
+        return 0; /* a device's own, never a kind to request: left as it is */
     default:
         k = INETCSUM_OFL_OTHER;
     }

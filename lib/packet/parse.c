@@ -19,14 +19,20 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
     w.ip.frag = 0; /* the rest is set by the first IP header, before any step reads it */
     size_t off = 0, end = wirelen;
     out->flags = wirelen > v->len ? INETCSUM_FRAME_TRUNCATED : 0;
+    out->n = 0;
     /* A frame that ends with its FCS (the capture's link type says so): no header reaches into it. */
     const size_t fcs = INETCSUM_LINK_FCS_BYTES(link);
     if (fcs && wirelen >= fcs) {
         end = wirelen - fcs;
         if (w.cap > end)
             w.cap = end;
+        /* A 4-byte FCS is Ethernet's CRC-32: the outermost check, over every byte before it
+         * (unverifiable when the capture cut the frame).  Other lengths are only set aside. */
+        if (fcs == ICS_FCS_LEN) {
+            const struct ics_ipctx link_level = {0};
+            ics_add(&w, INETCSUM_LAYER_FCS, &link_level, 0, end, 0, v->len < wirelen ? INETCSUM_CHECK_TRUNCATED : 0);
+        }
     }
-    out->n = 0;
     out->why = INETCSUM_FOLLOWED;
     enum ics_hdr h = ics_walk_named(&w, ics_follow_link(link), INETCSUM_UNFOLLOWED_LINK, INETCSUM_LINK_TYPE(link), 0);
     if (h == ICS_H_UNKNOWN)

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "../proto/fcs.h"
 #include "../proto/l4.h"
 #include "parse.h"
 
@@ -14,12 +15,34 @@
 /* The checksum field of an item: where it is and how wide. */
 static inline size_t field_at(const struct ics_item *it)
 {
-    return (size_t)it->off + ics_l4_rules[it->layer].field;
+    /* (an FCS follows the bytes it covers) */
+    return (size_t)it->off + (it->layer == INETCSUM_LAYER_FCS ? it->len : ics_l4_rules[it->layer].field);
+}
+
+/* Whether the field is a 32-bit CRC stored little-endian (SCTP's CRC32c, an FCS's CRC-32). */
+static inline int field_is_crc(const struct ics_item *it)
+{
+    return it->layer == INETCSUM_LAYER_SCTP || it->layer == INETCSUM_LAYER_FCS;
 }
 
 static inline size_t field_width(const struct ics_item *it)
 {
-    return it->layer == INETCSUM_LAYER_SCTP ? 4 : 2;
+    return field_is_crc(it) ? 4 : 2;
+}
+
+/* The CRC-32 of the bytes an FCS covers. */
+static inline uint32_t fcs_crc(const struct ics_view *v, const struct ics_item *it)
+{
+    if (v->base)
+        return ics_fcs_crc32(0, v->base + it->off, it->len);
+    uint32_t crc = 0;
+    uint8_t chunk[ICS_VIEW_MAX_GET];
+    for (size_t at = 0; at < it->len;) { /* segments: a chunk at a time (the caller checked the length) */
+        const size_t n = it->len - at < sizeof chunk ? it->len - at : sizeof chunk;
+        crc = ics_fcs_crc32(crc, ics_view_get(v, it->off + at, n, chunk), n);
+        at += n;
+    }
+    return crc;
 }
 
 /* The CRC32c of an SCTP message with its checksum field taken as zero. */
@@ -58,8 +81,8 @@ static inline struct inetcsum_verdict judge(const struct ics_view *v, const stru
         return vd;
     uint16_t mem;
     memcpy(&mem, f, 2);
-    uint32_t stored_crc = it->layer == INETCSUM_LAYER_SCTP ? ics_get_le32(f) : 0;
-    vd.stored = it->layer == INETCSUM_LAYER_SCTP ? __builtin_bswap32(stored_crc) : ics_net16(mem);
+    uint32_t stored_crc = field_is_crc(it) ? ics_get_le32(f) : 0;
+    vd.stored = field_is_crc(it) ? __builtin_bswap32(stored_crc) : ics_net16(mem);
     if (it->len < ics_l4_rules[it->layer].min_len)
         return vd; /* the field lies outside the message */
     if (it->flags & (INETCSUM_CHECK_FRAGMENT | INETCSUM_CHECK_TRUNCATED)) {
@@ -73,6 +96,11 @@ static inline struct inetcsum_verdict judge(const struct ics_view *v, const stru
     /* A malformed one (longer than its frame) is checked on what is there, never written. */
     if (it->layer == INETCSUM_LAYER_SCTP)
         return ics_sctp_verdict(stored_crc, sctp_crc(v, it));
+    if (it->layer == INETCSUM_LAYER_FCS) {
+        const uint32_t crc = fcs_crc(v, it);
+        return (struct inetcsum_verdict){stored_crc == crc ? INETCSUM_GOOD : INETCSUM_BAD, vd.stored,
+                                         __builtin_bswap32(crc)};
+    }
     size_t cov = coverage(v, it);
     if (cov == 0) {
         vd.status = INETCSUM_ILLEGAL;

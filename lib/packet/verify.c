@@ -50,14 +50,19 @@ static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsu
     ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
     unsigned written = 0;
     struct written_field w[INETCSUM_MAX_CHECKS];
+    /* An FCS (always the first item) is a CRC: no sum undoes the writes inside it, so it is judged
+     * as it was before any. */
+    const int has_fcs = parsed.n && parsed.item[0].layer == INETCSUM_LAYER_FCS;
+    const struct inetcsum_verdict fcs_before = has_fcs ? judge(v, &parsed.item[0], flags, 0)
+                                                       : (struct inetcsum_verdict){INETCSUM_UNVERIFIABLE, 0, 0};
     /* Innermost first: an outer checksum covers the inner fields as they will be sent.  What is
      * reported is each checksum as it was before any write (as verify sees it): an outer one that
      * was right is reported good, and written when the inner writes made it wrong. */
     for (unsigned i = parsed.n; i-- > 0;) {
         const struct ics_item *it = &parsed.item[i];
         struct inetcsum_verdict vd = judge(v, it, flags, 0);
-        struct inetcsum_verdict as_it_was = vd;
-        if (written && it->layer != INETCSUM_LAYER_SCTP && !(it->flags & ICS_UNSURE)) {
+        struct inetcsum_verdict as_it_was = it->layer == INETCSUM_LAYER_FCS ? fcs_before : vd;
+        if (written && !field_is_crc(it) && !(it->flags & ICS_UNSURE)) {
             const uint32_t undo = undo_writes(it, coverage(v, it), w, written);
             if (undo)
                 as_it_was = judge(v, it, flags, undo);

@@ -25,13 +25,14 @@ const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT] = {
     [INETCSUM_LAYER_DCCP] = {ICS_DCCP_CHECK, ICS_DCCP_HLEN, 1, 0, 0},
     [INETCSUM_LAYER_RSVP] = {ICS_RSVP_CHECK, ICS_RSVP_HLEN, 0, 0, 1},
     [INETCSUM_LAYER_NHRP] = {ICS_NHRP_CHECK, ICS_NHRP_HLEN, 0, 0, 0},
+    [INETCSUM_LAYER_FCS] = {0, 0, 0, 0, 0}, /* (its field follows what it covers: lib/packet/verdict.h) */
 };
 
 const char *inetcsum_layer_name(enum inetcsum_layer layer)
 {
     static const char *const names[INETCSUM_LAYER_COUNT] = {"ipv4", "tcp",    "udp",  "udplite", "icmp",
                                                             "icmpv6", "igmp", "gre", "sctp", "mh", "pim",
-                                                            "ospf", "vrrp", "eigrp", "dccp", "rsvp", "nhrp"};
+                                                            "ospf", "vrrp", "eigrp", "dccp", "rsvp", "nhrp", "fcs"};
     return (unsigned)layer < INETCSUM_LAYER_COUNT ? names[layer] : "?";
 }
 

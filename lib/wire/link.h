@@ -217,6 +217,9 @@ static inline int ics_af_is_inet6(uint32_t family)
  * the packet is the value of NFULA_PAYLOAD. */
 enum { ICS_NFLOG_HLEN = 4, ICS_NFLOG_FAMILY = 0, ICS_NFLOG_TLV_HLEN = 4, ICS_NFULA_PAYLOAD = 9 };
 
+/* A frame check sequence of this length is Ethernet's CRC-32 (802.3 3.2.9). */
+enum { ICS_FCS_LEN = 4 };
+
 /* IP over InfiniBand (LINKTYPE_IPOIB, RFC 4391): a 40-byte pseudo-header the capture adds, then
  * the IPoIB header: an EtherType and two reserved bytes. */
 enum { ICS_IPOIB_TYPE = 40, ICS_IPOIB_HLEN = 44 };

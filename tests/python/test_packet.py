@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import subprocess
+import zlib
 
 import pytest
 from scapy.all import GRE, ICMP, IGMP, IP, SCTP, TCP, UDP, VXLAN, Dot1Q, Ether, IPv6, Raw, SCTPChunkData
@@ -337,9 +338,13 @@ def test_report_flags():
                        (Link.PKTAP, (108).to_bytes(4, "little") + (1).to_bytes(4, "little") + (101).to_bytes(4, "little")
                         + bytes(96))]:
         assert [c.status for c in inetcsum.verify(head + ip, link=link)] == [Status.GOOD, Status.GOOD], link
-    # A link type whose pcap field says each frame ends with a 4-byte FCS: the FCS is no part of IP.
+    # A link type whose pcap field says each frame ends with a 4-byte FCS: the FCS is no part of IP,
+    # and is checked first (Ethernet's CRC-32, little-endian on the wire).
     fcs_link = 0x24000001
-    assert [c.status for c in inetcsum.verify(wire + bytes(4), link=fcs_link)] == [Status.GOOD, Status.GOOD]
+    with_fcs = inetcsum.verify(wire + zlib.crc32(wire).to_bytes(4, "little"), link=fcs_link)
+    assert [(c.layer, c.status) for c in with_fcs] == [(Layer.FCS, Status.GOOD), (Layer.IPV4, Status.GOOD),
+                                                       (Layer.TCP, Status.GOOD)]
+    assert [c.status for c in inetcsum.verify(wire + bytes(4), link=fcs_link)] == [Status.BAD, Status.GOOD, Status.GOOD]
     assert "Report(" in repr(report)
 
 
