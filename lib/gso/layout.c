@@ -164,6 +164,10 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
     if ((version != 4 && version != 6) || (ip_hdr != ICS_H_IP && ip_hdr != ics_follow_ip_version(version)))
         return -EINVAL;
     const size_t end = w->total; /* every level's lengths must reach the packet's end exactly */
+    /* An IP length of 0 means the packet's own: at the outermost level for TSO's captures, and at
+     * any level for BIG TCP's, which are over 64 KB (a smaller tunnelled packet with one inside is
+     * a payload that merely looks like headers). */
+    const int zero_len_ok = g->nlevels == 0 || end - off > 0xFFFF;
     size_t l4;
     unsigned proto;
     if (version == 4) {
@@ -172,7 +176,7 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
             return -EINVAL;
         /* A total length of 0 is TSO's and BIG TCP's (Linux over 64 KB): the packet's own. */
         const size_t tot = ics_get16(ip + ICS_IPV4_TOT_LEN);
-        if (tot != end - off && tot != 0)
+        if (tot != end - off && !(tot == 0 && zero_len_ok))
             return -EINVAL;
         if (ics_get16(ip + ICS_IPV4_FRAG_OFF) & ICS_IP_FRAGMENTED)
             return -EPROTONOSUPPORT;
@@ -187,7 +191,7 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
         const size_t plen = ics_get16(ip + ICS_IPV6_PAYLOAD_LEN);
         if (plen == 0 && ip[ICS_IPV6_NEXTHDR] == ICS_IPPROTO_HOPOPTS)
             return -EPROTONOSUPPORT;
-        if (plen != end - off - ICS_IPV6_HLEN && plen != 0)
+        if (plen != end - off - ICS_IPV6_HLEN && !(plen == 0 && zero_len_ok))
             return -EINVAL;
         proto = ip[ICS_IPV6_NEXTHDR];
         l4 = off + ICS_IPV6_HLEN;
