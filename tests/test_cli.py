@@ -828,6 +828,11 @@ class FixHabits(unittest.TestCase):
         """Interrupted at several points, fix leaves OUT absent or complete, IN untouched and no
         other file; with O_TMPFILE even SIGKILL leaves nothing, without it (a named temporary
         file, as on NFS) the catchable signals do."""
+        if "thread" in os.environ.get("INETCSUM_SANITIZE", ""):
+            # ThreadSanitizer holds asynchronous signals back to its own safe points: with the
+            # catchable signals blocked around the commit, a fix under it was seen to wait forever
+            # (CI, 2026-11-25).  The handlers are tested in the release and ASan builds.
+            self.skipTest("signals under ThreadSanitizer are delivered at its safe points, not when sent")
         with tempfile.TemporaryDirectory() as d:
             big = os.path.join(d, "big.pcap")
             gen("--size", "64M", "--bad", "50%", "--quiet", big)
@@ -847,7 +852,12 @@ class FixHabits(unittest.TestCase):
                             p.wait(timeout=delay)
                         except subprocess.TimeoutExpired:
                             p.send_signal(sig)
-                            p.wait()
+                            try:  # a fix that outlives its signal is a failure, not a hang of the suite
+                                p.wait(timeout=120)
+                            except subprocess.TimeoutExpired:
+                                p.kill()
+                                p.wait()
+                                self.fail(f"fix did not end within 120 s of {sig.name} (OUT {name}, named {named})")
                         names = sorted(os.listdir(d))
                         what = f"{sig.name} after {delay} s, OUT {name}, named {named}"
                         if p.returncode == 0 or names == ["big.pcap", name]:
