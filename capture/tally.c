@@ -49,13 +49,14 @@ void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t capl
             t->unknown_link_type = (int)INETCSUM_LINK_TYPE(link);
     } else if (report_malformed(r)) {
         t->malformed++;
-        t->problems++;
     }
     if (report_unfollowed(r)) {
         t->unfollowed++;
-        t->problems += (unsigned long long)!t->unfollowed_ok;
         tally_why(t, r);
     }
+    /* A frame not judged whole is one problem, however many ways (malformed, and not followed
+     * past where its walk stopped). */
+    t->problems += (unsigned long long)report_unjudged(t, r);
     if (caplen < wirelen || (r->flags & INETCSUM_FRAME_TRUNCATED))
         t->truncated++;
     tally_checks(t, r->checks, r->count);
