@@ -15,7 +15,7 @@ static const char help[] =
     "usage: inetcsum verify [--json] [--udp6-zero-ok] [--unfollowed-ok] [--no-reassemble] [--quiet] CAPTURE...\n"
     "\n"
     "Verifies every checksum in pcap and pcapng captures ('-': standard input): IPv4 headers, TCP,\n"
-    "UDP, UDP-Lite, ICMP, ICMPv6, IGMP, GRE, SCTP (CRC32c), PIM, OSPF, VRRP/CARP, EIGRP, DCCP, RSVP, NHRP\n"
+    "UDP, UDP-Lite, ICMP, ICMPv6, IGMP, GRE, SCTP (CRC32c), PIM, OSPF, VRRP/CARP, EIGRP, DCCP, RSVP, NHRP, PGM\n"
     "and the Mobile IPv6 Mobility Header,\n"
     "through VLANs, MPLS, PPPoE, MACsec, NSH, IPv6 extension headers and tunnels (VXLAN, GENEVE, GRE,\n"
     "IP-in-IP, ...).\n"

@@ -7,7 +7,7 @@
 
 static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
                                                           "ICMPv6", "IGMP", "GRE", "SCTP", "MH",   "PIM",
-                                                          "OSPF",   "VRRP", "EIGRP", "DCCP", "RSVP", "NHRP", "FCS"};
+                                                          "OSPF",   "VRRP", "EIGRP", "DCCP", "RSVP", "NHRP", "FCS", "PGM"};
 
 const char *report_layer_name(unsigned layer)
 {

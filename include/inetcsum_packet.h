@@ -121,6 +121,8 @@ enum inetcsum_unfollowed {
     INETCSUM_UNFOLLOWED_NEXT_PROTOCOL, /* NSH's or VXLAN-GPE's next protocol */
     INETCSUM_UNFOLLOWED_MPLS_PAYLOAD,  /* what an MPLS label stack carries (value: its first byte) */
     INETCSUM_UNFOLLOWED_IP_VERSION,    /* an IP header of another version than 4 or 6 (value) */
+    INETCSUM_UNFOLLOWED_NLPID,         /* a Frame Relay NLPID (value) */
+    INETCSUM_UNFOLLOWED_AGGREGATE,     /* several packets in one frame (an 802.11 A-MSDU) */
     INETCSUM_UNFOLLOWED_COUNT
 };
 

@@ -76,6 +76,7 @@ enum inetcsum_layer {
     INETCSUM_LAYER_FCS,     /* an Ethernet frame check sequence (CRC-32, little-endian on the wire), when
                              * the capture's link type says frames end with one: offset 0, length the
                              * bytes before it, the field right after them */
+    INETCSUM_LAYER_PGM,     /* PGM (RFC 3208 8): the whole packet, no pseudo-header; 0 means none was sent */
     INETCSUM_LAYER_COUNT
 };
 

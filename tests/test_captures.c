@@ -216,7 +216,7 @@ static void fill_round_trip(const char *file, long frame, const struct frame *f,
         const struct inetcsum_check *c = &filled.checks[i];
         if (!(c->flags & INETCSUM_CHECK_WRITTEN))
             continue;
-        static const uint8_t field[INETCSUM_LAYER_COUNT] = {10, 16, 6, 6, 2, 2, 2, 4, 8, 4, 2, 12, 6, 2, 6, 2, 12, 0};
+        static const uint8_t field[INETCSUM_LAYER_COUNT] = {10, 16, 6, 6, 2, 2, 2, 4, 8, 4, 2, 12, 6, 2, 6, 2, 12, 0, 6};
         const int crc = c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS;
         for (int b = 0; b < (crc ? 4 : 2); b++) /* (an FCS's field follows what it covers) */
             mask[c->offset + (c->layer == INETCSUM_LAYER_FCS ? c->length : field[c->layer]) + b] = 1;

@@ -110,6 +110,21 @@ ICS_WALK_STEP(ipv4)
     return upper(w, proto, *off);
 }
 
+/* The Authentication Header over IPv4 (RFC 4302): it signs what follows and hides none of it; the
+ * protocol after it hangs from the same IP level, its pseudo-header counting from past the AH. */
+ICS_WALK_STEP(ah)
+{
+    const uint8_t *p = ics_need(w, *off, 2, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const uint8_t nh = p[ICS_IPV6_OPT_NEXTHDR];
+    const size_t hl = ics_ipv6_ah_hlen(p);
+    if (!ics_have(w, *off, hl, *end))
+        return ICS_H_STOP;
+    *off += hl;
+    return upper(w, nh, *off);
+}
+
 /* Options of a hop-by-hop or destination options header at [at, at + len): the jumbo payload
  * length and the home address are the two that change a checksum. */
 static int ipv6_options(struct ics_walker *w, struct ics_ipctx *ip, size_t at, size_t len, size_t end, uint32_t *jumbo)

@@ -174,15 +174,29 @@ ICS_WALK_STEP(frelay)
         return ICS_H_STOP;
     const uint8_t nlpid = p[0];
     *off = at + 1;
-    if (nlpid == ICS_NLPID_IPV4)
+    switch (nlpid) {
+    case ICS_NLPID_IPV4:
         return ICS_H_IPV4;
-    if (nlpid == ICS_NLPID_IPV6)
+    case ICS_NLPID_IPV6:
         return ICS_H_IPV6;
-    /* Other NLPIDs (Q.933, CLNP, IS-IS) carry no IP; SNAP with a vendor's OUI neither. */
-    if (nlpid != ICS_NLPID_SNAP || !(p = ics_need(w, *off, ICS_FR_SNAP_HLEN, *end)) || p[0] || p[1] || p[2])
+    case ICS_NLPID_PPP:
+        return ICS_H_PPP;
+    case ICS_NLPID_SNAP:
+        break;
+    default:
+        return ics_nlpid_is_leaf(nlpid) ? ICS_H_STOP : ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_NLPID, nlpid, at);
+    }
+    /* SNAP: an EtherType (OUI 0, or 802.1H's), a bridged Ethernet frame (802.1's OUI), or a
+     * vendor's own protocol, as on Ethernet. */
+    if (!(p = ics_need(w, *off, ICS_FR_SNAP_HLEN, *end)))
         return ICS_H_STOP;
+    const uint32_t oui = ics_get24(p), pid = ics_get16(p + ICS_FR_SNAP_PID);
     *off += ICS_FR_SNAP_HLEN;
-    return ics_walk_ethertype(w, ics_get16(p + 3), *off);
+    if (oui == ICS_OUI_8021)
+        return pid == ICS_PID_BRIDGED_ETHER || pid == ICS_PID_BRIDGED_ETHER_FCS ? ICS_H_ETHER : ICS_H_STOP;
+    if (oui != 0 && oui != 0xF8)
+        return ICS_H_STOP;
+    return ics_walk_ethertype(w, pid, *off);
 }
 
 /* Juniper's capture header: magic, flags, extensions; then Ethernet, or, when the router stripped
@@ -291,6 +305,12 @@ ICS_WALK_STEP(wlan)
     if ((fc1 & ICS_WLAN_DS_BOTH) == ICS_WLAN_DS_BOTH)
         hlen += ICS_WLAN_ADDR4_LEN;
     if (fc0 & ICS_WLAN_SUBTYPE_QOS) {
+        /* An A-MSDU packs several packets, each with its own addresses and LLC/SNAP: one walk
+         * cannot follow them all, and is not taken to have. */
+        if (!(p = ics_need(w, *off + hlen, ICS_WLAN_QOS_LEN, *end)))
+            return ICS_H_STOP;
+        if (p[0] & ICS_WLAN_QOS_AMSDU)
+            return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_AGGREGATE, 0, *off + hlen + ICS_WLAN_QOS_LEN);
         hlen += ICS_WLAN_QOS_LEN;
         if (fc1 & ICS_WLAN_ORDER)
             hlen += ICS_WLAN_HTC_LEN;

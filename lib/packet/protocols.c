@@ -43,6 +43,7 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(IP, "IP", NONE, ip),
     ROW(IPV4, "IPv4", INETCSUM_LAYER_IPV4, ipv4),
     ROW(IPV6, "IPv6", NONE, ipv6),
+    ROW(AH, "AH", NONE, ah),
     /* upper layers, with their checksums' rules in lib/proto/l4.c */
     ROW(TCP, "TCP", INETCSUM_LAYER_TCP, tcp),
     ROW(UDP, "UDP", INETCSUM_LAYER_UDP, udp),
@@ -58,6 +59,7 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(EIGRP, "EIGRP", INETCSUM_LAYER_EIGRP, eigrp),
     ROW(DCCP, "DCCP", INETCSUM_LAYER_DCCP, dccp),
     ROW(RSVP, "RSVP", INETCSUM_LAYER_RSVP, rsvp),
+    ROW(PGM, "PGM", INETCSUM_LAYER_PGM, pgm),
     ROW(NHRP, "NHRP", INETCSUM_LAYER_NHRP, nhrp),
     /* tunnels */
     ROW(GRE, "GRE", INETCSUM_LAYER_GRE, gre),

@@ -70,6 +70,8 @@ enum ics_hdr {
     ICS_H_EIGRP,
     ICS_H_DCCP,
     ICS_H_RSVP,
+    ICS_H_PGM,
+    ICS_H_AH,       /* IPv4's Authentication Header (IPv6 walks its own with its extension headers) */
     ICS_H_NHRP,     /* in GRE, or straight over IP */
     /* tunnels */
     ICS_H_GRE,
@@ -223,6 +225,10 @@ static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
         return ICS_H_DCCP;
     case ICS_IPPROTO_RSVP:
         return ICS_H_RSVP;
+    case ICS_IPPROTO_PGM:
+        return ICS_H_PGM;
+    case ICS_IPPROTO_AH:
+        return ICS_H_AH;
     case ICS_IPPROTO_NHRP:
         return ICS_H_NHRP;
     case ICS_IPPROTO_GRE:

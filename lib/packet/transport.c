@@ -248,6 +248,13 @@ ICS_WALK_STEP(rsvp)
     return own_message(w, INETCSUM_LAYER_RSVP, ICS_RSVP_HLEN, ICS_RSVP_LEN, *off, *end);
 }
 
+/* PGM (RFC 3208 8): the whole packet, the header's own TSDU length notwithstanding (options come
+ * between the header and the data). */
+ICS_WALK_STEP(pgm)
+{
+    return whole_message(w, INETCSUM_LAYER_PGM, 0, *off, *end);
+}
+
 /* NHRP (in GRE, or over IP): the packet by its own size.  (An Error Indication quotes the packet
  * in error; that is not followed.) */
 ICS_WALK_STEP(nhrp)

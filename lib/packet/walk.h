@@ -192,6 +192,8 @@ ICS_WALK_STEP(vrrp);
 ICS_WALK_STEP(eigrp);
 ICS_WALK_STEP(dccp);
 ICS_WALK_STEP(rsvp);
+ICS_WALK_STEP(pgm);
+ICS_WALK_STEP(ah);
 ICS_WALK_STEP(nhrp);
 ICS_WALK_STEP(gre);
 ICS_WALK_STEP(erspan2);

@@ -26,13 +26,14 @@ const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT] = {
     [INETCSUM_LAYER_RSVP] = {ICS_RSVP_CHECK, ICS_RSVP_HLEN, 0, 0, 1},
     [INETCSUM_LAYER_NHRP] = {ICS_NHRP_CHECK, ICS_NHRP_HLEN, 0, 0, 0},
     [INETCSUM_LAYER_FCS] = {0, 0, 0, 0, 0}, /* (its field follows what it covers: lib/packet/verdict.h) */
+    [INETCSUM_LAYER_PGM] = {ICS_PGM_CHECK, ICS_PGM_HLEN, 0, 0, 1},
 };
 
 const char *inetcsum_layer_name(enum inetcsum_layer layer)
 {
     static const char *const names[INETCSUM_LAYER_COUNT] = {"ipv4", "tcp",    "udp",  "udplite", "icmp",
                                                             "icmpv6", "igmp", "gre", "sctp", "mh", "pim",
-                                                            "ospf", "vrrp", "eigrp", "dccp", "rsvp", "nhrp", "fcs"};
+                                                            "ospf", "vrrp", "eigrp", "dccp", "rsvp", "nhrp", "fcs", "pgm"};
     return (unsigned)layer < INETCSUM_LAYER_COUNT ? names[layer] : "?";
 }
 

@@ -29,6 +29,7 @@ enum {
     ICS_IPPROTO_EIGRP = 88,
     ICS_IPPROTO_OSPF = 89,
     ICS_IPPROTO_PIM = 103,
+    ICS_IPPROTO_PGM = 113,
     ICS_IPPROTO_VRRP = 112, /* CARP too */
     ICS_IPPROTO_MH = 135,    /* Mobile IPv6 Mobility Header */
     ICS_IPPROTO_UDPLITE = 136,

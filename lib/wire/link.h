@@ -253,8 +253,19 @@ enum {
     ICS_NLPID_IPV4 = 0xCC,
     ICS_NLPID_IPV6 = 0x8E,
     ICS_NLPID_SNAP = 0x80,
+    ICS_NLPID_PPP = 0xCF, /* RFC 1973: the PPP protocol field follows */
     ICS_FR_SNAP_HLEN = 5, /* OUI, PID */
+    ICS_FR_SNAP_PID = 3,
+    ICS_OUI_8021 = 0x0080C2, /* IEEE 802.1: bridged frames (RFC 2427 5.1) */
+    ICS_PID_BRIDGED_ETHER_FCS = 0x0001, /* an Ethernet frame with its FCS kept */
+    ICS_PID_BRIDGED_ETHER = 0x0007,
 };
+
+/* NLPIDs that carry no IP (ISO/IEC TR 9577): Q.933 and Q.2931 signalling, CLNP, ES-IS, IS-IS. */
+static inline int ics_nlpid_is_leaf(unsigned nlpid)
+{
+    return nlpid == 0x08 || nlpid == 0x09 || nlpid == 0x81 || nlpid == 0x82 || nlpid == 0x83;
+}
 
 /* Juniper's capture header (LINKTYPE_JUNIPER_ETHER and its kin): "MGC", a flags byte, then, when
  * the extension flag is set, a 2-byte length and that many bytes of TLVs.  With the no-L2 flag
@@ -305,6 +316,7 @@ enum {
     ICS_WLAN_HLEN = 24,
     ICS_WLAN_ADDR4_LEN = 6,
     ICS_WLAN_QOS_LEN = 2,
+    ICS_WLAN_QOS_AMSDU = 0x80, /* in the QoS control's first byte: the payload is an A-MSDU */
     ICS_WLAN_HTC_LEN = 4,
     ICS_WLAN_TYPE_MASK = 0x0C,
     ICS_WLAN_TYPE_DATA = 0x08,

@@ -126,4 +126,7 @@ enum { ICS_DCCP_DOFF = 4, ICS_DCCP_CSCOV = 5, ICS_DCCP_CHECK = 6, ICS_DCCP_HLEN 
  * reserved, message length. */
 enum { ICS_RSVP_CHECK = 2, ICS_RSVP_LEN = 6, ICS_RSVP_HLEN = 8 };
 
+/* PGM (RFC 3208 8): ports, type, options, checksum, global source ID, TSDU length. */
+enum { ICS_PGM_CHECK = 6, ICS_PGM_HLEN = 16 };
+
 #endif

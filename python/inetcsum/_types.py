@@ -27,6 +27,7 @@ class Layer(str, enum.Enum):
     DCCP = "dccp"  # RFC 4340: pseudo-header, its Checksum Coverage
     RSVP = "rsvp"  # 0 means none was sent (absent)
     NHRP = "nhrp"
+    PGM = "pgm"  # 0 means none was sent (absent)
     FCS = "fcs"  # an Ethernet FCS (CRC-32) where the capture's link type says frames carry one
 
     def __str__(self) -> str:

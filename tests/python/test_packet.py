@@ -20,7 +20,7 @@ from inetcsum import CheckFlag, FrameFlag, Layer, Link, Offload, Status
 
 # Where each layer's checksum field lies in its header, and how wide it is.
 FIELD = {"ipv4": 10, "tcp": 16, "udp": 6, "udplite": 6, "icmp": 2, "icmpv6": 2, "igmp": 2, "gre": 4, "sctp": 8, "mh": 4, "pim": 2, "ospf": 12,
-         "vrrp": 6, "eigrp": 2, "dccp": 6, "rsvp": 2, "nhrp": 12}
+         "vrrp": 6, "eigrp": 2, "dccp": 6, "rsvp": 2, "nhrp": 12, "pgm": 6}
 
 
 def field_bytes(check):
