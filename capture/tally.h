@@ -12,7 +12,7 @@
 struct tally {
     unsigned long long frames, truncated, checks;
     unsigned long long by[INETCSUM_LAYER_COUNT][INETCSUM_STATUS_COUNT];
-    unsigned long long problems; /* bad, partial, illegal: outside ICMP quotes */
+    unsigned long long problems; /* bad, partial, illegal: outside quoted packets */
     unsigned long long quoted;   /* bad, partial, illegal inside an ICMP error's quote: evidence of
                                   * what was sent (often before TX offload filled it), not a problem */
     unsigned long long unknown_link; /* frames of a link type inetcsum does not decode */
@@ -61,7 +61,7 @@ static inline int report_unfollowed(const struct inetcsum_report *r)
 int report_unjudged(const struct tally *t, const struct inetcsum_report *r);
 /* Whether a status is a problem (bad, partial, illegal). */
 int report_problem(unsigned status);
-/* Whether a check counts as a problem: a problem status outside an ICMP quote. */
+/* Whether a check counts as a problem: a problem status outside a quote. */
 int report_counts_as_problem(const struct inetcsum_check *c);
 
 #endif

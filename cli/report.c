@@ -94,7 +94,8 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
     if (t->malformed)
         fprintf(out, "; %llu malformed frame%s not decoded whole", t->malformed, t->malformed == 1 ? "" : "s");
     if (t->quoted)
-        fprintf(out, "; %llu of the wrong ones quoted in ICMP errors (not counted as problems)", t->quoted);
+        fprintf(out, "; %llu of the wrong ones in quoted packets (ICMP errors, sFlow, OpenFlow, NHRP: not counted as problems)",
+                t->quoted);
     fputc('\n', out);
     for (int l = 0; l < INETCSUM_LAYER_COUNT; l++) {
         unsigned long long n = 0;

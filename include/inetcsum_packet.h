@@ -72,12 +72,12 @@ enum inetcsum_link {
 #define INETCSUM_LINK_WITH_FCS(link, bytes) \
     ((enum inetcsum_link)(INETCSUM_LINK_TYPE(link) | INETCSUM_LINK_FCS_PRESENT | (((unsigned)(bytes) / 2u) << 28)))
 
-/* Limits: IP headers nested in one frame (tunnels and ICMP quotes), and checksums per frame. */
+/* Limits: IP headers nested in one frame (tunnels and quotes), and checksums per frame. */
 #define INETCSUM_MAX_DEPTH 8
 #define INETCSUM_MAX_CHECKS 32
 
 /* Why a check is what it is (struct inetcsum_check.flags). */
-#define INETCSUM_CHECK_QUOTED 0x01    /* inside an ICMP error's quote: verified, never written */
+#define INETCSUM_CHECK_QUOTED 0x01    /* inside a quoted packet (ICMP errors, sFlow, OpenFlow, NHRP): verified, never written */
 #define INETCSUM_CHECK_FRAGMENT 0x02  /* first fragment: covers bytes not in this frame */
 #define INETCSUM_CHECK_TRUNCATED 0x04 /* covers bytes beyond the captured length */
 #define INETCSUM_CHECK_MALFORMED 0x08 /* its header's lengths contradict each other */
@@ -123,6 +123,7 @@ enum inetcsum_unfollowed {
     INETCSUM_UNFOLLOWED_IP_VERSION,    /* an IP header of another version than 4 or 6 (value) */
     INETCSUM_UNFOLLOWED_NLPID,         /* a Frame Relay NLPID (value) */
     INETCSUM_UNFOLLOWED_AGGREGATE,     /* several packets in one frame (an 802.11 A-MSDU) */
+    INETCSUM_UNFOLLOWED_SFLOW_VERSION, /* an sFlow datagram of version 2 or 4 (value) */
     INETCSUM_UNFOLLOWED_COUNT
 };
 

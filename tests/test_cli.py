@@ -665,6 +665,108 @@ class CorpusProtocols(unittest.TestCase):
         self.assertGreater(compared, 600)
 
 
+def sflow(*samples):
+    """An sFlow version 5 datagram from agent 10.0.0.9 carrying `samples` (each format, body)."""
+    out = (5).to_bytes(4, "big") + (1).to_bytes(4, "big") + b"\x0a\x00\x00\x09" + bytes(12) \
+        + len(samples).to_bytes(4, "big")
+    for fmt, body in samples:
+        out += fmt.to_bytes(4, "big") + len(body).to_bytes(4, "big") + body
+    return out
+
+
+def sflow_flow_sample(proto, packet, expanded=False, cut=None):
+    """A flow sample (compact or expanded) holding one raw packet header record: the first `cut`
+    bytes of `packet` (all of it by default), its header protocol `proto` (1 Ethernet, 11 IPv4)."""
+    held = packet[:cut]
+    record = proto.to_bytes(4, "big") + (len(packet) + 4).to_bytes(4, "big") + (4).to_bytes(4, "big") \
+        + len(held).to_bytes(4, "big") + held + bytes(-len(held) % 4)
+    records = (1).to_bytes(4, "big") + len(record).to_bytes(4, "big") + record
+    head = bytes(40 if expanded else 28)  # sequence, source, rate, pool, drops, interfaces
+    return (3 if expanded else 1), head + (1).to_bytes(4, "big") + records
+
+
+class Samples(unittest.TestCase):
+    """Packets carried inside monitoring protocols are verified as quotes: evidence of what a switch
+    saw, never written, never a problem of the capture's own (issue 25)."""
+
+    def test_sflow(self):
+        counters = (2, bytes(12))  # a counter sample: no packet in it
+        inner = ether(ipv4_udp())  # its UDP checksum wrong
+        datagram = sflow(counters, sflow_flow_sample(1, inner), sflow_flow_sample(11, ipv4_udp(), expanded=True),
+                         sflow_flow_sample(1, inner, cut=40))
+        frame = ether(ipv4_udp(datagram, bad=False, dport=6343))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "sflow.pcap")
+            write_bytes(path, pcap(1, [frame]))
+            res = run("verify", "--json", path)
+            self.assertEqual(res.returncode, 0, res.stdout)  # quoted: not problems
+            checks = [(o["layer"], o["status"], o["flags"]) for o in map(json.loads, res.stdout.splitlines())
+                      if o["type"] == "check"]
+            self.assertEqual(checks, [("ipv4", "good", []), ("udp", "good", []),
+                                      ("ipv4", "good", ["quoted"]), ("udp", "bad", ["quoted"]),
+                                      ("ipv4", "good", ["quoted"]), ("udp", "bad", ["quoted"]),
+                                      ("ipv4", "good", ["quoted"]), ("udp", "unverifiable", ["quoted", "truncated"])])
+            self.assertIn(b"2 of the wrong ones in quoted packets (ICMP errors, sFlow, OpenFlow, NHRP: not counted", run("verify", path).stdout)
+            if shutil.which("tshark"):
+                theirs = tshark_verdicts(path)
+                ours = json_verdicts(self, res.stdout)
+                self.assertEqual(theirs[(1, "udp")], ["G", "B", "B"])  # (the cut one: no verdict)
+                self.assertEqual(ours[(path, 1, "udp")], ["G", "B", "B", "U"])
+                self.assertEqual(ours[(path, 1, "ip")], theirs[(1, "ip")])
+            fixed = os.path.join(d, "fixed.pcap")
+            self.assertEqual(run("fix", "--quiet", path, fixed).returncode, 0)
+            self.assertEqual(read_bytes(fixed), read_bytes(path))  # a sample is evidence: never written
+            # Versions 2 and 4 carry packets in forms not walked: named; anything else on the port
+            # is not sFlow (NetFlow sent there, say) and ends quietly.
+            other = os.path.join(d, "other.pcap")
+            write_bytes(other, pcap(1, [ether(ipv4_udp((4).to_bytes(4, "big") + bytes(40), bad=False, dport=6343)),
+                                        ether(ipv4_udp((0x50002).to_bytes(4, "big") + bytes(40), bad=False, dport=6343))]))
+            frames = [json.loads(x) for x in run("verify", "--json", other).stdout.splitlines()]
+            self.assertEqual([(o["frame"], o["why"]) for o in frames if o["type"] == "frame"],
+                             [(1, "sFlow version 4 not followed")])
+
+    def test_openflow_and_nhrp(self):
+        """OpenFlow packet-in (1.0, 1.3; the second cut by a buffering switch) and packet-out
+        messages, and an NHRP Traffic Indication, quote packets: each verified as tshark does."""
+        inner = ether(ipv4_udp())  # its UDP checksum wrong
+        match = b"\x00\x01\x00\x0c" + b"\x80\x00\x00\x04\x00\x00\x00\x01" + bytes(4)  # OXM in_port, padded to 16
+
+        def of(version, mtype, body):
+            return bytes([version, mtype]) + (8 + len(body)).to_bytes(2, "big") + b"\x00\x00\x00\x07" + body
+        pin10 = of(1, 10, b"\xff\xff\xff\xff" + len(inner).to_bytes(2, "big") + b"\x00\x01\x00\x00" + inner)
+        pin13 = of(4, 10, b"\x00\x00\x01\x00" + len(inner).to_bytes(2, "big") + b"\x00\x00" + bytes(8) + match
+                   + b"\x00\x00" + inner[:40])
+        pout13 = of(4, 13, b"\xff\xff\xff\xff" + b"\x00\x00\x00\x01" + b"\x00\x10" + bytes(6)
+                    + b"\x00\x00\x00\x10\xff\xff\xff\xfd\x00\x20" + bytes(6) + inner)
+
+        def tcp(sport, dport, payload):
+            seg = bytearray(sport.to_bytes(2, "big") + dport.to_bytes(2, "big") + bytes(8) + b"\x50\x18\x01\x00"
+                            + bytes(4) + payload)
+            pseudo = b"\x0a\x00\x00\x03\x0a\x00\x00\x04\x00\x06" + len(seg).to_bytes(2, "big")
+            seg[16:18] = ((~ones_sum(pseudo + bytes(seg))) & 0xFFFF).to_bytes(2, "big")
+            return ether(ipv4(6, bytes(seg)))
+        quoted = ipv4_udp()[:28]
+        nhrp = checksummed(b"\x00\x01\x08\x00" + bytes(5) + b"\xff" + (40 + len(quoted)).to_bytes(2, "big") + b"\x00\x00"
+                           + b"\x00\x00\x01\x08\x04\x00" + b"\x04\x04\x00\x00\x00\x00\x00\x00"
+                           + b"\xc0\xa8\xc8\x01" + b"\x0a\xff\xff\x01" + b"\x0a\xff\xff\x03" + quoted, 12)
+        frames = [tcp(6653, 40001, pin10), tcp(6653, 40002, pin13 + pout13), tcp(40003, 6633, pout13),
+                  ether(ipv4(47, b"\x00\x00\x20\x01" + nhrp))]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "quotes.pcap")
+            write_bytes(path, pcap(1, frames))
+            res = run("verify", "--json", path)
+            self.assertEqual(res.returncode, 0, res.stdout)
+            ours = json_verdicts(self, res.stdout)
+            self.assertEqual([ours.get((path, n, "udp")) for n in (1, 2, 3, 4)], [["B"], ["U", "B"], ["B"], ["U"]])
+            if shutil.which("tshark"):
+                compared = 0
+                for (frame_no, col), letters in tshark_verdicts(path).items():
+                    self.assertEqual([x for x in ours.get((path, frame_no, col), []) if x != "U"],
+                                     [x for x in letters if x != "U"], f"frame {frame_no} {col}")
+                    compared += 1
+                self.assertGreater(compared, 8)
+
+
 def icmp_unreachable(quoted):
     """An IPv4 ICMP port unreachable (right checksums) quoting `quoted`."""
     icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
@@ -822,7 +924,7 @@ class FixHabits(unittest.TestCase):
             res = run("verify", path)
             self.assertEqual(res.returncode, 0, res.stdout)
             self.assertIn(b"quoted inner UDP", res.stdout)
-            self.assertIn(b"quoted in ICMP errors (not counted as problems)", res.stdout)
+            self.assertIn(b"1 of the wrong ones in quoted packets (ICMP errors, sFlow, OpenFlow, NHRP: not counted as problems)", res.stdout)
             res = run("fix", path, os.path.join(d, "out.pcap"))
             self.assertEqual(res.returncode, 0, res.stderr)
 

@@ -88,8 +88,8 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
     const uint8_t *l4 = ip + hl;
     const enum ics_hdr upper = ics_follow_ipproto(proto);
     if (upper == ICS_H_TCP) {
-        if (payload < ICS_TCP_HLEN)
-            return 0;
+        if (payload < ICS_TCP_HLEN || ics_follow_tcp(ics_get16(l4 + ICS_TCP_SPORT), ics_get16(l4 + ICS_TCP_DPORT)) != ICS_H_STOP)
+            return 0; /* (OpenFlow: the general walk's) */
         fr->layer = INETCSUM_LAYER_TCP;
         fr->l4len = (uint32_t)payload;
     } else if (upper == ICS_H_UDP) {

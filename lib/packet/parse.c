@@ -3,6 +3,31 @@
  * rules every step keeps). */
 #include "walk.h"
 
+/* Steps from header h until one says stop or names what the walk does not follow. */
+static enum ics_hdr walk_from(struct ics_walker *w, enum ics_hdr h, size_t *off, size_t *end)
+{
+    while (h != ICS_H_STOP && h != ICS_H_UNKNOWN && ics_walk_count(w))
+        h = ics_protocols[h].walk(w, off, end);
+    return h;
+}
+
+void ics_walk_quote(struct ics_walker *w, enum ics_hdr h, size_t off, size_t held, size_t len)
+{
+    const size_t cap = w->cap;
+    const int quoted = w->quoted;
+    const unsigned ips = w->ips; /* its IP levels nest in the carrier's, beside other quotes' */
+    const struct ics_ipctx ip = w->ip;
+    w->quoted = 1;
+    if (off + held < w->cap)
+        w->cap = off + held;
+    size_t end = off + len;
+    walk_from(w, h, &off, &end);
+    w->cap = cap;
+    w->quoted = quoted;
+    w->ips = ips;
+    w->ip = ip;
+}
+
 int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, struct ics_parsed *out,
               struct inetcsum_fragment *frag)
 {
@@ -37,8 +62,7 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
     enum ics_hdr h = ics_walk_named(&w, ics_follow_link(link), INETCSUM_UNFOLLOWED_LINK, INETCSUM_LINK_TYPE(link), 0);
     if (h == ICS_H_UNKNOWN)
         out->flags |= INETCSUM_FRAME_UNKNOWN_LINK;
-    while (h != ICS_H_STOP && h != ICS_H_UNKNOWN && ics_walk_count(&w))
-        h = ics_protocols[h].walk(&w, &off, &end);
+    h = walk_from(&w, h, &off, &end);
     /* A walk that ended at a number it does not know says so, unless it ended inside an ICMP
      * error's quote or a first fragment (never followed beyond their upper layer: what a
      * fragmented datagram carries is walked once it is whole). */

@@ -68,4 +68,7 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(TEREDO, "Teredo", NONE, teredo),
     ROW(GTPU, "GTP-U", NONE, gtpu),
     ROW(VXLAN_GPE, "VXLAN-GPE", NONE, vxlan_gpe),
+    /* samples */
+    ROW(SFLOW, "sFlow", NONE, sflow),
+    ROW(OPENFLOW, "OpenFlow", NONE, openflow),
 };

@@ -71,6 +71,8 @@ enum ics_hdr {
     ICS_H_DCCP,
     ICS_H_RSVP,
     ICS_H_PGM,
+    ICS_H_SFLOW,    /* sFlow: its flow samples' packet headers, walked as quotes */
+    ICS_H_OPENFLOW, /* OpenFlow: its packet-in messages' packets, walked as quotes */
     ICS_H_AH,       /* IPv4's Authentication Header (IPv6 walks its own with its extension headers) */
     ICS_H_NHRP,     /* in GRE, or straight over IP */
     /* tunnels */
@@ -262,10 +264,21 @@ static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
         {ICS_PORT_GTPU, 1, ICS_H_GTPU},
         {ICS_PORT_VXLAN_GPE, 0, ICS_H_VXLAN_GPE},
         {ICS_PORT_MPLS_IN_UDP, 0, ICS_H_MPLS}, /* RFC 7510 */
+        {ICS_PORT_SFLOW, 0, ICS_H_SFLOW},
     };
     for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (dport == rows[i].port || (rows[i].either && sport == rows[i].port))
             return (enum ics_hdr)rows[i].hdr;
+    return ICS_H_STOP;
+}
+
+/* What a TCP segment's payload holds that the walk goes into, by its ports: only OpenFlow (a
+ * controller's connection, whose packet-ins carry packets); everything else ends the walk. */
+static inline enum ics_hdr ics_follow_tcp(uint32_t sport, uint32_t dport)
+{
+    if (sport == ICS_PORT_OPENFLOW || dport == ICS_PORT_OPENFLOW || sport == ICS_PORT_OPENFLOW_OLD ||
+        dport == ICS_PORT_OPENFLOW_OLD)
+        return ICS_H_OPENFLOW;
     return ICS_H_STOP;
 }
 

@@ -12,9 +12,22 @@ static enum ics_hdr whole_message(struct ics_walker *w, enum inetcsum_layer laye
     return ICS_H_STOP;
 }
 
+/* TCP, then what its ports say the walk goes into (ics_follow_tcp). */
 ICS_WALK_STEP(tcp)
 {
-    return whole_message(w, INETCSUM_LAYER_TCP, ICS_IPPROTO_TCP, *off, *end);
+    const size_t at = *off;
+    whole_message(w, INETCSUM_LAYER_TCP, ICS_IPPROTO_TCP, at, *end);
+    if (!ics_walk_beyond(w) || *end - at < ICS_TCP_HLEN)
+        return ICS_H_STOP; /* (a short header: its check says so) */
+    const uint8_t *p = ics_need(w, at, ICS_TCP_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const enum ics_hdr h = ics_follow_tcp(ics_get16(p + ICS_TCP_SPORT), ics_get16(p + ICS_TCP_DPORT));
+    const size_t hl = ics_tcp_hlen(p);
+    if (h == ICS_H_STOP || hl < ICS_TCP_HLEN || hl > *end - at)
+        return ICS_H_STOP;
+    *off = at + hl;
+    return h;
 }
 
 ICS_WALK_STEP(udplite)
@@ -87,7 +100,10 @@ static enum ics_hdr icmp(struct ics_walker *w, int v6, size_t *off, size_t end)
     ics_add(w, v6 ? INETCSUM_LAYER_ICMPV6 : INETCSUM_LAYER_ICMP, &w->ip, *off, len,
             v6 ? ics_walk_pseudo(&w->ip, ICS_IPPROTO_ICMPV6, len) : 0, 0);
     const uint8_t *p;
-    if (!ics_walk_beyond(w) || !(p = ics_need(w, *off, ICS_ICMP_HLEN, end)))
+    /* Not in a first fragment (the rest of the message is elsewhere) nor a quote; an IP header
+     * claiming more than its frame holds still leaves the quote's bytes to read, and a quote is
+     * never written. */
+    if (w->quoted || (w->ip.frag & INETCSUM_CHECK_FRAGMENT) || !(p = ics_need(w, *off, ICS_ICMP_HLEN, end)))
         return ICS_H_STOP;
     const uint8_t type = p[ICS_ICMP_TYPE];
     if (v6 && type == ICS_ICMPV6_REDIRECT)
@@ -255,9 +271,22 @@ ICS_WALK_STEP(pgm)
     return whole_message(w, INETCSUM_LAYER_PGM, 0, *off, *end);
 }
 
-/* NHRP (in GRE, or over IP): the packet by its own size.  (An Error Indication quotes the packet
- * in error; that is not followed.) */
+/* NHRP (in GRE, or over IP): the packet by its own size.  A Traffic Indication quotes the packet
+ * that caused it (walked as a quote); an Error Indication quotes an NHRP packet (not followed). */
 ICS_WALK_STEP(nhrp)
 {
-    return own_message(w, INETCSUM_LAYER_NHRP, ICS_NHRP_HLEN, ICS_NHRP_PKTSZ, *off, *end);
+    const size_t at = *off;
+    own_message(w, INETCSUM_LAYER_NHRP, ICS_NHRP_HLEN, ICS_NHRP_PKTSZ, at, *end);
+    const uint8_t *p;
+    if (!ics_walk_beyond(w) || *end - at < ICS_NHRP_HLEN + ICS_NHRP_MANDATORY_HLEN ||
+        !(p = ics_need(w, at, ICS_NHRP_HLEN + ICS_NHRP_MANDATORY_HLEN, *end)) || p[ICS_NHRP_TYPE] != ICS_NHRP_TRAFFIC_INDICATION)
+        return ICS_H_STOP;
+    const size_t size = ics_get16(p + ICS_NHRP_PKTSZ), ext = ics_get16(p + ICS_NHRP_EXTOFF);
+    const size_t quote = ICS_NHRP_HLEN + ICS_NHRP_MANDATORY_HLEN + (p[ICS_NHRP_SHTL] & ICS_NHRP_ADDR_LEN_MASK) +
+                         (p[ICS_NHRP_SSTL] & ICS_NHRP_ADDR_LEN_MASK) + p[ICS_NHRP_SPRO_LEN] + p[ICS_NHRP_DPRO_LEN];
+    const size_t last = ext ? ext : size; /* the quote ends where the extensions start */
+    if (size > *end - at || last > size || quote >= last)
+        return ICS_H_STOP;
+    ics_walk_quote(w, ICS_H_IP, at + quote, last - quote, last - quote);
+    return ICS_H_STOP;
 }

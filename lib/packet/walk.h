@@ -152,6 +152,11 @@ static inline int ics_walk_beyond(const struct ics_walker *w)
     return !w->ip.frag && !w->quoted;
 }
 
+/* Walks a packet another carries as a quote from header h at off: held bytes of it are there, of
+ * len it had; verified like an ICMP error's quote, never written.  The walk's own state is as it
+ * was after (parse.c). */
+void ics_walk_quote(struct ics_walker *w, enum ics_hdr h, size_t off, size_t held, size_t len);
+
 /* The steps, one per header kind (ics_protocols' walk). */
 #define ICS_WALK_STEP(name) enum ics_hdr ics_walk_##name(struct ics_walker *w, size_t *off, size_t *end)
 ICS_WALK_STEP(null);
@@ -194,6 +199,8 @@ ICS_WALK_STEP(dccp);
 ICS_WALK_STEP(rsvp);
 ICS_WALK_STEP(pgm);
 ICS_WALK_STEP(ah);
+ICS_WALK_STEP(sflow);
+ICS_WALK_STEP(openflow);
 ICS_WALK_STEP(nhrp);
 ICS_WALK_STEP(gre);
 ICS_WALK_STEP(erspan2);

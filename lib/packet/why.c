@@ -17,6 +17,7 @@ int inetcsum_report_why(const struct inetcsum_report *r, char *buf, size_t size)
         [INETCSUM_UNFOLLOWED_MPLS_PAYLOAD] = "MPLS payload (first byte 0x%02x) not followed",
         [INETCSUM_UNFOLLOWED_IP_VERSION] = "IP version %u not followed",
         [INETCSUM_UNFOLLOWED_NLPID] = "Frame Relay NLPID 0x%02x not followed",
+        [INETCSUM_UNFOLLOWED_SFLOW_VERSION] = "sFlow version %u not followed",
         [INETCSUM_UNFOLLOWED_AGGREGATE] = "802.11 A-MSDU (several packets in one frame) not followed",
     };
     if (!(r->flags & INETCSUM_FRAME_NOT_FOLLOWED))

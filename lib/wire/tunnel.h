@@ -108,4 +108,20 @@ enum {
  * size, checksum (over the whole packet), extension offset, version, type, lengths. */
 enum { ICS_NHRP_PKTSZ = 10, ICS_NHRP_CHECK = 12, ICS_NHRP_HLEN = 20 };
 
+/* The rest of NHRP's fixed header: the extensions' offset, the packet type, the lengths of the
+ * source NBMA address and subaddress (low 6 bits).  The mandatory part: the source and
+ * destination protocol address lengths, 6 more bytes, then the addresses.  Cisco's Traffic
+ * Indication (type 8) quotes the packet that caused it after them, up to the extensions. */
+enum {
+    ICS_NHRP_EXTOFF = 14,
+    ICS_NHRP_TYPE = 17,
+    ICS_NHRP_SHTL = 18,
+    ICS_NHRP_SSTL = 19,
+    ICS_NHRP_ADDR_LEN_MASK = 0x3F,
+    ICS_NHRP_SPRO_LEN = 20,
+    ICS_NHRP_DPRO_LEN = 21,
+    ICS_NHRP_MANDATORY_HLEN = 8,
+    ICS_NHRP_TRAFFIC_INDICATION = 8,
+};
+
 #endif

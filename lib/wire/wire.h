@@ -8,6 +8,7 @@
 #include "bytes.h"
 #include "ip.h"
 #include "link.h"
+#include "sample.h"
 #include "transport.h"
 #include "tunnel.h"
 

@@ -88,7 +88,7 @@ class Link(enum.IntEnum):
 class CheckFlag(enum.IntFlag):
     """Why a check is what it is (Check.flags)."""
 
-    QUOTED = 0x01  # inside an ICMP error's quote: verified, never written
+    QUOTED = 0x01  # inside a quoted packet (ICMP errors, sFlow, OpenFlow, NHRP): verified, never written
     FRAGMENT = 0x02  # a first fragment's: covers bytes not in this frame
     TRUNCATED = 0x04  # covers bytes beyond the captured length
     MALFORMED = 0x08  # its header's lengths contradict each other
@@ -144,7 +144,7 @@ class Check(NamedTuple):
     fill() would store, equal to stored when good, 0 when it cannot be known."""
 
     layer: Layer
-    depth: int  # 0: the outermost IP header and what it carries; +1 per tunnel or ICMP quote
+    depth: int  # 0: the outermost IP header and what it carries; +1 per tunnel or quote
     status: Status  # before any write
     stored: int
     expected: int

@@ -158,12 +158,12 @@ class Summary(NamedTuple):
     checksums: int
     statuses: Dict[Status, int]  # statuses present, with their counts
     layers: Dict[Layer, Dict[Status, int]]  # the same per layer present
-    problems: int  # bad, partial and illegal outside ICMP quotes, plus frames not decoded
+    problems: int  # bad, partial and illegal outside quoted packets, plus frames not decoded
     truncated: int  # frames captured shorter than they were on the wire
     reassembled: int  # fragmented datagrams made whole
     incomplete: int  # ... and those whose fragments never all came
     undecoded: int  # frames of an unknown link type or malformed
-    quoted: int  # bad, partial or illegal inside ICMP quotes (not problems)
+    quoted: int  # bad, partial or illegal inside quotes (not problems)
     cut: Optional[Cut]  # the file ended inside a record: every record before it was judged
     unfollowed: int = 0  # frames not followed to their end (problems unless allowed)
     # ... by reason, as "EtherType 0x88b5 not followed" (the first 8 reasons; "other" the rest)
