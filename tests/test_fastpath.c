@@ -27,12 +27,13 @@ static void put16(uint8_t *p, size_t v)
     p[1] = (uint8_t)v;
 }
 
-/* A UDP port, now and then one a tunnel uses (the shortcut must leave those to the walk). */
+/* A port, now and then one the walk goes beyond on (a UDP tunnel, sFlow; OpenFlow over TCP): the
+ * shortcut must leave those to the walk. */
 static unsigned port(void)
 {
-    static const unsigned tunnels[] = {4754, 4789, 6081, 3544, 2152};
+    static const unsigned named[] = {4754, 4789, 6081, 3544, 2152, 6343, 6653, 6633};
     if (tu_rand() % 8 == 0)
-        return tunnels[tu_rand() % 5];
+        return named[tu_rand() % (sizeof named / sizeof named[0])];
     return 1 + (unsigned)(tu_rand() % 65535);
 }
 
@@ -71,12 +72,14 @@ static void build(struct built *f)
         ip[9] = tcp ? 6 : 17;
     }
     uint8_t *l4 = ip + (v6 ? 40 : 20);
+    const unsigned sport = port(), dport = port();
+    put16(l4, sport);
+    put16(l4 + 2, dport);
     if (!tcp) {
-        unsigned sport = port(), dport = port();
-        put16(l4, sport);
-        put16(l4 + 2, dport);
         put16(l4 + 4, l4len);
         tunnel = ics_follow_udp(sport, dport) != ICS_H_STOP;
+    } else {
+        tunnel = ics_follow_tcp(sport, dport) != ICS_H_STOP;
     }
     f->len = off + iplen;
     if (f->link == INETCSUM_LINK_ETHERNET && tu_rand() % 4 == 0)
