@@ -111,9 +111,10 @@ struct inetcsum_gso_level {
                          * source route's or routing header's final destination, the protocol) */
 };
 
-#define INETCSUM_GSO_FIXEDID 0x1u /* keep every IPv4 ID as it is, at every level: valid only with DF
-                                   * set in each (Linux GRO merges packets with one fixed ID only
-                                   * then, and marks them SKB_GSO_TCP_FIXEDID) */
+#define INETCSUM_GSO_FIXEDID 0x1u /* keep every IPv4 ID as it is, at every level, DF or not (Linux
+                                   * 6.18's GRO merges packets with one fixed ID whatever their DF,
+                                   * SKB_GSO_TCP_FIXEDID, and its inet_gso_segment no longer
+                                   * refuses one without DF) */
 #define INETCSUM_GSO_PARTIAL 0x2u /* the segmented L4 checksum field holds the pseudo-header sum
                                    * (NEEDS_CSUM): no need to read it */
 
@@ -180,13 +181,15 @@ INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const s
  * Linux's rules (tcp_gro_receive, inet_gro_receive / ipv6_gro_receive, udp_gro_receive): the same
  * headers byte for byte (link layer, addresses, ports, TTL or hop limit, TOS or traffic class, DF,
  * IPv6 extension headers, TCP ACK, window and options), except the lengths, the IPv4 ID (one more
- * each time, or the same with DF: FIXEDID), the TCP sequence number (contiguous) and the flags
- * CWR (only the first may have it), FIN and PSH (the last); segments of the first one's size, a
- * shorter one ending the train; UDP checksums all zero or none zero; at most 64 KB, and 64 UDP
- * datagrams.  Through tunnels too (VXLAN, GENEVE, GRE, IP-in-IP): every level's headers are
+ * each time, or the same each time, DF or not, as Linux 6.18 merges them), the TCP sequence number
+ * (contiguous) and the flags FIN and PSH (the last's; CWR must match too, Linux 6.15's AccECN
+ * rule); segments of the first one's size, a shorter one ending the train; UDP
+ * checksums all zero or none zero; the whole packet from the outer IP header below 65,536 bytes
+ * (Linux's gro_max_size, IPv6 too), and 64 UDP datagrams.  IPv4 headers with options or a wrong
+ * header checksum are never merged (inet_gro_receive): they pass alone, untouched.  Through tunnels too (VXLAN, GENEVE, GRE, IP-in-IP): every level's headers are
  * compared and its IPv4 IDs followed.  Every packet's checksums (the tunnels' included) are
- * verified as it is copied in: a packet with a bad one ends its flow's train and passes alone,
- * untouched.
+ * verified as it is copied in: a packet with a bad one passes alone, untouched, at once, and what
+ * its flow holds stays held (as in Linux).
  *
  * Packets come out through the emit callback, each preceded by a virtio-net header of vnet_size
  * bytes: a super-packet as the kernel takes it from a TAP with offloads on (NEEDS_CSUM, its

@@ -14,10 +14,14 @@
 #include "proto/pseudo.h"
 #include "rewrite.h"
 
-/* TCP flags (tcp_gro_receive): these end a train; these may differ from the first segment's. */
+/* TCP flags (tcp_gro_receive): these end a train; these may differ from the first segment's.
+ * Since Linux 6.15 (4e4f7cefb130, "gro: prevent ACE field corruption & better AccECN handling")
+ * CWR is compared like the rest, as it is part of AccECN's ACE counter: segments with it merge
+ * with each other only (an RFC 3168 sender's CWR segment, followed by ones without, passes
+ * alone), and the merged packet keeps it. */
 enum {
     ENDS_TRAIN = ICS_TCP_FIN | ICS_TCP_SYN | ICS_TCP_RST | ICS_TCP_PSH | ICS_TCP_URG,
-    MAY_DIFFER = ICS_TCP_FIN | ICS_TCP_PSH | ICS_TCP_CWR,
+    MAY_DIFFER = ICS_TCP_FIN | ICS_TCP_PSH,
 };
 enum { UDP_MAX_MERGED = 64 /* Linux's UDP_GRO_CNT_MAX */ };
 #define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + 65535)
@@ -30,7 +34,7 @@ struct flow {
     size_t len;            /* frame bytes held */
     uint32_t mss, count, next_seq;
     /* Per level: the IPv4 IDs (mode 0: one packet so far; 1: they increment; 2: one fixed ID,
-     * with DF), and whether a UDP checksum is zero ("none"). */
+     * with DF or without since Linux 6.18), and whether a UDP checksum is zero ("none"). */
     uint16_t id0[INETCSUM_GSO_MAX_LEVELS], next_id[INETCSUM_GSO_MAX_LEVELS];
     uint8_t id_mode[INETCSUM_GSO_MAX_LEVELS], udp_zero[INETCSUM_GSO_MAX_LEVELS];
     uint8_t flags0, or_flags;
@@ -136,9 +140,10 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
     struct inetcsum_vnet_hdr h = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .hdr_len = f->g.hdr_len,
                                   .gso_size = (uint16_t)f->mss, .csum_start = lv->l4_off};
     if (f->g.proto == INETCSUM_GSO_L4_TCP) {
+        /* No GSO_ECN for a train with CWR: its every segment had it (AccECN's SKB_GSO_TCP_ACCECN,
+         * which Linux 6.18's virtio_net_hdr_from_skb writes as the plain type). */
         h.csum_offset = ICS_TCP_CHECK;
-        h.gso_type = (uint8_t)((lv->ip_version == 4 ? INETCSUM_VNET_GSO_TCPV4 : INETCSUM_VNET_GSO_TCPV6) |
-                               (f->flags0 & ICS_TCP_CWR ? INETCSUM_VNET_GSO_ECN : 0));
+        h.gso_type = lv->ip_version == 4 ? INETCSUM_VNET_GSO_TCPV4 : INETCSUM_VNET_GSO_TCPV6;
     } else {
         h.csum_offset = ICS_UDP_CHECK;
         h.gso_type = INETCSUM_VNET_GSO_UDP_L4;
@@ -268,15 +273,19 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
         return 0;
     const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[g->nlevels - 1];
     const size_t payload = g->payload_len;
-    const size_t ip_len = f->len + payload - outer->ip_off - (outer->ip_version == 4 ? 0 : ICS_IPV6_HLEN);
-    if (payload == 0 || payload > f->mss || ip_len > 0xFFFF || f->len + payload > FRAME_ROOM)
+    /* skb_gro_receive: the whole packet from the outer IP header stays below gro_max_size,
+     * 65,536 by default, for IPv6 too (its fixed header counts). */
+    const size_t ip_len = f->len + payload - outer->ip_off;
+    if (payload == 0 || payload > f->mss || ip_len >= ICS_GRO_MAX_SIZE || f->len + payload > FRAME_ROOM)
         return 0;
     for (unsigned j = 0; j < g->nlevels; j++) {
         const struct inetcsum_gso_level *v = &g->level[j];
         if (v->ip_version == 4) {
+            /* inet_gro_flush (Linux 6.18): the second packet decides, per level, whether the
+             * IDs count up by one or stay fixed; DF (compared with the other header bytes) no
+             * longer matters. */
             const unsigned id = ics_get16(pkt + v->ip_off + ICS_IPV4_ID);
-            const int df = (ics_get16(pkt + v->ip_off + ICS_IPV4_FRAG_OFF) & ICS_IP_DF) != 0;
-            if (f->id_mode[j] == 0 ? !(id == ((f->id0[j] + 1u) & 0xFFFF) || (id == f->id0[j] && df))
+            if (f->id_mode[j] == 0 ? !(id == ((f->id0[j] + 1u) & 0xFFFF) || id == f->id0[j])
                                    : f->id_mode[j] == 1 ? id != f->next_id[j] : id != f->id0[j])
                 return 0;
         }
@@ -286,8 +295,7 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
     const uint8_t *l4 = pkt + lv->l4_off;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         const uint8_t flags = l4[ICS_TCP_FLAGS];
-        return ics_get32(l4 + ICS_TCP_SEQ) == f->next_seq && !(flags & ICS_TCP_CWR) &&
-               !((flags ^ f->flags0) & ~MAY_DIFFER);
+        return ics_get32(l4 + ICS_TCP_SEQ) == f->next_seq && !((flags ^ f->flags0) & ~MAY_DIFFER);
     }
     return f->count < UDP_MAX_MERGED;
 }
@@ -312,6 +320,20 @@ static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t 
         uint32_t s = lv->l4 == INETCSUM_GSO_L4_GRE ? 0 : ics_gso_pseudo_len(lv, l4_len);
         s = ics_gso_header_sum(l4, hl, s);
         if (ics_fold16(inetcsum_block_add(s, psum, hl)) != 0xFFFF)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether every IPv4 header of pkt is one Linux merges (inet_gro_receive): no options (a first
+ * byte of 0x45) and its checksum right.  A header with a wrong checksum is never merged, so never
+ * written over with a right one. */
+static int ipv4_headers_ok(const struct inetcsum_gso *g, const uint8_t *pkt)
+{
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const uint8_t *ip = pkt + g->level[j].ip_off;
+        if (g->level[j].ip_version == 4 &&
+            (ip[0] != ICS_IPV4_VER_IHL_PLAIN || ics_fold16(ics_gso_header_sum(ip, ICS_IPV4_HLEN, 0)) != 0xFFFF))
             return 0;
     }
     return 1;
@@ -370,16 +392,43 @@ static int pass_alone(struct inetcsum_gro *t, const uint8_t *pkt, size_t len)
     return 0;
 }
 
+/* The held flow pkt (described by g) belongs to, or NULL. */
+static struct flow *flow_of(struct inetcsum_gro *t, const struct inetcsum_gso *g, const uint8_t *pkt)
+{
+    for (unsigned i = 0; i < t->cfg.max_flows; i++)
+        if (same_flow(t, &t->flow[i], g, pkt))
+            return &t->flow[i];
+    return NULL;
+}
+
+/* A packet whose headers segmentation does not describe passes alone.  One with bytes past its IP
+ * packet (Ethernet padding, a trailer) goes after what its flow holds, as Linux's tcp_gro_receive
+ * finds the flow for it and flushes it first; it is known by the packet within. */
+static int pass_unmergeable(struct inetcsum_gro *t, const uint8_t *pkt, size_t len)
+{
+    struct inetcsum_gso g;
+    const size_t end = len <= FRAME_ROOM ? ics_gso_ip_end(pkt, len, t->cfg.link) : 0;
+    if (end && ics_gso_layout(&g, pkt, end, end, t->cfg.link, NULL, 0) == 0) {
+        struct flow *f = flow_of(t, &g, pkt);
+        if (f)
+            emit_flow(t, f);
+    }
+    return pass_alone(t, pkt, len);
+}
+
 int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
 {
     const uint8_t *pkt = pkt_;
     struct inetcsum_gso g;
-    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0 || !mergeable(t, &g))
-        return pass_alone(t, pkt, len); /* not TCP or UDP as segmentation knows them, or for no one */
-    struct flow *f = NULL;
-    for (unsigned i = 0; i < t->cfg.max_flows && !f; i++)
-        if (same_flow(t, &t->flow[i], &g, pkt))
-            f = &t->flow[i];
+    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0)
+        return pass_unmergeable(t, pkt, len); /* not TCP or UDP as segmentation knows them */
+    if (!mergeable(t, &g))
+        return pass_alone(t, pkt, len); /* in a tunnel the receiver takes no super-packet of */
+    /* Linux's inet_gro_receive lets it through alone, untouched, before looking for its flow:
+     * what the flow holds stays held (and the packet goes out first). */
+    if (!ipv4_headers_ok(&g, pkt))
+        return pass_alone(t, pkt, len);
+    struct flow *f = flow_of(t, &g, pkt);
     const size_t payload = g.payload_len;
     uint32_t psum;
     int joins = f && may_join(t, f, &g, pkt, len);
@@ -394,11 +443,11 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
         psum = inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g.hdr_len, payload, 0);
     else
         psum = inetcsum_partial(pkt + g.hdr_len, payload, 0);
-    if (!checksum_ok(&g, pkt, len, psum)) {
-        if (f)
-            emit_flow(t, f); /* its train ends here; the bad packet passes alone, untouched */
+    /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
+     * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
+     * (a receiver drops it anyway; its place among its flow's packets does not matter). */
+    if (!checksum_ok(&g, pkt, len, psum))
         return pass_alone(t, pkt, len);
-    }
     const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[g.nlevels - 1].l4_off + ICS_TCP_FLAGS] : 0;
     if (joins) {
         f->len += payload;

@@ -14,6 +14,10 @@
 /* The longest packet a BIG TCP super-packet (an IP length of 0) may be: Linux's GSO_MAX_SIZE. */
 #define ICS_GSO_MAX_BIG (512u * 1024u)
 
+/* Linux's gro_max_size by default (GRO_LEGACY_MAX_SIZE): a merged packet, from its outer IP
+ * header on, stays below it. */
+#define ICS_GRO_MAX_SIZE 65536u
+
 /* The sum of n header bytes: inline below ICS_SMALL_MAX (per packet, a call would cost more than
  * the sum), through the kernels above it (headers reach ICS_GSO_MAX_HDR). */
 static inline uint32_t ics_gso_header_sum(const uint8_t *p, size_t n, uint32_t seed)
@@ -38,5 +42,9 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
  * inside a tunnel a virtio-net header named (the parser is asked from there), else 0. */
 int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
                    size_t inner_nh);
+
+/* Where the outermost IP packet of a frame of len bytes ends by its header's own length, when
+ * that is before the frame's end (Ethernet padding, a trailer); else 0. */
+size_t ics_gso_ip_end(const uint8_t *p, size_t len, enum inetcsum_link link);
 
 #endif

@@ -336,3 +336,21 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
     g->payload_len = (uint32_t)(total - g->hdr_len);
     return 0;
 }
+
+size_t ics_gso_ip_end(const uint8_t *p, size_t len, enum inetcsum_link link)
+{
+    struct inetcsum_gso g;
+    struct walk w = {p, len, len, 0, 0, 0, &g};
+    enum ics_hdr ip;
+    size_t off;
+    if (link_layer(&w, link, &ip, &off) != 0 || !have(&w, off, ICS_IPV4_HLEN))
+        return 0;
+    if (ip == ICS_H_IP)
+        ip = ics_follow_ip_version(ics_ip_version(p + off));
+    size_t end = 0;
+    if (ip == ICS_H_IPV4)
+        end = off + ics_get16(p + off + ICS_IPV4_TOT_LEN);
+    else if (ip == ICS_H_IPV6 && have(&w, off, ICS_IPV6_HLEN) && ics_get16(p + off + ICS_IPV6_PAYLOAD_LEN))
+        end = off + ICS_IPV6_HLEN + ics_get16(p + off + ICS_IPV6_PAYLOAD_LEN);
+    return end > off && end < len ? end : 0;
+}

@@ -244,10 +244,6 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
     pl.how.zero_seed = offload && (offload->flags & INETCSUM_OFFLOAD_ZERO_SEED);
     pl.how.partial = (pl.how.device & ics_gso_l4_kind(in, g->nlevels - 1u, g->proto)) != 0;
     pl.csum_field = in->l4_off + (g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_CHECK : ICS_UDP_CHECK);
-    for (unsigned j = 0; j < g->nlevels; j++)
-        if (g->level[j].ip_version == 4 && (g->flags & INETCSUM_GSO_FIXEDID) &&
-            !(ics_get16(hdr + g->level[j].ip_off + ICS_IPV4_FRAG_OFF) & ICS_IP_DF))
-            return -EINVAL; /* a fixed ID is valid only with DF (Linux's inet_gso_segment refuses it too) */
     ics_gso_values_of(g, hdr, (size_t)g->hdr_len + g->payload_len, &pl.super);
     plan_fast(&pl, hdr);
 

@@ -30,7 +30,7 @@ PyDoc_STRVAR(segment_doc,
              "kernel checks it), or from gso_size (payload bytes per segment).  vnet_out=10, 12 or 24 puts\n"
              "a virtio-net header before each segment.  Returns a list of bytes, or with out (a\n"
              "writable buffer) memoryviews of out, where the segments are written back to back.\n"
-             "fixed_id=True keeps every IPv4 ID (valid only with DF, as Linux's FIXEDID).\n"
+             "fixed_id=True keeps every IPv4 ID, DF or not (Linux 6.18's FIXEDID).\n"
              "ValueError for a malformed or unsupported packet.");
 
 static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)

@@ -111,7 +111,7 @@ def kinds():
     return {
         "ipv4-tcp": ETH / IP(src=A4, dst=B4, id=65530, flags="DF") / tcp(),
         "ipv4-options-tcp-options": ETH / IP(src=A4, dst=B4, id=7, options=[b"\x94\x04\x00\x00"]) / tcp(options=ts),
-        "ipv6-tcp": ETH / IPv6(src=A6, dst=B6) / tcp(flags="FPAC"),
+        "ipv6-tcp": ETH / IPv6(src=A6, dst=B6) / tcp(flags="FPA"),  # (CWR: test_tcp_flags_and_sequence_wrap)
         "ipv6-ext-tcp": ETH / IPv6(src=A6, dst=B6) / IPv6ExtHdrHopByHop() / IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1)
         / IPv6ExtHdrDestOpt() / tcp(flags="PAE"),
         "ipv4-source-route-udp": ETH / IP(src=A4, dst=B4, options=[b"\x83\x07\x04\xcb\x00\x71\x09", b"\x00"])
@@ -181,13 +181,14 @@ def test_tcp_flags_and_sequence_wrap():
     assert all(f & 0x40 and f & 0x20 for f in flags)  # ECE and URG stay
 
 
-def test_fixed_id_only_with_df():
+def test_fixed_id_with_and_without_df():
+    """Linux 6.18's inet_gso_segment keeps a fixed ID whether or not DF is set."""
     frame = build("ipv4-tcp", 4000)  # DF set
     segs = segment(frame, gso_size=1000, fixed_id=True)
     assert {Ether(s)[IP].id for s in segs} == {65530} and segs == reference(frame, 1000, fixed_id=True)
     no_df = bytes(ETH / IP(src=A4, dst=B4, id=3) / tcp() / Raw(payload(4000)))
-    with pytest.raises(ValueError):
-        segment(no_df, gso_size=1000, fixed_id=True)
+    segs = segment(no_df, gso_size=1000, fixed_id=True)
+    assert {Ether(s)[IP].id for s in segs} == {3} and segs == reference(no_df, 1000, fixed_id=True)
 
 
 def udp_summing_to_zero(version):
@@ -394,6 +395,10 @@ def test_segments_coalesce_back_to_the_super_packet(kind):
     segs = segment(frame, gso_size=gso)
     c = inetcsum.Coalescer(any_tunnel=True)  # a tunnel's super-packet for segment(), not a kernel
     out = [o for s in segs for o in c.add(s)] + c.flush()
+    if "ipv4-options" in kind or "source-route" in kind:
+        # Linux's inet_gro_receive merges no IPv4 header but 0x45: each passes alone, as it came
+        assert [o[12:] for o in out] == segs
+        return
     assert len(out) == 1
     vh, got = completed(out[0])
     assert vh.flags == VnetFlag.NEEDS_CSUM and (vh.csum_start, vh.csum_offset) == (start, off)
@@ -408,14 +413,15 @@ def test_trains_end_where_linux_ends_them():
     frame = build("ipv4-tcp", 14480)
     segs = segment(frame, gso_size=1448)
     c = inetcsum.Coalescer(vnet_size=10)
-    # A bad checksum in the fifth: the four before go out merged, the bad one alone and untouched,
-    # the rest merged again.
+    # A bad checksum in the fifth: it passes alone and untouched at once (Linux's tcp4_gro_receive
+    # flushes it before looking for its flow); the four before go out merged when the sixth finds
+    # the gap, the rest merged again.
     bad = bytearray(segs[4])
     bad[-1] ^= 1
     out = [o for s in segs[:4] + [bytes(bad)] + segs[5:] for o in c.add(s)] + c.flush()
-    assert [VnetHeader.unpack(o[:10]).gso_type for o in out] == [GsoType.TCPV4, 0, GsoType.TCPV4]
-    assert out[1][10:] == bytes(bad)
-    assert len(out[0]) - 10 == 14 + 20 + 20 + 4 * 1448
+    assert [VnetHeader.unpack(o[:10]).gso_type for o in out] == [0, GsoType.TCPV4, GsoType.TCPV4]
+    assert out[0][10:] == bytes(bad)
+    assert len(out[1]) - 10 == 14 + 20 + 20 + 4 * 1448
     # A gap in the sequence, a different window, a CWR, PSH: each ends a train.
     def tcp_frame(seq, flags="A", window=512, payload=b"x" * 100):
         return bytes(ETH / IP(src=A4, dst=B4, id=seq // 100, flags="DF") / TCP(sport=1, dport=2, seq=seq, flags=flags,
@@ -426,9 +432,66 @@ def test_trains_end_where_linux_ends_them():
               tcp_frame(600, flags="AC", window=9), tcp_frame(700, flags="PA", window=9)]:
         outs.append(len(c.add(f)))
     outs.append(len(c.flush()))
-    # 0,100 merge; 300 (gap) emits them; 400 (window) emits 300; 500 merges; CWR emits 400+500;
-    # PSH merges into 600 and ends it.
-    assert outs == [0, 0, 1, 1, 0, 1, 1, 0]
+    # 0,100 merge; 300 (gap) emits them; 400 (window) emits 300; 500 merges; CWR emits 400+500
+    # and is held; 700 (no CWR: Linux 6.15 compares it) emits it, and PSH ends 700 on its own.
+    assert outs == [0, 0, 1, 1, 0, 1, 2, 0]
+
+
+def _train(n, size=1000, seq=0, ip_id=100, df=True, flags="A", v6=False, seq_step=None):
+    """n TCP segments of one flow, `size` payload bytes each, as a sender puts them on the wire."""
+    out = []
+    for i in range(n):
+        ip = IPv6(src=A6, dst=B6) if v6 else IP(src=A4, dst=B4, id=ip_id(i) if callable(ip_id) else ip_id + i,
+                                                   flags="DF" if df else 0)
+        f = flags(i) if callable(flags) else flags
+        out.append(bytes(ETH / ip / TCP(sport=1, dport=2, seq=seq + i * (seq_step or size), flags=f, window=9)
+                         / payload(size, i)))
+    return out
+
+
+def _sizes(outs):
+    return [len(o) for o in outs]
+
+
+def test_linux_618_merge_rules():
+    """The rules Linux 6.18 merges by, each where the library once differed (issue 26): the
+    function and commit each follows are in docs/gso.md."""
+    c = inetcsum.Coalescer(vnet_size=0)
+    # 1. inet_gro_receive: an IPv4 header checksum that is wrong is never merged nor rewritten;
+    #    it goes out at once, what its flow holds stays held.
+    segs = _train(5)
+    bad = bytearray(segs[2])
+    bad[14 + 10] ^= 0x01
+    out = [o for s in segs[:2] + [bytes(bad)] + segs[3:] for o in c.add(s)] + c.flush()
+    assert out[0] == bytes(bad) and _sizes(out) == [len(bad), 54 + 2000, 54 + 2000]
+    assert all(inetcsum.verify(o)[0].status == Status.GOOD for o in out[1:])  # (their IPv4 headers)
+    # 2. ... and no IPv4 header with options: each passes as it came.
+    opts = [bytes(ETH / IP(src=A4, dst=B4, id=i, flags="DF", options=[b"\x94\x04\x00\x00"])
+                  / TCP(sport=1, dport=2, seq=i * 1000, flags="A") / payload(1000)) for i in range(3)]
+    assert [o for s in opts for o in c.add(s)] + c.flush() == opts
+    # 3. inet_gro_flush (6.18, "net: gro: ... fixed ids"): one fixed ID merges with or without DF.
+    for df in (True, False):
+        out = [o for s in _train(4, ip_id=lambda i: 77, df=df) for o in c.add(s)] + c.flush()
+        assert _sizes(out) == [54 + 4000], df
+        assert Ether(out[0])[IP].id == 77
+    # 4. tcp_gro_receive (6.15, 4e4f7cefb130, AccECN): CWR is compared like the other flags:
+    #    segments with it merge with each other only, and the merged packet keeps it.
+    out = [o for s in _train(6, flags=lambda i: "AC" if i in (0, 3, 4) else "A") for o in c.add(s)] + c.flush()
+    assert _sizes(out) == [1054, 54 + 2000, 54 + 2000, 1054]
+    assert [int(Ether(o)[TCP].flags) & TCP_CWR for o in out] == [TCP_CWR, 0, TCP_CWR, 0]
+    # 5. skb_gro_receive: from the IP header on, a merged packet stays below gro_max_size (65,536),
+    #    IPv6's fixed header counted: two of 21,830 bytes (65,550 with three), not three.
+    out = [o for s in _train(3, size=21830, v6=True) for o in c.add(s)] + c.flush()
+    assert _sizes(out) == [14 + 40 + 20 + 2 * 21830, 14 + 40 + 20 + 21830]
+    out = [o for s in _train(3, size=21800, v6=True) for o in c.add(s)] + c.flush()  # 65,460: one
+    assert _sizes(out) == [14 + 40 + 20 + 3 * 21800]
+    # 6. A frame of the flow with Ethernet padding (a bare ACK) goes after what the flow held, as
+    #    Linux's tcp_gro_receive flushes the flow it finds first.
+    segs = _train(3)
+    ack = bytes(ETH / IP(src=A4, dst=B4, id=103, flags="DF") / TCP(sport=1, dport=2, seq=3000, flags="A", window=9))
+    padded = ack + bytes(60 - len(ack))
+    out = [o for s in segs + [padded] for o in c.add(s)] + c.flush()
+    assert out == [out[0], padded] and len(out[0]) == 54 + 3000
 
 
 def test_ids_lengths_and_limits():
@@ -449,15 +512,15 @@ def test_ids_lengths_and_limits():
     c = inetcsum.Coalescer(vnet_size=12)
     icmp = bytes(ETH / IP(src=A4, dst=B4, proto=1) / Raw(payload(100)))
     assert c.add(icmp) == [bytes(12) + icmp] and c.flush() == []
-    # A tunnel's own checksum wrong: the packet passes alone, untouched.
+    # A tunnel's own checksum wrong: the packet passes alone, untouched, at once.
     c = inetcsum.Coalescer(vnet_size=24)
     segs = segment(build("vxlan4-csum-tcp6", 5000), gso_size=1000)
     bad = bytearray(segs[2])
     bad[40:42] = b"\x00\x01"  # the outer UDP checksum (Ethernet 14 + IPv4 20 + 6)
     out = [o for s in segs[:2] + [bytes(bad)] + segs[3:] for o in c.add(s)] + c.flush()
     tcp6_in_udp4 = GsoType.TCPV6 | GsoType.UDP_TUNNEL_IPV4
-    assert [VnetHeader.unpack(o[:24]).gso_type for o in out] == [tcp6_in_udp4, 0, tcp6_in_udp4]
-    assert out[1][24:] == bytes(bad)
+    assert [VnetHeader.unpack(o[:24]).gso_type for o in out] == [0, tcp6_in_udp4, tcp6_in_udp4]
+    assert out[0][24:] == bytes(bad)
 
 
 # ---- UDP-tunnel GSO: the 24-byte header of a TAP with TUN_F_UDP_TUNNEL_GSO (Linux 6.17+) -------------------
@@ -545,7 +608,8 @@ def test_tunnels_coalesced_as_the_receiver_takes_them(kind):
     for size in (12, 24):
         c = inetcsum.Coalescer(vnet_size=size)
         out = [o for s in segs for o in c.add(s)] + c.flush()
-        if tunnelled and not (size == 24 and in_udp_tunnel):  # a kernel would refuse it: as it came
+        options = "ipv4-options" in kind or "source-route" in kind  # never merged (inet_gro_receive)
+        if options or (tunnelled and not (size == 24 and in_udp_tunnel)):  # a kernel would refuse it: as it came
             assert [o[size:] for o in out] == segs and all(o[:size] == bytes(size) for o in out)
             continue
         assert len(out) == 1
