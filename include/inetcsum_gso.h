@@ -182,8 +182,8 @@ INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const s
  * headers byte for byte (link layer, addresses, ports, TTL or hop limit, TOS or traffic class, DF,
  * IPv6 extension headers, TCP ACK, window and options), except the lengths, the IPv4 ID (one more
  * each time, or the same each time, DF or not, as Linux 6.18 merges them), the TCP sequence number
- * (contiguous) and the flags FIN and PSH (the last's; CWR must match too, Linux 6.15's AccECN
- * rule); segments of the first one's size, a shorter one ending the train; UDP
+ * (contiguous) and the flags FIN and PSH (the last's); a segment with CWR passes alone (Linux
+ * 6.15's AccECN rule); segments of the first one's size, a shorter one ending the train; UDP
  * checksums all zero or none zero; the whole packet from the outer IP header below 65,536 bytes
  * (Linux's gro_max_size, IPv6 too), and 64 UDP datagrams.  IPv4 headers with options or a wrong
  * header checksum are never merged (inet_gro_receive): they pass alone, untouched.  Through tunnels too (VXLAN, GENEVE, GRE, IP-in-IP): every level's headers are

@@ -15,10 +15,11 @@
 #include "rewrite.h"
 
 /* TCP flags (tcp_gro_receive): these end a train; these may differ from the first segment's.
- * Since Linux 6.15 (4e4f7cefb130, "gro: prevent ACE field corruption & better AccECN handling")
- * CWR is compared like the rest, as it is part of AccECN's ACE counter: segments with it merge
- * with each other only (an RFC 3168 sender's CWR segment, followed by ones without, passes
- * alone), and the merged packet keeps it. */
+ * CWR is in neither: a segment with it never joins a train (flush = flags & CWR), and since Linux
+ * 6.15 (4e4f7cefb130, "gro: prevent ACE field corruption & better AccECN handling") nothing joins
+ * one that starts with it either, as CWR is part of AccECN's ACE counter: it passes alone.  (The
+ * running 6.18 kernel does so, test_gro_kernel.py; an AccECN development tree's selftest expects
+ * CWR segments to merge with each other, mainline's has no such case.) */
 enum {
     ENDS_TRAIN = ICS_TCP_FIN | ICS_TCP_SYN | ICS_TCP_RST | ICS_TCP_PSH | ICS_TCP_URG,
     MAY_DIFFER = ICS_TCP_FIN | ICS_TCP_PSH,
@@ -140,9 +141,7 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
     struct inetcsum_vnet_hdr h = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .hdr_len = f->g.hdr_len,
                                   .gso_size = (uint16_t)f->mss, .csum_start = lv->l4_off};
     if (f->g.proto == INETCSUM_GSO_L4_TCP) {
-        /* No GSO_ECN for a train with CWR: its every segment had it (AccECN's SKB_GSO_TCP_ACCECN,
-         * which Linux 6.18's virtio_net_hdr_from_skb writes as the plain type). */
-        h.csum_offset = ICS_TCP_CHECK;
+        h.csum_offset = ICS_TCP_CHECK; /* (no GSO_ECN: a segment with CWR is never merged) */
         h.gso_type = lv->ip_version == 4 ? INETCSUM_VNET_GSO_TCPV4 : INETCSUM_VNET_GSO_TCPV6;
     } else {
         h.csum_offset = ICS_UDP_CHECK;
@@ -295,7 +294,8 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
     const uint8_t *l4 = pkt + lv->l4_off;
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         const uint8_t flags = l4[ICS_TCP_FLAGS];
-        return ics_get32(l4 + ICS_TCP_SEQ) == f->next_seq && !((flags ^ f->flags0) & ~MAY_DIFFER);
+        return ics_get32(l4 + ICS_TCP_SEQ) == f->next_seq && !(flags & ICS_TCP_CWR) &&
+               !((flags ^ f->flags0) & ~MAY_DIFFER);
     }
     return f->count < UDP_MAX_MERGED;
 }
@@ -401,14 +401,16 @@ static struct flow *flow_of(struct inetcsum_gro *t, const struct inetcsum_gso *g
     return NULL;
 }
 
-/* A packet whose headers segmentation does not describe passes alone.  One with bytes past its IP
- * packet (Ethernet padding, a trailer) goes after what its flow holds, as Linux's tcp_gro_receive
- * finds the flow for it and flushes it first; it is known by the packet within. */
+/* A packet whose headers segmentation does not describe passes alone.  A TCP segment with bytes
+ * past its IP packet (Ethernet padding, a trailer) goes after what its flow holds, as Linux's
+ * tcp_gro_receive finds the flow for it and flushes it first; it is known by the packet within.
+ * (udp_gro_receive_segment lets such a datagram through before looking for its flow.) */
 static int pass_unmergeable(struct inetcsum_gro *t, const uint8_t *pkt, size_t len)
 {
     struct inetcsum_gso g;
     const size_t end = len <= FRAME_ROOM ? ics_gso_ip_end(pkt, len, t->cfg.link) : 0;
-    if (end && ics_gso_layout(&g, pkt, end, end, t->cfg.link, NULL, 0) == 0) {
+    if (end && ics_gso_layout(&g, pkt, end, end, t->cfg.link, NULL, 0) == 0 && g.proto == INETCSUM_GSO_L4_TCP &&
+        ipv4_headers_ok(&g, pkt)) { /* (else inet_gro_receive lets it through before TCP sees it) */
         struct flow *f = flow_of(t, &g, pkt);
         if (f)
             emit_flow(t, f);
@@ -427,6 +429,10 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     /* Linux's inet_gro_receive lets it through alone, untouched, before looking for its flow:
      * what the flow holds stays held (and the packet goes out first). */
     if (!ipv4_headers_ok(&g, pkt))
+        return pass_alone(t, pkt, len);
+    /* An empty datagram: udp_gro_receive_segment lets it through at once too (a TCP segment with
+     * no payload finds its flow and sends it out first, below). */
+    if (g.proto == INETCSUM_GSO_L4_UDP && g.payload_len == 0)
         return pass_alone(t, pkt, len);
     struct flow *f = flow_of(t, &g, pkt);
     const size_t payload = g.payload_len;

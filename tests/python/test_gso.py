@@ -433,7 +433,7 @@ def test_trains_end_where_linux_ends_them():
         outs.append(len(c.add(f)))
     outs.append(len(c.flush()))
     # 0,100 merge; 300 (gap) emits them; 400 (window) emits 300; 500 merges; CWR emits 400+500
-    # and is held; 700 (no CWR: Linux 6.15 compares it) emits it, and PSH ends 700 on its own.
+    # and is held, but nothing joins it (Linux 6.15): 700 emits it, and PSH ends 700 on its own.
     assert outs == [0, 0, 1, 1, 0, 1, 2, 0]
 
 
@@ -474,11 +474,11 @@ def test_linux_618_merge_rules():
         out = [o for s in _train(4, ip_id=lambda i: 77, df=df) for o in c.add(s)] + c.flush()
         assert _sizes(out) == [54 + 4000], df
         assert Ether(out[0])[IP].id == 77
-    # 4. tcp_gro_receive (6.15, 4e4f7cefb130, AccECN): CWR is compared like the other flags:
-    #    segments with it merge with each other only, and the merged packet keeps it.
+    # 4. tcp_gro_receive (6.15, 4e4f7cefb130, AccECN): a segment with CWR is never merged, before
+    #    or after, whatever its place in the train (as the running kernel does, test_gro_kernel).
     out = [o for s in _train(6, flags=lambda i: "AC" if i in (0, 3, 4) else "A") for o in c.add(s)] + c.flush()
-    assert _sizes(out) == [1054, 54 + 2000, 54 + 2000, 1054]
-    assert [int(Ether(o)[TCP].flags) & TCP_CWR for o in out] == [TCP_CWR, 0, TCP_CWR, 0]
+    assert _sizes(out) == [1054, 54 + 2000, 1054, 1054, 1054]
+    assert [int(Ether(o)[TCP].flags) & TCP_CWR for o in out] == [TCP_CWR, 0, TCP_CWR, TCP_CWR, 0]
     # 5. skb_gro_receive: from the IP header on, a merged packet stays below gro_max_size (65,536),
     #    IPv6's fixed header counted: two of 21,830 bytes (65,550 with three), not three.
     out = [o for s in _train(3, size=21830, v6=True) for o in c.add(s)] + c.flush()

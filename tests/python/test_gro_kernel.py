@@ -1,0 +1,275 @@
+"""The Coalescer against the running kernel's GRO, train by train.
+
+A veth pair in a network namespace of its own, GRO on at its receiving end (and UDP GRO for
+forwarding, so that datagrams merge without a socket asking), its flush timeout raised so that a
+train sent in one go is held as one; frames written to the sending end with an AF_PACKET socket,
+what the kernel delivers read from the receiving end with another (with its virtio-net header:
+the GSO type and size).  The same train goes through a Coalescer.  Per flow, the packets that
+come out, in order, must be the same bytes with the same GSO type and size.
+
+Trains are random (a seed printed, INETCSUM_GRO_SEED to repeat, INETCSUM_GRO_TRAINS for how many):
+several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP) interleaved, segments of one size
+and a shorter last, every TCP flag, gaps and repeats in the sequence, IPv4 options, IDs fixed,
+incrementing or jumping, DF on and off, TTL and TOS changes, bad IPv4, TCP and UDP checksums,
+Ethernet padding, TCP timestamps that change, flows with CWR or ECE on every segment.
+
+The kernel flushes what it holds when a jiffy has passed: a train that happens to straddle one
+may be cut where the Coalescer's is not.  A train that differs is sent again, twice at most; a
+rule that differs differs every time."""
+from __future__ import annotations
+
+import ctypes
+import os
+import random
+import socket
+import struct
+import subprocess
+import time
+import uuid
+from typing import Dict, List, Optional, Tuple
+
+import pytest
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+import inetcsum
+
+TX_MAC, RX_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
+ETH = Ether(src=TX_MAC, dst=RX_MAC)
+CLONE_NEWNET, SOL_PACKET, PACKET_VNET_HDR = 0x40000000, 263, 15
+VNET = 10  # what AF_PACKET's PACKET_VNET_HDR gives: struct virtio_net_hdr
+
+
+def why_not() -> Optional[str]:
+    if os.geteuid() != 0:
+        return "needs root (a network namespace, a veth pair, AF_PACKET sockets)"
+    for tool in ("ip", "ethtool"):
+        if subprocess.run(["which", tool], capture_output=True).returncode != 0:
+            return f"needs the {tool} command"
+    return None
+
+
+pytestmark = pytest.mark.skipif(why_not() is not None, reason=f"kernel GRO test: {why_not()}")
+
+
+class KernelGro:
+    """vtx -> vrx in a namespace of their own; GRO at vrx."""
+
+    def __init__(self) -> None:
+        self.ns = f"inetcsum-gro-{uuid.uuid4().hex[:8]}"
+
+    def sh(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["ip", "netns", "exec", self.ns, *args], capture_output=True, text=True, check=True)
+
+    def __enter__(self) -> "KernelGro":
+        subprocess.run(["ip", "netns", "add", self.ns], check=True)
+        try:
+            self.sh("ip", "link", "add", "vtx", "type", "veth", "peer", "name", "vrx")
+            self.sh("ip", "link", "set", "vtx", "address", TX_MAC)
+            self.sh("ip", "link", "set", "vrx", "address", RX_MAC)
+            for dev in ("vtx", "vrx"):  # (room for options over a 1448-byte segment)
+                self.sh("ip", "link", "set", dev, "mtu", "9000")
+            self.sh("ip", "link", "set", "vtx", "up")
+            self.sh("ip", "link", "set", "vrx", "up")
+            self.sh("ethtool", "-K", "vrx", "gro", "on", "rx-udp-gro-forwarding", "on")
+            # Held packets are flushed once a jiffy old; the timer polls again after 2 ms.
+            self.sh("sh", "-c", "echo 2000000 > /sys/class/net/vrx/gro_flush_timeout && "
+                                "echo 100 > /sys/class/net/vrx/napi_defer_hard_irqs")
+            libc = ctypes.CDLL(None, use_errno=True)
+            here = os.open("/proc/self/ns/net", os.O_RDONLY)
+            there = os.open(f"/var/run/netns/{self.ns}", os.O_RDONLY)
+            try:
+                if libc.setns(there, CLONE_NEWNET) != 0:
+                    raise OSError(ctypes.get_errno(), "setns")
+                self.tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+                self.tx.bind(("vtx", 0))
+                self.rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+                self.rx.bind(("vrx", 0))
+                self.rx.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+                self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
+            finally:
+                libc.setns(here, CLONE_NEWNET)
+                os.close(here)
+                os.close(there)
+            self.drain()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s in ("tx", "rx"):
+            if hasattr(self, s):
+                getattr(self, s).close()
+        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+
+    def drain(self) -> None:
+        self.rx.setblocking(False)
+        try:
+            while True:
+                self.rx.recv(70000)
+        except BlockingIOError:
+            pass
+
+    def deliver(self, frames: List[bytes]) -> List[Tuple[bytes, bytes]]:
+        """What the kernel delivers for frames sent back to back: (virtio-net header, frame), the
+        train ended by a marker frame sent once everything held has been flushed."""
+        marker = bytes(Ether(src=TX_MAC, dst=RX_MAC, type=0x88B5)) + uuid.uuid4().bytes
+        for f in frames:
+            self.tx.send(f)
+        time.sleep(0.012)  # three jiffies and the flush timer: all held is out
+        self.tx.send(marker)
+        out = []
+        self.rx.settimeout(1.0)
+        while True:
+            d = self.rx.recv(70000)
+            frame = d[VNET:]
+            if frame == marker:
+                return out
+            if frame[6:12] == bytes.fromhex(TX_MAC.replace(":", "")):  # (not the kernel's own)
+                out.append((d[:VNET], frame))
+
+
+def coalesced(frames: List[bytes]) -> List[Tuple[bytes, bytes]]:
+    c = inetcsum.Coalescer(vnet_size=VNET, any_tunnel=True)  # (the kernel merges IPIP for itself)
+    out = [o for f in frames for o in c.add(f)] + c.flush()
+    return [(o[:VNET], o[VNET:]) for o in out]
+
+
+# ---- random trains ---------------------------------------------------------------------------
+
+KINDS = ["ipv4-tcp", "ipv6-tcp", "ipip-tcp", "ipv4-udp", "ipv6-udp"]
+
+
+def train(rng: random.Random) -> List[bytes]:
+    """Frames of 1-3 flows, interleaved, each flow's in its order but for an occasional swap."""
+    flows = []
+    for n in range(rng.randint(1, 3)):
+        flows.append(flow(rng, rng.choice(KINDS), n))
+    out: List[bytes] = []
+    while any(flows):
+        f = rng.choice([f for f in flows if f])
+        out.append(f.pop(0))
+    for i in range(len(out) - 1):
+        if rng.random() < 0.03:
+            out[i], out[i + 1] = out[i + 1], out[i]
+    return out
+
+
+def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
+    v6, udp, ipip = kind.startswith("ipv6"), kind.endswith("udp"), kind.startswith("ipip")
+    mss = rng.choice([100, 536, 1000, 1448 - (20 if v6 or ipip else 0)])
+    count = rng.randint(2, 9)
+    sport, dport = 40000 + n, rng.choice([5201, 8000])
+    seq, ack, ip_id = rng.randrange(1 << 32), rng.randrange(1 << 32), rng.randrange(1 << 16)
+    id_mode = rng.choice(["inc", "inc", "fixed", "random"])
+    df, ttl, tos, window = rng.random() < 0.7, 64, 0, 512
+    ts = rng.random() < 0.3
+    base = rng.choice(["A"] * 8 + ["AC", "AE"])  # now and then a flow with CWR or ECE on every segment
+    frames = []
+    for i in range(count):
+        size = mss if i + 1 < count or rng.random() < 0.5 else rng.randint(1, mss)
+        flags = base
+        r = rng.random()
+        if r < 0.05:
+            flags += rng.choice(["P", "F", "S", "R", "U", "C", "E", "CE"])
+        if rng.random() < 0.03:
+            size = 0  # a bare ACK (padded to 60 bytes on the wire)
+        pkt_ttl, pkt_tos, pkt_df, pkt_window = ttl, tos, df, window
+        if rng.random() < 0.03:
+            pkt_ttl = 63
+        if rng.random() < 0.03:
+            pkt_tos = 4
+        if rng.random() < 0.02:
+            pkt_df = not df
+        if rng.random() < 0.02:
+            pkt_window = 513
+        this_id = {"inc": ip_id + i, "fixed": ip_id, "random": rng.randrange(1 << 16)}[id_mode] & 0xFFFF
+        this_seq = seq
+        if rng.random() < 0.03:
+            this_seq = (seq + rng.choice([-1, 1, mss])) & 0xFFFFFFFF  # a gap or overlap
+        payload = bytes(rng.getrandbits(8) for _ in range(size)) if size < 64 else rng.randbytes(size)
+        if udp:
+            l4 = UDP(sport=sport, dport=dport) / Raw(payload)
+        else:
+            opts = [("NOP", None), ("NOP", None), ("Timestamp", (1000 + (i if rng.random() < 0.1 else 0), 7))] if ts else []
+            l4 = TCP(sport=sport, dport=dport, seq=this_seq, ack=ack, flags=flags, window=pkt_window, options=opts) / Raw(payload)
+        ip_opts = [b"\x94\x04\x00\x00"] if not v6 and rng.random() < 0.03 else []
+        if v6:
+            pkt = ETH / IPv6(src="fd01::1", dst="fd01::2", hlim=pkt_ttl, tc=pkt_tos) / l4
+        else:
+            inner = IP(src="10.1.0.1", dst="10.1.0.2", ttl=pkt_ttl, tos=pkt_tos, id=this_id,
+                       flags="DF" if pkt_df else 0, options=ip_opts) / l4
+            pkt = ETH / (IP(src="10.2.0.1", dst="10.2.0.2", ttl=64, id=this_id, flags="DF" if pkt_df else 0) / inner
+                         if ipip else inner)
+        b = bytearray(bytes(pkt))
+        r = rng.random()
+        if r < 0.03 and not v6:
+            b[14 + 10] ^= 0x10  # the (outer) IPv4 header checksum
+        elif r < 0.06 and size:
+            b[-1] ^= 0x01  # the payload: the TCP/UDP checksum no longer matches
+        frames.append(bytes(b) + (bytes(60 - len(b)) if len(b) < 60 else b""))
+        seq = (seq + size) & 0xFFFFFFFF
+    return frames
+
+
+def flow_key(frame: bytes) -> Tuple:
+    pkt = Ether(frame)
+    ips = [l for l in pkt.layers() if l in (IP, IPv6)]
+    inner = pkt[ips[-1]] if ips else pkt
+    l4 = pkt[TCP] if TCP in pkt else pkt[UDP] if UDP in pkt else None
+    return (len(ips), inner.src, inner.dst, l4.sport if l4 else None, l4.dport if l4 else None)
+
+
+def per_flow(out: List[Tuple[bytes, bytes]]) -> Dict[Tuple, List[Tuple[int, int, bytes]]]:
+    """Per flow, in order: (GSO type, GSO size, frame bytes)."""
+    flows: Dict[Tuple, List[Tuple[int, int, bytes]]] = {}
+    for vnet, frame in out:
+        _flags, gso_type, _hdr_len, gso_size = struct.unpack("<BBHH", vnet[:6])
+        flows.setdefault(flow_key(frame), []).append((gso_type, gso_size if gso_type else 0, frame))
+    return flows
+
+
+def summary(frame: bytes) -> str:
+    """A frame in a few words: its flow, IDs, TTL/TOS, flags, sequence number, payload size."""
+    pkt = Ether(frame)
+    words = [str(flow_key(frame)[1:]), f"len {len(frame)}"]
+    for ip in (l for l in pkt.layers() if l in (IP, IPv6)):
+        h = pkt[ip]
+        words.append(f"id {h.id} {h.flags} ttl {h.ttl} tos {h.tos} ihl {h.ihl}" if ip is IP else f"hlim {h.hlim} tc {h.tc}")
+    if TCP in pkt:
+        words.append(f"seq {pkt[TCP].seq} {pkt[TCP].flags} win {pkt[TCP].window} opts {pkt[TCP].options}")
+    l4 = pkt[TCP] if TCP in pkt else pkt[UDP] if UDP in pkt else None
+    if l4 is not None:
+        words.append(f"payload {len(bytes(l4.payload))} csum ok {inetcsum.verify(frame).ok}")
+    return " ".join(words)
+
+
+def describe(flows) -> str:
+    return "; ".join(f"{k}: {[(t, s, len(b)) for t, s, b in v]}" for k, v in sorted(flows.items(), key=str))
+
+
+def test_coalescer_against_the_kernel():
+    seed = int(os.environ.get("INETCSUM_GRO_SEED") or random.randrange(1 << 32))
+    trains = int(os.environ.get("INETCSUM_GRO_TRAINS") or "300")
+    print(f"kernel {os.uname().release}, seed {seed} (INETCSUM_GRO_SEED={seed} repeats it), {trains} trains")
+    rng = random.Random(seed)
+    retried = merged = 0
+    with KernelGro() as k:
+        for n in range(trains):
+            frames = train(rng)
+            ours = per_flow(coalesced(frames))
+            for attempt in range(3):
+                theirs = per_flow(k.deliver(frames))
+                if theirs == ours:
+                    break
+                retried += 1
+            else:
+                pytest.fail(f"train {n} (seed {seed}): {len(frames)} frames\n"
+                            f"kernel:    {describe(theirs)}\ninetcsum:  {describe(ours)}\n"
+                            "frames:\n" + "\n".join(summary(f) for f in frames))
+            merged += sum(1 for v in ours.values() for t, _, _ in v if t)
+    print(f"{trains} trains alike, {merged} super-packets; {retried} sent again (a jiffy in the middle)")
+    assert merged > trains / 4
