@@ -197,7 +197,8 @@ static int one_packet(const char *in_path, struct cap_reader *rd, struct cap_wri
             len = without_jumbo(rec->data, rec->caplen, rec->link, m->plain);
             data = m->plain;
         }
-        rc = inetcsum_gso_describe(&g, data, len, (enum inetcsum_link)rec->link, 1);
+        /* (its headers first: the largest segment size, so that no segment count is refused) */
+        rc = inetcsum_gso_describe(&g, data, len, (enum inetcsum_link)rec->link, 0xFFFF);
         if (rc == 0 && len - g.link_len <= o->mtu) {
             rc = 1; /* fits after all (a longer link header) */
         } else if (rc == 0 && rec->caplen < rec->wirelen) {

@@ -85,7 +85,7 @@ static void gather(void *ctx, const uint8_t *pkt, size_t len)
     if ((h.flags & INETCSUM_VNET_F_UDP_TUNNEL_CSUM) && inetcsum_complete_partial(frame, n, h.outer_th_offset, 6, 0) != 0)
         o->bad = 1;
     struct inetcsum_gso g;
-    if (inetcsum_gso_describe(&g, frame, n, o->link, 1) == 0) {
+    if (inetcsum_gso_describe(&g, frame, n, o->link, 0xFFFF) == 0) { /* (its headers: any size will do) */
         struct inetcsum_report r;
         inetcsum_verify(frame, n, 0, o->link, INETCSUM_UDP6_ZERO_OK, &r);
         for (unsigned k = 0; k < r.count; k++) { /* the headers', not what the payload looks like */
@@ -139,8 +139,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         free(pkt);
         return 0;
     }
-    if (g.hdr_len > len || g.payload_len != len - g.hdr_len || g.nlevels == 0)
+    if (g.hdr_len > len || g.payload_len != len - g.hdr_len)
         abort();
+    if (g.nlevels == 0) { /* passed as it is (GSO_NONE, not TCP or UDP): one segment, the packet */
+        uint8_t *one = malloc(len + 12);
+        struct inetcsum_segment s = {one, len + 12, 0};
+        if (g.proto != 0 || g.segments != 1 || inetcsum_gso_segment(&g, pkt, len, NULL, 12, &s, 1) != 1 ||
+            s.len != len + 12 || (len && memcmp(one + 12, pkt, len) != 0))
+            abort();
+        free(one);
+        free(pkt);
+        return 0;
+    }
     const int fixed = (in[0] >> 3) & 1;
     if (fixed)
         g.flags |= INETCSUM_GSO_FIXEDID;
@@ -148,10 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     long got;
     struct inetcsum_segment *seg = run(&g, &whole, 1, NULL, 0, &got);
     if (!seg) {
-        if (!(fixed && got == -EINVAL)) /* only a fixed ID without DF may be refused here */
-            abort();
-        free(pkt);
-        return 0;
+        abort(); /* (a fixed ID without DF is segmented too since Linux 6.18) */
     }
     const char *why = gso_ref_check(pkt, len, link, &g, fixed, seg, g.segments);
     if (why) {
@@ -222,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
      * headers' own walk finds another layout (a tunnel named only by a virtio-net header's
      * offsets, its ports or options saying otherwise), the coalescer sees other packets: skipped. */
     struct inetcsum_gso plain;
-    if (inetcsum_gso_describe(&plain, pkt, len, link, 1) == 0 && plain.hdr_len == g.hdr_len) {
+    if (inetcsum_gso_describe(&plain, pkt, len, link, 0xFFFF) == 0 && plain.hdr_len == g.hdr_len) {
         struct gathered o = {.link = link, .vnet = in[0] & 0x80 ? INETCSUM_VNET_HDR_TNL_LEN : INETCSUM_VNET_HDR_LEN};
         const struct inetcsum_gro_config cfg = {.link = link, .vnet_size = o.vnet, .max_flows = 4, .emit = gather,
                                                 .ctx = &o};

@@ -91,6 +91,8 @@ INETCSUM_API int inetcsum_vnet_put(void *buf, size_t size, const struct inetcsum
 /* ---- A super-packet described -------------------------------------------------------------------- */
 
 #define INETCSUM_GSO_MAX_LEVELS 4 /* IP headers: a tunnel in a tunnel at most */
+#define INETCSUM_GSO_MAX_SEGS 65535u /* the most segments a description allows by default: Linux's
+                                      * GSO_MAX_SEGS (a device's gso_max_segs may be lower) */
 
 /* What sits on an IP header (struct inetcsum_gso_level.l4). */
 enum inetcsum_gso_l4 {
@@ -119,13 +121,16 @@ struct inetcsum_gso_level {
                                    * (NEEDS_CSUM): no need to read it */
 
 struct inetcsum_gso {
-    uint8_t proto;      /* INETCSUM_GSO_L4_TCP or _UDP: what is segmented */
+    uint8_t proto;      /* INETCSUM_GSO_L4_TCP or _UDP: what is segmented; 0 for a packet passed
+                         * as it is (GSO_NONE, no checksum to complete, neither TCP nor UDP: ARP,
+                         * ICMP, ...), then nlevels 0, hdr_len 0, one segment: the packet */
     uint8_t nlevels;    /* level[0] outermost .. level[nlevels - 1] carries the segmented header */
     uint16_t gso_size;  /* payload bytes per segment: TCP's MSS, or a UDP datagram's payload */
     uint16_t hdr_len;   /* every header through the segmented TCP or UDP one: repeated per segment */
     uint16_t link_len;  /* the link-layer header before level[0] */
     uint32_t payload_len;
-    uint32_t segments;  /* ceil(payload_len / gso_size), or 1 when the payload fits in one */
+    uint32_t segments;  /* ceil(payload_len / gso_size), or 1 when the payload fits in one: how many
+                         * buffers inetcsum_gso_segment needs, known before any is written */
     unsigned flags;     /* INETCSUM_GSO_* */
     struct inetcsum_gso_level level[INETCSUM_GSO_MAX_LEVELS];
 };
@@ -139,6 +144,15 @@ struct inetcsum_gso {
  * payload no larger than gso_size) is described as one segment.  0 or a negative errno. */
 INETCSUM_API int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
                                         const struct inetcsum_vnet_hdr *h);
+
+/* The same, refusing (-E2BIG, *g then describing the packet all the same) a packet that would make
+ * more than max_segs segments: the bound a program sets when it segments into a fixed array of
+ * buffers, or to its device's gso_max_segs (a peer chooses gso_size: 1 asks for one segment per
+ * payload byte).  0 means INETCSUM_GSO_MAX_SEGS, which inetcsum_gso_from_vnet and
+ * inetcsum_gso_describe apply; UDP has Linux's own, lower UDP_MAX_SEGMENTS (128), -E2BIG too. */
+INETCSUM_API int inetcsum_gso_from_vnet_max(struct inetcsum_gso *g, const void *pkt, size_t len,
+                                            enum inetcsum_link link, const struct inetcsum_vnet_hdr *h,
+                                            uint32_t max_segs);
 
 /* Describes a packet from its headers alone (a capture taken where TSO or GRO was on): the
  * innermost TCP or UDP header is the one segmented, into gso_size payload bytes each.  0 or a
@@ -210,6 +224,16 @@ INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const s
  * Memory is allocated once, by inetcsum_gro_new. */
 struct inetcsum_gro;
 
+/* Called with each packet that comes out, its virtio-net header first (vnet_size bytes).  pkt is
+ * the table's own memory, or (without a header, for a packet that passes alone) the caller's
+ * packet given to inetcsum_gro_add: valid only until the callback returns; copy what must
+ * outlive it.  The callback must not call back into the same table (add, flush or free); it may
+ * use any other table and every other function of the library.
+ *
+ * Threads: a table is one thread's at a time (no locks inside; use one table per thread or
+ * queue, as a kernel keeps one GRO list per NAPI context).  Everything else in the library keeps
+ * no state between calls and may be called from any number of threads at once, on different
+ * buffers. */
 typedef void (*inetcsum_gro_emit)(void *ctx, const uint8_t *pkt, size_t len);
 
 struct inetcsum_gro_config {
@@ -227,7 +251,10 @@ struct inetcsum_gro_config {
 INETCSUM_API struct inetcsum_gro *inetcsum_gro_new(const struct inetcsum_gro_config *cfg);
 /* Offers one packet (pkt[0..len), no virtio-net header): 1 when it is held (merged or starting a
  * flow), 0 when it was emitted now (alone: not mergeable, or its flow's train ended with it).
- * Packets of the flow it ends are emitted before it. */
+ * Packets of the flow it ends are emitted before it.  -EMSGSIZE, nothing emitted, for a packet
+ * longer than 65,535 bytes of IP and 1,024 of headers when the table writes a virtio-net header
+ * (it must be copied behind one; without a header it is emitted as it is); -EINVAL for a NULL
+ * table or packet. */
 INETCSUM_API int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt, size_t len);
 /* Emits every flow held, oldest first (the end of a batch of reads). */
 INETCSUM_API void inetcsum_gro_flush(struct inetcsum_gro *t);

@@ -146,7 +146,8 @@ INETCSUM_API int inetcsum_report_why(const struct inetcsum_report *report, char 
 
 /* Verify every checksum of frame[0..caplen) without modifying it.  wirelen is the frame's length
  * on the wire (a capture's "len"); 0 means caplen.  flags: INETCSUM_UDP6_ZERO_OK.  Fills in
- * *report and returns the number of problems: checks that are bad, partial or illegal. */
+ * *report (NULL: only the count is wanted) and returns the number of problems: checks that are
+ * bad, partial or illegal. */
 INETCSUM_API unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
                                       unsigned flags, struct inetcsum_report *report);
 

@@ -18,7 +18,8 @@ extern "C" {
 
 /* The checksum of an IPv4 header of ihl 32-bit words (5..15, options included), like Linux
  * ip_fast_csum(): the complemented folded sum.  Computed over the header as it lies, so with the
- * checksum field zeroed it is the value to store, and over a header with a correct checksum it is 0. */
+ * checksum field zeroed it is the value to store, and over a header with a correct checksum it is 0.
+ * An ihl outside 5..15 is no IPv4 header: nothing is read and 0xFFFF returned. */
 INETCSUM_API uint16_t inetcsum_ipv4_header(const void *iph, unsigned ihl);
 
 /* ---- Pseudo-headers (RFC 793/768 for IPv4, RFC 8200 section 8.1 for IPv6) ----------------------- */

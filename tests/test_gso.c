@@ -176,9 +176,68 @@ static void test_refusals(void)
     CHECK(memcmp(before, out, sizeof out) == 0, "nothing written by a refused call");
 }
 
+static void count_frames(void *ctx, const uint8_t *pkt, size_t len)
+{
+    (void)pkt;
+    (void)len;
+    ++*(unsigned *)ctx;
+}
+
+/* The API's edges (issue 26): bounds, packets passed as they are, NULLs. */
+static void test_api_edges(void)
+{
+    static uint8_t pkt[70000], out[2][1600];
+    /* A peer's gso_size of 1 over a 60,000-byte TCP payload asks for 60,000 segments: within
+     * INETCSUM_GSO_MAX_SEGS, beyond a caller's bound of 64. */
+    const size_t len = build(pkt, 0, 0, 60000);
+    struct inetcsum_gso g;
+    const struct inetcsum_vnet_hdr one = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .gso_type = INETCSUM_VNET_GSO_TCPV4,
+                                          .gso_size = 1, .csum_start = 34, .csum_offset = 16};
+    CHECK(inetcsum_gso_from_vnet(&g, pkt, len, INETCSUM_LINK_ETHERNET, &one) == 0 && g.segments == 60000,
+          "60,000 one-byte segments: described (%u)", g.segments);
+    CHECK(inetcsum_gso_from_vnet_max(&g, pkt, len, INETCSUM_LINK_ETHERNET, &one, 64) == -E2BIG && g.segments == 60000,
+          "a bound of 64 refuses them, and says how many");
+    /* GSO_NONE, nothing to complete, not TCP or UDP (an ARP request): one segment, as it is. */
+    uint8_t arp[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06, 0, 1, 8, 0, 6, 4, 0, 1};
+    const struct inetcsum_vnet_hdr none = {0};
+    CHECK(inetcsum_gso_from_vnet(&g, arp, sizeof arp, INETCSUM_LINK_ETHERNET, &none) == 0 && g.segments == 1 &&
+              g.proto == 0 && g.nlevels == 0, "an ARP frame without GSO: described as it is");
+    struct inetcsum_segment seg[2] = {{out[0], sizeof out[0], 0}, {out[1], sizeof out[1], 0}};
+    CHECK(inetcsum_gso_segment(&g, arp, sizeof arp, NULL, 12, seg, 2) == 1 && seg[0].len == 12 + sizeof arp &&
+              memcmp(out[0] + 12, arp, sizeof arp) == 0 && out[0][0] == 0 && out[0][1] == 0,
+          "and passed as it is, behind a header saying nothing");
+    const struct inetcsum_vnet_hdr partial = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .csum_start = 14, .csum_offset = 2};
+    CHECK(inetcsum_gso_from_vnet(&g, arp, sizeof arp, INETCSUM_LINK_ETHERNET, &partial) == -EPROTONOSUPPORT,
+          "a checksum to complete in what is neither TCP nor UDP: refused (inetcsum_complete_partial does it)");
+    /* NULLs */
+    errno = 0;
+    CHECK(inetcsum_gro_new(NULL) == NULL && errno == EINVAL, "inetcsum_gro_new(NULL)");
+    CHECK(inetcsum_gro_add(NULL, arp, sizeof arp) == -EINVAL, "inetcsum_gro_add(NULL, ...)");
+    inetcsum_gro_flush(NULL);
+    inetcsum_gro_free(NULL);
+    unsigned emitted = 0;
+    const struct inetcsum_gro_config cfg = {.link = INETCSUM_LINK_ETHERNET, .vnet_size = 12, .emit = count_frames,
+                                            .ctx = &emitted};
+    struct inetcsum_gro *t = inetcsum_gro_new(&cfg);
+    CHECK(t && inetcsum_gro_add(t, NULL, 10) == -EINVAL && inetcsum_gro_add(t, pkt, len) == 0 && emitted == 1,
+          "a NULL packet refused; a 60 KB one passed alone");
+    CHECK(inetcsum_gro_add(t, pkt, 70000) == -EMSGSIZE && emitted == 1, "too long for a virtio-net header: -EMSGSIZE");
+    inetcsum_gro_free(t);
+    CHECK(inetcsum_verify(pkt, len, 0, INETCSUM_LINK_ETHERNET, 0, NULL) == inetcsum_verify(pkt, len, 0,
+              INETCSUM_LINK_ETHERNET, 0, &(struct inetcsum_report){0}), "inetcsum_verify without a report: the count");
+    uint8_t ip[20];
+    memcpy(ip, pkt + 14, 20);
+    ip[10] = ip[11] = 0;
+    const uint16_t c = inetcsum_ipv4_header(ip, 5);
+    memcpy(ip + 10, &c, 2);
+    CHECK(inetcsum_ipv4_header(ip, 4) == 0xFFFF && inetcsum_ipv4_header(ip, 16) == 0xFFFF &&
+              inetcsum_ipv4_header(ip, 5) == 0, "inetcsum_ipv4_header: IHL 5..15 only");
+}
+
 int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_gso");
+    test_api_edges();
     test_vnet_header();
     const int rounds = tu_quick ? 40 : 400;
     for (int r = 0; r < rounds; r++) {

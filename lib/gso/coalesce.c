@@ -59,7 +59,7 @@ static uint8_t *frame_of(const struct inetcsum_gro *t, const struct flow *f)
 
 struct inetcsum_gro *inetcsum_gro_new(const struct inetcsum_gro_config *cfg)
 {
-    if (!cfg->emit || (cfg->vnet_size != 0 && cfg->vnet_size != INETCSUM_VNET_HDR_LEN &&
+    if (!cfg || !cfg->emit || (cfg->vnet_size != 0 && cfg->vnet_size != INETCSUM_VNET_HDR_LEN &&
                        cfg->vnet_size != INETCSUM_VNET_HDR_V1_LEN && cfg->vnet_size != INETCSUM_VNET_HDR_TNL_LEN) ||
         (cfg->flags & ~(unsigned)INETCSUM_GRO_ANY_TUNNEL)) {
         errno = EINVAL;
@@ -172,6 +172,8 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
 
 void inetcsum_gro_flush(struct inetcsum_gro *t)
 {
+    if (!t)
+        return;
     for (;;) { /* oldest first */
         struct flow *oldest = NULL;
         for (unsigned i = 0; i < t->cfg.max_flows; i++)
@@ -422,6 +424,8 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
 {
     const uint8_t *pkt = pkt_;
     struct inetcsum_gso g;
+    if (!t || (!pkt && len))
+        return -EINVAL;
     if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0)
         return pass_unmergeable(t, pkt, len); /* not TCP or UDP as segmentation knows them */
     if (!mergeable(t, &g))

@@ -35,8 +35,34 @@ static int tunnel_header_ok(const struct inetcsum_vnet_hdr *h, unsigned tunnel, 
     return 0;
 }
 
+/* A packet passed as it is: one segment, no level rewritten (GSO_NONE, no checksum to complete,
+ * not TCP or UDP). */
+static int as_it_is(struct inetcsum_gso *g, size_t len)
+{
+    *g = (struct inetcsum_gso){0};
+    g->payload_len = (uint32_t)len;
+    g->segments = 1;
+    return 0;
+}
+
+/* The caller's bound on the segment count, and for what a virtio-net header asks, Linux's
+ * UDP_MAX_SEGMENTS (a capture's super-packet, cut to any size the user picks, has only the
+ * first). */
+static int within(const struct inetcsum_gso *g, uint32_t max_segs, int udp_bound)
+{
+    if (g->segments > (max_segs ? max_segs : INETCSUM_GSO_MAX_SEGS))
+        return -E2BIG;
+    return udp_bound && g->proto == INETCSUM_GSO_L4_UDP && g->segments > ICS_UDP_MAX_SEGMENTS ? -E2BIG : 0;
+}
+
 int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
                            const struct inetcsum_vnet_hdr *h)
+{
+    return inetcsum_gso_from_vnet_max(g, pkt, len, link, h, 0);
+}
+
+int inetcsum_gso_from_vnet_max(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
+                               const struct inetcsum_vnet_hdr *h, uint32_t max_segs)
 {
     const unsigned tunnel = h->gso_type & (INETCSUM_VNET_GSO_UDP_TUNNEL_IPV4 | INETCSUM_VNET_GSO_UDP_TUNNEL_IPV6);
     const unsigned type = h->gso_type & ~(INETCSUM_VNET_GSO_ECN | tunnel);
@@ -64,6 +90,10 @@ int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, 
     const struct ics_gso_marks marks = {partial ? h->csum_start : 0, tunnel ? h->outer_th_offset : 0,
                                         tunnel ? h->inner_nh_offset : 0};
     int rc = ics_gso_layout(g, pkt, len, len, link, &marks, 1);
+    /* GSO_NONE with nothing to complete: Linux takes any packet so (ARP, ICMP, ...); so does
+     * this, as one segment, the packet as it is. */
+    if (rc == -EPROTONOSUPPORT && type == INETCSUM_VNET_GSO_NONE && !partial && !tunnel)
+        return as_it_is(g, len);
     if (rc != 0)
         return rc;
     if (tunnel) { /* one UDP tunnel, where the offsets say, over the IP version the type says */
@@ -88,9 +118,7 @@ int inetcsum_gso_from_vnet(struct inetcsum_gso *g, const void *pkt, size_t len, 
         (type == INETCSUM_VNET_GSO_UDP_L4 && g->proto != INETCSUM_GSO_L4_UDP))
         return -EINVAL;
     count_segments(g, type == INETCSUM_VNET_GSO_NONE ? 0 : h->gso_size);
-    if (g->proto == INETCSUM_GSO_L4_UDP && g->segments > ICS_UDP_MAX_SEGMENTS)
-        return -E2BIG;
-    return 0;
+    return within(g, max_segs, 1);
 }
 
 int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
@@ -101,7 +129,9 @@ int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, size_t len, e
         return -EINVAL;
     }
     int rc = ics_gso_layout(g, pkt, len, len, link, NULL, 1);
-    if (rc == 0)
+    if (rc == 0) {
         count_segments(g, gso_size);
+        rc = within(g, 0, 0);
+    }
     return rc;
 }

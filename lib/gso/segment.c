@@ -212,11 +212,28 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
     if (vnet_size != 0 && vnet_size != INETCSUM_VNET_HDR_LEN && vnet_size != INETCSUM_VNET_HDR_V1_LEN &&
         vnet_size != INETCSUM_VNET_HDR_TNL_LEN)
         return -EINVAL;
-    if (!plausible(g))
-        return -EINVAL;
     size_t total = 0;
     for (size_t k = 0; k < iovcnt; k++)
         total += iov[k].iov_len;
+    if (g->proto == 0 && g->nlevels == 0 && g->hdr_len == 0 && g->segments == 1) {
+        /* A packet passed as it is (inetcsum_gso_from_vnet: GSO_NONE, not TCP or UDP): copied,
+         * behind a virtio-net header saying nothing. */
+        if (total != g->payload_len)
+            return -EINVAL;
+        if (nseg < 1 || seg[0].size < vnet_size + total)
+            return -ENOSPC;
+        uint8_t *out = seg[0].data;
+        if (vnet_size) {
+            const struct inetcsum_vnet_hdr none = {0};
+            inetcsum_vnet_put(out, vnet_size, &none);
+        }
+        struct cursor cur = {iov, iovcnt, 0};
+        copy_from(&cur, out + vnet_size, total, 0);
+        seg[0].len = vnet_size + total;
+        return 1;
+    }
+    if (!plausible(g))
+        return -EINVAL;
     if (total != (size_t)g->hdr_len + g->payload_len)
         return -EINVAL;
     if (nseg < g->segments)

@@ -111,6 +111,9 @@ unsigned ics_fill_general(void *frame, size_t caplen, size_t wirelen, enum inetc
 unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
                          struct inetcsum_report *report)
 {
+    struct inetcsum_report unasked; /* a caller who wants only the count passes NULL */
+    if (!report)
+        report = &unasked;
     struct ics_fast fr;
     if (ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr))
         return ics_fast_verify((const uint8_t *)frame, &fr, flags, report);
@@ -120,6 +123,9 @@ unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum 
 unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
                              unsigned flags, struct inetcsum_report *report)
 {
+    struct inetcsum_report unasked;
+    if (!report)
+        report = &unasked;
     struct ics_view v = segments(seg, nseg);
     return verify_view(&v, wirelen, link, flags, report);
 }

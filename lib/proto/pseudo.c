@@ -5,6 +5,8 @@
 
 uint16_t inetcsum_ipv4_header(const void *iph, unsigned ihl)
 {
+    if (ihl < 5 || ihl > 15)
+        return 0xFFFF; /* no IPv4 header: nothing read, and not 0 (what a right header gives) */
     return inetcsum_final(inetcsum_partial(iph, (size_t)ihl * 4, 0));
 }
 

@@ -6,11 +6,16 @@
 #include "inetcsum_gso.h"
 
 /* A negative errno of the GSO layer as a ValueError saying what it means there. */
-static PyObject *gso_error(const char *func, int rc)
+static PyObject *gso_error(const char *func, int rc, const struct inetcsum_gso *g)
 {
+    if (rc == -E2BIG && g) {
+        PyErr_Format(PyExc_ValueError, "%s(): %u segments, more than allowed (max_segs, 65,535 by default; 128 UDP "
+                     "datagrams from a virtio-net header, Linux's UDP_MAX_SEGMENTS)", func, (unsigned)g->segments);
+        return NULL;
+    }
     const char *why = rc == -EPROTONOSUPPORT ? "headers it does not segment (IP fragments, AH, ESP, an unknown tunnel, "
                                                "neither TCP nor UDP, UFO)"
-                      : rc == -E2BIG        ? "more segments than Linux allows (128 UDP datagrams)"
+                      : rc == -E2BIG        ? "more segments than allowed"
                       : rc == -ENOSPC       ? "out is too small for the segments"
                                             : "malformed: headers whose lengths contradict each other or the packet, or "
                                               "a virtio-net header that does not match it (csum_start, csum_offset, "
@@ -21,7 +26,7 @@ static PyObject *gso_error(const char *func, int rc)
 
 PyDoc_STRVAR(segment_doc,
              "segment($module, packet, *, gso_size=None, vnet=None, link=1, device=0, zero_seed=False,\n"
-             "        vnet_out=0, out=None, fixed_id=False)\n--\n\n"
+             "        vnet_out=0, out=None, fixed_id=False, max_segs=0)\n--\n\n"
              "Splits a TCP or UDP super-packet into wire-sized packets as Linux's GSO does: lengths,\n"
              "IPv4 IDs, TCP sequence numbers and flags (FIN/PSH on the last, CWR on the first) rewritten\n"
              "at every level of a tunnel, every checksum computed, except the Offload kinds in device,\n"
@@ -30,23 +35,27 @@ PyDoc_STRVAR(segment_doc,
              "kernel checks it), or from gso_size (payload bytes per segment).  vnet_out=10, 12 or 24 puts\n"
              "a virtio-net header before each segment.  Returns a list of bytes, or with out (a\n"
              "writable buffer) memoryviews of out, where the segments are written back to back.\n"
-             "fixed_id=True keeps every IPv4 ID, DF or not (Linux 6.18's FIXEDID).\n"
+             "fixed_id=True keeps every IPv4 ID, DF or not (Linux 6.18's FIXEDID).  max_segs: refuse a\n"
+             "packet that would make more segments (0: 65,535, Linux's GSO_MAX_SEGS).  A packet without\n"
+             "GSO (vnet GSO_NONE, no checksum to complete) that is neither TCP nor UDP (ARP, ICMP)\n"
+             "comes back as it is, one segment.\n"
              "ValueError for a malformed or unsupported packet.");
 
 static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     static const char *const names[] = {"packet", "gso_size", "vnet",     "link",
-                                        "device", "zero_seed", "vnet_out", "out", "fixed_id"};
-    static const struct icspy_params p = {"segment", names, 9, 1, 1};
-    PyObject *a[9];
-    unsigned long long gso_size = 0, device = 0, vnet_out = 0;
+                                        "device", "zero_seed", "vnet_out", "out", "fixed_id", "max_segs"};
+    static const struct icspy_params p = {"segment", names, 10, 1, 1};
+    PyObject *a[10];
+    unsigned long long gso_size = 0, device = 0, vnet_out = 0, max_segs = 0;
     uint32_t link = INETCSUM_LINK_ETHERNET;
     int zero_seed = 0, fixed_id = 0;
     if (icspy_parse(&p, args, nargs, kwnames, a) < 0 || icspy_flag(a[8], &fixed_id) < 0 ||
         (a[1] && a[1] != Py_None && icspy_uint(a[1], "segment", "gso_size", 0xFFFF, &gso_size) < 0) ||
         icspy_link(a[3], "segment", &link) < 0 || icspy_uint(a[4], "segment", "device", INETCSUM_OFL_ALL, &device) < 0 ||
-        icspy_flag(a[5], &zero_seed) < 0 || icspy_uint(a[6], "segment", "vnet_out", INETCSUM_VNET_HDR_TNL_LEN, &vnet_out) < 0)
+        icspy_flag(a[5], &zero_seed) < 0 || icspy_uint(a[6], "segment", "vnet_out", INETCSUM_VNET_HDR_TNL_LEN, &vnet_out) < 0 ||
+        icspy_uint(a[9], "segment", "max_segs", INETCSUM_GSO_MAX_SEGS, &max_segs) < 0)
         return NULL;
     const int has_vnet = a[2] && a[2] != Py_None, has_size = a[1] && a[1] != Py_None;
     if (has_vnet == has_size) {
@@ -76,13 +85,15 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
             PyErr_SetString(PyExc_ValueError, "segment(): vnet is 10, 12 or 24 bytes");
             return NULL;
         }
-        rc = inetcsum_gso_from_vnet(&g, pkt.p, pkt.len, (enum inetcsum_link)link, &vh);
+        rc = inetcsum_gso_from_vnet_max(&g, pkt.p, pkt.len, (enum inetcsum_link)link, &vh, (uint32_t)max_segs);
     } else {
         rc = inetcsum_gso_describe(&g, pkt.p, pkt.len, (enum inetcsum_link)link, (size_t)gso_size);
+        if (rc == 0 && max_segs && g.segments > max_segs)
+            rc = -E2BIG;
     }
     if (rc != 0) {
         icspy_buf_release(&pkt);
-        return gso_error("segment", rc);
+        return gso_error("segment", rc, &g);
     }
     if (fixed_id)
         g.flags |= INETCSUM_GSO_FIXEDID;
@@ -115,7 +126,7 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
     /* Every byte is read and written once more: a 64 KB super-packet is worth releasing the GIL. */
     ICSPY_WORK(2 * pkt.len, got = inetcsum_gso_segment(&g, pkt.p, pkt.len, &ofl, (size_t)vnet_out, seg, n));
     if (got < 0) {
-        gso_error("segment", (int)got);
+        gso_error("segment", (int)got, NULL);
         goto fail;
     }
     if (into) { /* memoryviews of out, each over its segment */

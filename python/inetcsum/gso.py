@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import enum
 import struct
-from typing import List, NamedTuple, Union
+from typing import TYPE_CHECKING, List, NamedTuple, Union
 
 from . import _inetcsum
 from ._inetcsum import segment
 from ._types import Link
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["VnetFlag", "GsoType", "VnetHeader", "segment", "Coalescer"]
 
@@ -92,7 +95,7 @@ class Coalescer:
     ) -> None:
         self._table = _inetcsum._gro_new(link, vnet_size, max_flows, any_tunnel)
 
-    def add(self, packet: bytes) -> List[bytes]:
+    def add(self, packet: ReadableBuffer) -> List[bytes]:
         """Offers a packet (without a virtio-net header); returns the packets emitted meanwhile
         (those of a flow whose train it ended, then itself when it is not held)."""
         out, _held = _inetcsum._gro_add(self._table, packet)

@@ -619,3 +619,30 @@ def test_tunnels_coalesced_as_the_receiver_takes_them(kind):
             assert vh == vh_want._replace(hdr_len=len(frame) - 12000)
             assert out[0][size:] == want
         assert segment(out[0][size:], vnet=out[0][:size]) == segs
+
+
+def test_api_edges():
+    """Issue 26's API items: a packet without GSO that is neither TCP nor UDP comes back as it is
+    (the Python README's TAP loop meets ARP and ICMP), a bound on the segment count, any buffer."""
+    from scapy.layers.inet import ICMP
+    from scapy.layers.l2 import ARP
+    arp = bytes(ETH / ARP(psrc=A4, pdst=B4))
+    ping = bytes(ETH / IP(src=A4, dst=B4) / ICMP() / Raw(payload(56)))
+    for frame in (arp, ping):  # as the README's loop reads them from a TAP: a zeroed header first
+        data = bytes(12) + frame
+        assert inetcsum.segment(data[12:], vnet=data[:12]) == [frame]
+        assert inetcsum.segment(frame, vnet=bytes(12), vnet_out=12) == [bytes(12) + frame]
+    # a peer's gso_size of 1: 6,000 segments, refused under a bound of 64, with the count said
+    big = build("ipv4-tcp", 6000)
+    ask = VnetHeader(flags=VnetFlag.NEEDS_CSUM, gso_type=GsoType.TCPV4, gso_size=1, csum_start=34, csum_offset=16)
+    frame, _, _, _ = partial_frame("ipv4-tcp", 6000)
+    assert len(inetcsum.segment(frame, vnet=ask.pack(12))) == 6000
+    with pytest.raises(ValueError, match="6000 segments, more than allowed"):
+        inetcsum.segment(frame, vnet=ask.pack(12), max_segs=64)
+    with pytest.raises(ValueError, match="60 segments"):
+        inetcsum.segment(big, gso_size=100, max_segs=59)
+    # Coalescer.add takes any bytes-like object
+    c = inetcsum.Coalescer(vnet_size=0)
+    segs = segment(big, gso_size=1000)
+    out = c.add(segs[0]) + c.add(bytearray(segs[1])) + c.add(memoryview(segs[2])) + c.flush()
+    assert len(out) == 1 and len(out[0]) == len(big) - 3000
