@@ -159,8 +159,8 @@ int main(int argc, char **argv)
             const uint8_t *frame = in + vnet_a;
             const size_t len = (size_t)n - vnet_a;
             const int work = h.gso_type != INETCSUM_VNET_GSO_NONE || (h.flags & INETCSUM_VNET_F_NEEDS_CSUM);
-            if (mode == PLAIN || !work || inetcsum_gso_from_vnet(&g, frame, len, INETCSUM_LINK_ETHERNET, &h) != 0 ||
-                g.segments > 64) {
+            if (mode == PLAIN || !work ||
+                inetcsum_gso_from_vnet_max(&g, frame, len, INETCSUM_LINK_ETHERNET, &h, 64) != 0) { /* seg[64] */
                 if (gro)
                     inetcsum_gro_add(gro, frame, len); /* merged if it can be, else passed */
                 else if (vnet_a == vnet_b)
