@@ -1,4 +1,5 @@
-"""The Coalescer against the running kernel's GRO, train by train.
+"""The Coalescer against the running kernel's GRO, train by train; segment() against its software
+GSO, super-packet by super-packet (test_segmentation_against_the_kernel, at the end).
 
 A veth pair in a network namespace of its own, GRO on at its receiving end (and UDP GRO for
 forwarding, so that datagrams merge without a socket asking), its flush timeout raised so that a
@@ -273,3 +274,143 @@ def test_coalescer_against_the_kernel():
             merged += sum(1 for v in ours.values() for t, _, _ in v if t)
     print(f"{trains} trains alike, {merged} super-packets; {retried} sent again (a jiffy in the middle)")
     assert merged > trains / 4
+
+
+# ---- segmentation: the kernel's software GSO as the oracle ------------------------------------
+
+TUNSETIFF, TUNSETOFFLOAD, TUNSETVNETHDRSZ = 0x400454CA, 0x400454D0, 0x400454D8
+IFF_TAP, IFF_NO_PI, IFF_VNET_HDR = 0x0002, 0x1000, 0x4000
+
+
+class KernelGso:
+    """A TAP (written with a virtio-net header) and a veth end in one bridge; the veth end has no
+    segmentation or checksum offload, so the kernel segments every super-packet in software on its
+    way out (validate_xmit_skb), checksums computed; its peer's AF_PACKET socket reads the
+    segments."""
+
+    def __init__(self) -> None:
+        self.ns = f"inetcsum-gso-{uuid.uuid4().hex[:8]}"
+        self.tap_name = f"ig{uuid.uuid4().hex[:8]}"
+
+    def sh(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["ip", "netns", "exec", self.ns, *args], capture_output=True, text=True, check=True)
+
+    def __enter__(self) -> "KernelGso":
+        import fcntl
+        subprocess.run(["ip", "netns", "add", self.ns], check=True)
+        try:
+            self.tap = os.open("/dev/net/tun", os.O_RDWR)
+            fcntl.ioctl(self.tap, TUNSETIFF, struct.pack("16sH", self.tap_name.encode(), IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))
+            fcntl.ioctl(self.tap, TUNSETVNETHDRSZ, struct.pack("i", 12))
+            subprocess.run(["ip", "link", "set", self.tap_name, "netns", self.ns], check=True)
+            self.sh("ip", "link", "add", "br0", "type", "bridge")
+            self.sh("ip", "link", "add", "vout", "type", "veth", "peer", "name", "vcap")
+            for dev in (self.tap_name, "vout", "vcap", "br0"):
+                self.sh("ip", "link", "set", dev, "mtu", "9000")
+            self.sh("ip", "link", "set", self.tap_name, "master", "br0")
+            self.sh("ip", "link", "set", "vout", "master", "br0")
+            self.sh("ethtool", "-K", "vout", "tso", "off", "gso", "off", "tx", "off", "sg", "off")
+            self.sh("ethtool", "-K", "vcap", "gro", "off")
+            for dev in (self.tap_name, "vout", "vcap", "br0"):
+                self.sh("ip", "link", "set", dev, "up")
+            libc = ctypes.CDLL(None, use_errno=True)
+            here = os.open("/proc/self/ns/net", os.O_RDONLY)
+            there = os.open(f"/var/run/netns/{self.ns}", os.O_RDONLY)
+            try:
+                if libc.setns(there, CLONE_NEWNET) != 0:
+                    raise OSError(ctypes.get_errno(), "setns")
+                self.rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+                self.rx.bind(("vcap", 0))
+                self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
+            finally:
+                libc.setns(here, CLONE_NEWNET)
+                os.close(here)
+                os.close(there)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if hasattr(self, "rx"):
+            self.rx.close()
+        if hasattr(self, "tap"):
+            os.close(self.tap)
+        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+
+    def segments(self, vnet: bytes, frame: bytes) -> List[bytes]:
+        """The frames the kernel sends out for one packet written with its header."""
+        marker = bytes(Ether(src=TX_MAC, dst=RX_MAC, type=0x88B5)) + uuid.uuid4().bytes
+        os.write(self.tap, vnet + frame)
+        os.write(self.tap, bytes(12) + marker)
+        out = []
+        self.rx.settimeout(1.0)
+        while True:
+            d = self.rx.recv(70000)
+            if d == marker:
+                return out
+            if d[6:12] == bytes.fromhex(TX_MAC.replace(":", "")):
+                out.append(d)
+
+
+def super_packet(rng: random.Random) -> Tuple[bytes, bytes]:
+    """A TCP or UDP super-packet as a TAP's writer hands it over: (virtio-net header, frame), its
+    TCP/UDP checksum the pseudo-header sum (NEEDS_CSUM)."""
+    v6, udp = rng.random() < 0.5, rng.random() < 0.3
+    mss = rng.choice([100, 536, 1000, 1448 - (20 if v6 else 0)])
+    n = rng.randint(2, 40)
+    size = mss * (n - 1) + rng.randint(1, mss)
+    payload = rng.randbytes(size)
+    if udp:
+        l4 = UDP(sport=4000, dport=5000) / Raw(payload)
+    else:
+        flags = "A" + rng.choice(["", "", "P", "F", "PF", "C", "CE", "U"])
+        opts = [("NOP", None), ("NOP", None), ("Timestamp", (5, 6))] if rng.random() < 0.5 else []
+        l4 = TCP(sport=4000, dport=5000, seq=rng.randrange(1 << 32), ack=9, flags=flags, window=700, options=opts) / Raw(payload)
+    if v6:
+        ip = IPv6(src="fd02::1", dst="fd02::2", hlim=64)
+    else:
+        ip = IP(src="10.3.0.1", dst="10.3.0.2", id=rng.randrange(1 << 16), flags="DF" if rng.random() < 0.7 else 0,
+                options=[b"\x94\x04\x00\x00"] if rng.random() < 0.1 else [])
+    frame = bytearray(bytes(ETH / ip / l4))
+    l4_off = len(frame) - len(bytes(l4))
+    l4_hlen = len(bytes(l4)) - len(payload)
+    field = l4_off + (6 if udp else 16)
+    # NEEDS_CSUM: the field holds the pseudo-header sum over the whole length
+    l4_len = len(frame) - l4_off
+    src, dst = (bytes(socket.inet_pton(socket.AF_INET6, a)) for a in ("fd02::1", "fd02::2")) if v6 else \
+        (socket.inet_aton("10.3.0.1"), socket.inet_aton("10.3.0.2"))
+    pseudo = (inetcsum.pseudo_ipv6 if v6 else inetcsum.pseudo_ipv4)(src, dst, 17 if udp else 6, l4_len)
+    seed = (pseudo & 0xFFFF) + (pseudo >> 16)
+    seed = (seed & 0xFFFF) + (seed >> 16)
+    frame[field:field + 2] = seed.to_bytes(2, "big")  # (as the kernel's tun checks it: NEEDS_CSUM)
+    gso_type = GSO_UDP_L4 if udp else (GSO_TCPV6 if v6 else GSO_TCPV4)
+    if not udp and "C" in flags and rng.random() < 0.5:
+        gso_type |= GSO_ECN
+    vnet = struct.pack("<BBHHHHH", 1, gso_type, l4_off + l4_hlen, mss, l4_off, 6 if udp else 16, 0)
+    return vnet, bytes(frame)
+
+
+GSO_TCPV4, GSO_UDP_L4, GSO_TCPV6, GSO_ECN = 1, 5, 4, 0x80
+
+
+def test_segmentation_against_the_kernel():
+    seed = int(os.environ.get("INETCSUM_GRO_SEED") or random.randrange(1 << 32))
+    packets = int(os.environ.get("INETCSUM_GSO_PACKETS") or "200")  # (about 0.3 s)
+    print(f"kernel {os.uname().release}, seed {seed} (INETCSUM_GRO_SEED={seed} repeats it), {packets} super-packets")
+    rng = random.Random(seed)
+    total = 0
+    with KernelGso() as k:
+        for n in range(packets):
+            vnet, frame = super_packet(rng)
+            theirs = k.segments(vnet, frame)
+            ours = inetcsum.segment(frame, vnet=vnet)
+            total += len(theirs)
+            if theirs != ours or len(ours) < 2:
+                diff = next((i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b), min(len(theirs), len(ours)))
+                pytest.fail(f"super-packet {n} (seed {seed}): vnet {vnet.hex()}, {len(frame)} bytes: kernel "
+                            f"{len(theirs)} segments, inetcsum {len(ours)}; first difference in segment {diff}:\n"
+                            f"kernel:   {theirs[diff].hex() if diff < len(theirs) else None}\n"
+                            f"inetcsum: {ours[diff].hex() if diff < len(ours) else None}\n"
+                            f"{summary(frame)}")
+    print(f"{packets} super-packets segmented alike: {total} segments")
