@@ -55,6 +55,27 @@ def why_not() -> Optional[str]:
 pytestmark = pytest.mark.skipif(why_not() is not None, reason=f"kernel GRO test: {why_not()}")
 
 
+def packet_socket(ns: str, dev: str, proto: int, vnet: bool = False) -> socket.socket:
+    """An AF_PACKET socket on a device of namespace ns (made there: a socket stays in the namespace
+    it was made in), with the virtio-net header of each packet when vnet."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    here = os.open("/proc/self/ns/net", os.O_RDONLY)
+    there = os.open(f"/var/run/netns/{ns}", os.O_RDONLY)
+    try:
+        if libc.setns(there, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "setns")
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
+        s.bind((dev, 0))
+        if vnet:
+            s.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
+        return s
+    finally:
+        libc.setns(here, CLONE_NEWNET)
+        os.close(here)
+        os.close(there)
+
+
 class KernelGro:
     """vtx -> vrx in a namespace of their own; GRO at vrx."""
 
@@ -78,22 +99,8 @@ class KernelGro:
             # Held packets are flushed once a jiffy old; the timer polls again after 2 ms.
             self.sh("sh", "-c", "echo 2000000 > /sys/class/net/vrx/gro_flush_timeout && "
                                 "echo 100 > /sys/class/net/vrx/napi_defer_hard_irqs")
-            libc = ctypes.CDLL(None, use_errno=True)
-            here = os.open("/proc/self/ns/net", os.O_RDONLY)
-            there = os.open(f"/var/run/netns/{self.ns}", os.O_RDONLY)
-            try:
-                if libc.setns(there, CLONE_NEWNET) != 0:
-                    raise OSError(ctypes.get_errno(), "setns")
-                self.tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
-                self.tx.bind(("vtx", 0))
-                self.rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
-                self.rx.bind(("vrx", 0))
-                self.rx.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
-                self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
-            finally:
-                libc.setns(here, CLONE_NEWNET)
-                os.close(here)
-                os.close(there)
+            self.tx = packet_socket(self.ns, "vtx", 0)
+            self.rx = packet_socket(self.ns, "vrx", 0x0003, vnet=True)
             self.drain()
         except BaseException:
             self.__exit__(None, None, None)
@@ -313,19 +320,7 @@ class KernelGso:
             self.sh("ethtool", "-K", "vcap", "gro", "off")
             for dev in (self.tap_name, "vout", "vcap", "br0"):
                 self.sh("ip", "link", "set", dev, "up")
-            libc = ctypes.CDLL(None, use_errno=True)
-            here = os.open("/proc/self/ns/net", os.O_RDONLY)
-            there = os.open(f"/var/run/netns/{self.ns}", os.O_RDONLY)
-            try:
-                if libc.setns(there, CLONE_NEWNET) != 0:
-                    raise OSError(ctypes.get_errno(), "setns")
-                self.rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
-                self.rx.bind(("vcap", 0))
-                self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
-            finally:
-                libc.setns(here, CLONE_NEWNET)
-                os.close(here)
-                os.close(there)
+            self.rx = packet_socket(self.ns, "vcap", 0x0003)
         except BaseException:
             self.__exit__(None, None, None)
             raise
