@@ -256,6 +256,16 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
         if (a->ip_off != b->ip_off || a->ip_version != b->ip_version || a->l4 != b->l4 ||
             !same_bytes(head + a->ip_off + addr, pkt + b->ip_off + addr, addr_len))
             return 0;
+        /* ipv6_gro_receive: the flow label, the next header and every extension header byte make
+         * the flow too (a packet that differs there is another flow, not the end of this one's
+         * train); the traffic class only ends the train. */
+        if (a->ip_version == 6) {
+            const uint8_t *x = head + a->ip_off, *y = pkt + b->ip_off;
+            if (((ics_get32(x) ^ ics_get32(y)) & ICS_IPV6_VERSION_FLOW_MASK) || x[ICS_IPV6_NEXTHDR] != y[ICS_IPV6_NEXTHDR] ||
+                a->l4_off != b->l4_off ||
+                !same_bytes(x + ICS_IPV6_HLEN, y + ICS_IPV6_HLEN, (size_t)a->l4_off - a->ip_off - ICS_IPV6_HLEN))
+                return 0;
+        }
     }
     const struct inetcsum_gso_level *a = &f->g.level[g->nlevels - 1], *b = &g->level[g->nlevels - 1];
     return memcmp(head + a->l4_off + ICS_TCP_SPORT, pkt + b->l4_off + ICS_TCP_SPORT, 4) == 0; /* both ports (UDP's too) */

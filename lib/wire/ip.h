@@ -84,6 +84,7 @@ enum {
 };
 
 /* IPv6 */
+#define ICS_IPV6_VERSION_FLOW_MASK 0xF00FFFFFu /* the first word but the traffic class */
 enum {
     ICS_IPV6_PAYLOAD_LEN = 4,
     ICS_IPV6_NEXTHDR = 6,

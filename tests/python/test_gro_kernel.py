@@ -9,7 +9,8 @@ the GSO type and size).  The same train goes through a Coalescer.  Per flow, the
 come out, in order, must be the same bytes with the same GSO type and size.
 
 Trains are random (a seed printed, INETCSUM_GRO_SEED to repeat, INETCSUM_GRO_TRAINS for how many):
-several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP) interleaved, segments of one size
+several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP) interleaved, IPv6 destination
+options and flow labels that come and go, segments of one size
 and a shorter last, every TCP flag, gaps and repeats in the sequence, IPv4 options, IDs fixed,
 incrementing or jumping, DF on and off, TTL and TOS changes, bad IPv4, TCP and UDP checksums,
 Ethernet padding, TCP timestamps that change, flows with CWR or ECE on every segment.
@@ -31,7 +32,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 from scapy.layers.inet import IP, TCP, UDP
-from scapy.layers.inet6 import IPv6
+from scapy.layers.inet6 import IPv6, IPv6ExtHdrDestOpt, PadN
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -176,6 +177,7 @@ def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
     df, ttl, tos, window = rng.random() < 0.7, 64, 0, 512
     ts = rng.random() < 0.3
     base = rng.choice(["A"] * 8 + ["AC", "AE"])  # now and then a flow with CWR or ECE on every segment
+    dstopts = v6 and rng.random() < 0.2  # an IPv6 destination options header on the flow's packets
     frames = []
     for i in range(count):
         size = mss if i + 1 < count or rng.random() < 0.5 else rng.randint(1, mss)
@@ -206,7 +208,11 @@ def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
             l4 = TCP(sport=sport, dport=dport, seq=this_seq, ack=ack, flags=flags, window=pkt_window, options=opts) / Raw(payload)
         ip_opts = [b"\x94\x04\x00\x00"] if not v6 and rng.random() < 0.03 else []
         if v6:
-            pkt = ETH / IPv6(src="fd01::1", dst="fd01::2", hlim=pkt_ttl, tc=pkt_tos) / l4
+            label = 7 if rng.random() < 0.03 else 0
+            opts = None
+            if dstopts != (rng.random() < 0.03):  # (a packet now and then with it, or without)
+                opts = IPv6ExtHdrDestOpt(options=[PadN(optdata=bytes([0x11 if rng.random() < 0.05 else 0]) * 4)])
+            pkt = ETH / IPv6(src="fd01::1", dst="fd01::2", hlim=pkt_ttl, tc=pkt_tos, fl=label) / (opts / l4 if opts else l4)
         else:
             inner = IP(src="10.1.0.1", dst="10.1.0.2", ttl=pkt_ttl, tos=pkt_tos, id=this_id,
                        flags="DF" if pkt_df else 0, options=ip_opts) / l4
