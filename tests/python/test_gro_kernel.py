@@ -9,7 +9,7 @@ the GSO type and size).  The same train goes through a Coalescer.  Per flow, the
 come out, in order, must be the same bytes with the same GSO type and size.
 
 Trains are random (a seed printed, INETCSUM_GRO_SEED to repeat, INETCSUM_GRO_TRAINS for how many):
-several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP) interleaved, IPv6 destination
+several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP and VXLAN) interleaved, IPv6 destination
 options and flow labels that come and go, segments of one size
 and a shorter last, every TCP flag, gaps and repeats in the sequence, IPv4 options, IDs fixed,
 incrementing or jumping, DF on and off, TTL and TOS changes, bad IPv4, TCP and UDP checksums,
@@ -34,11 +34,13 @@ import pytest
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6, IPv6ExtHdrDestOpt, PadN
 from scapy.layers.l2 import Ether
+from scapy.layers.vxlan import VXLAN
 from scapy.packet import Raw
 
 import inetcsum
 
 TX_MAC, RX_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
+VXLAN_PEER, VXLAN_LOCAL = "10.5.0.1", "10.5.0.2"
 ETH = Ether(src=TX_MAC, dst=RX_MAC)
 CLONE_NEWNET, SOL_PACKET, PACKET_VNET_HDR = 0x40000000, 263, 15
 VNET = 10  # what AF_PACKET's PACKET_VNET_HDR gives: struct virtio_net_hdr
@@ -97,6 +99,11 @@ class KernelGro:
             self.sh("ip", "link", "set", "vtx", "up")
             self.sh("ip", "link", "set", "vrx", "up")
             self.sh("ethtool", "-K", "vrx", "gro", "on", "rx-udp-gro-forwarding", "on")
+            # A VXLAN device: its UDP socket is what lets the kernel's GRO look inside port 4789.
+            self.sh("ip", "addr", "add", f"{VXLAN_LOCAL}/24", "dev", "vrx")
+            self.sh("ip", "link", "add", "vx0", "type", "vxlan", "id", "42", "dstport", "4789", "local", VXLAN_LOCAL,
+                    "dev", "vrx")
+            self.sh("ip", "link", "set", "vx0", "up")
             # Held packets are flushed once a jiffy old; the timer polls again after 2 ms.
             self.sh("sh", "-c", "echo 2000000 > /sys/class/net/vrx/gro_flush_timeout && "
                                 "echo 100 > /sys/class/net/vrx/napi_defer_hard_irqs")
@@ -149,7 +156,7 @@ def coalesced(frames: List[bytes]) -> List[Tuple[bytes, bytes]]:
 
 # ---- random trains ---------------------------------------------------------------------------
 
-KINDS = ["ipv4-tcp", "ipv6-tcp", "ipip-tcp", "ipv4-udp", "ipv6-udp"]
+KINDS = ["ipv4-tcp", "ipv6-tcp", "ipip-tcp", "vxlan-tcp", "ipv4-udp", "ipv6-udp"]
 
 
 def train(rng: random.Random) -> List[bytes]:
@@ -168,7 +175,8 @@ def train(rng: random.Random) -> List[bytes]:
 
 
 def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
-    v6, udp, ipip = kind.startswith("ipv6"), kind.endswith("udp"), kind.startswith("ipip")
+    v6, udp, ipip, vxlan = kind.startswith("ipv6"), kind.endswith("udp"), kind.startswith("ipip"), kind.startswith("vxlan")
+    vxlan_csum = rng.random() < 0.5  # the tunnel's UDP checksum: on for the whole flow, or 0
     mss = rng.choice([100, 536, 1000, 1448 - (20 if v6 or ipip else 0)])
     count = rng.randint(2, 9)
     sport, dport = 40000 + n, rng.choice([5201, 8000])
@@ -216,8 +224,13 @@ def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
         else:
             inner = IP(src="10.1.0.1", dst="10.1.0.2", ttl=pkt_ttl, tos=pkt_tos, id=this_id,
                        flags="DF" if pkt_df else 0, options=ip_opts) / l4
-            pkt = ETH / (IP(src="10.2.0.1", dst="10.2.0.2", ttl=64, id=this_id, flags="DF" if pkt_df else 0) / inner
-                         if ipip else inner)
+            if vxlan:  # to the receiver's VXLAN device (VNI 42, port 4789)
+                outer = IP(src=VXLAN_PEER, dst=VXLAN_LOCAL, ttl=64, id=(ip_id + i) & 0xFFFF, flags="DF")
+                pkt = ETH / outer / UDP(sport=50000 + n, dport=4789, chksum=None if vxlan_csum else 0) / \
+                    VXLAN(vni=42) / Ether(src="02:00:00:00:01:01", dst="02:00:00:00:01:02") / inner
+            else:
+                pkt = ETH / (IP(src="10.2.0.1", dst="10.2.0.2", ttl=64, id=this_id, flags="DF" if pkt_df else 0) / inner
+                             if ipip else inner)
         b = bytearray(bytes(pkt))
         r = rng.random()
         if r < 0.03 and not v6:
@@ -237,11 +250,21 @@ def flow_key(frame: bytes) -> Tuple:
     return (len(ips), inner.src, inner.dst, l4.sport if l4 else None, l4.dport if l4 else None)
 
 
+VXLAN_CHECK = 14 + 20 + 6  # the tunnel's UDP checksum field
+
+
 def per_flow(out: List[Tuple[bytes, bytes]]) -> Dict[Tuple, List[Tuple[int, int, bytes]]]:
-    """Per flow, in order: (GSO type, GSO size, frame bytes)."""
+    """Per flow, in order: (GSO type, GSO size, frame bytes).  A VXLAN super-packet's outer UDP
+    checksum, where it has one, is set aside: the kernel's GRO leaves the pseudo-header sum there
+    (udp_gro_complete; its segmentation computes each segment's), the Coalescer the value local
+    checksum offload gives (right on the wire once the inner checksum is completed); both come
+    out of segmentation the same."""
     flows: Dict[Tuple, List[Tuple[int, int, bytes]]] = {}
     for vnet, frame in out:
         _flags, gso_type, _hdr_len, gso_size = struct.unpack("<BBHH", vnet[:6])
+        if gso_type and frame[12:14] == b"\x08\x00" and frame[23] == 17 and frame[36:38] == (4789).to_bytes(2, "big") \
+                and frame[VXLAN_CHECK:VXLAN_CHECK + 2] != b"\x00\x00":
+            frame = frame[:VXLAN_CHECK] + b"\xff\xff" + frame[VXLAN_CHECK + 2:]
         flows.setdefault(flow_key(frame), []).append((gso_type, gso_size if gso_type else 0, frame))
     return flows
 
