@@ -9,7 +9,7 @@ the GSO type and size).  The same train goes through a Coalescer.  Per flow, the
 come out, in order, must be the same bytes with the same GSO type and size.
 
 Trains are random (a seed printed, INETCSUM_GRO_SEED to repeat, INETCSUM_GRO_TRAINS for how many):
-several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP and VXLAN) interleaved, IPv6 destination
+several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP, GRE and VXLAN) interleaved, IPv6 destination
 options and flow labels that come and go, segments of one size
 and a shorter last, every TCP flag, gaps and repeats in the sequence, IPv4 options, IDs fixed,
 incrementing or jumping, DF on and off, TTL and TOS changes, bad IPv4, TCP and UDP checksums,
@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6, IPv6ExtHdrDestOpt, PadN
-from scapy.layers.l2 import Ether
+from scapy.layers.l2 import GRE, Ether
 from scapy.layers.vxlan import VXLAN
 from scapy.packet import Raw
 
@@ -156,7 +156,7 @@ def coalesced(frames: List[bytes]) -> List[Tuple[bytes, bytes]]:
 
 # ---- random trains ---------------------------------------------------------------------------
 
-KINDS = ["ipv4-tcp", "ipv6-tcp", "ipip-tcp", "vxlan-tcp", "ipv4-udp", "ipv6-udp"]
+KINDS = ["ipv4-tcp", "ipv6-tcp", "ipip-tcp", "gre-tcp", "vxlan-tcp", "ipv4-udp", "ipv6-udp"]
 
 
 def train(rng: random.Random) -> List[bytes]:
@@ -177,6 +177,8 @@ def train(rng: random.Random) -> List[bytes]:
 def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
     v6, udp, ipip, vxlan = kind.startswith("ipv6"), kind.endswith("udp"), kind.startswith("ipip"), kind.startswith("vxlan")
     vxlan_csum = rng.random() < 0.5  # the tunnel's UDP checksum: on for the whole flow, or 0
+    gre = kind.startswith("gre")
+    gre_key = rng.choice([None, 7])
     mss = rng.choice([100, 536, 1000, 1448 - (20 if v6 or ipip else 0)])
     count = rng.randint(2, 9)
     sport, dport = 40000 + n, rng.choice([5201, 8000])
@@ -228,6 +230,10 @@ def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
                 outer = IP(src=VXLAN_PEER, dst=VXLAN_LOCAL, ttl=64, id=(ip_id + i) & 0xFFFF, flags="DF")
                 pkt = ETH / outer / UDP(sport=50000 + n, dport=4789, chksum=None if vxlan_csum else 0) / \
                     VXLAN(vni=42) / Ether(src="02:00:00:00:01:01", dst="02:00:00:00:01:02") / inner
+            elif gre:  # GRE (RFC 2784/2890), a key or none, IPv4 inside
+                outer = IP(src="10.7.0.1", dst="10.7.0.2", ttl=64, id=(ip_id + i) & 0xFFFF, flags="DF")
+                g = GRE(proto=0x0800, key_present=1, key=gre_key) if gre_key is not None else GRE(proto=0x0800)
+                pkt = ETH / outer / g / inner
             else:
                 pkt = ETH / (IP(src="10.2.0.1", dst="10.2.0.2", ttl=64, id=this_id, flags="DF" if pkt_df else 0) / inner
                              if ipip else inner)
