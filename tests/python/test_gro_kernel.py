@@ -79,14 +79,27 @@ def packet_socket(ns: str, dev: str, proto: int, vnet: bool = False) -> socket.s
         os.close(there)
 
 
-class KernelGro:
+def needed(what: str, result: subprocess.CompletedProcess) -> None:
+    """A set-up step this kernel or machine may not offer: the test is skipped, saying which."""
+    if result.returncode != 0:
+        pytest.skip(f"{what}: {' '.join(result.args)}: {result.stderr.strip()}")
+
+
+class Namespace:
+    """A network namespace of the test's own, removed at the end."""
+
+    def __init__(self, kind: str) -> None:
+        self.ns = f"inetcsum-{kind}-{uuid.uuid4().hex[:8]}"
+
+    def sh(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run(["ip", "netns", "exec", self.ns, *args], capture_output=True, text=True, check=check)
+
+
+class KernelGro(Namespace):
     """vtx -> vrx in a namespace of their own; GRO at vrx."""
 
     def __init__(self) -> None:
-        self.ns = f"inetcsum-gro-{uuid.uuid4().hex[:8]}"
-
-    def sh(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["ip", "netns", "exec", self.ns, *args], capture_output=True, text=True, check=True)
+        super().__init__("gro")
 
     def __enter__(self) -> "KernelGro":
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
@@ -98,15 +111,18 @@ class KernelGro:
                 self.sh("ip", "link", "set", dev, "mtu", "9000")
             self.sh("ip", "link", "set", "vtx", "up")
             self.sh("ip", "link", "set", "vrx", "up")
-            self.sh("ethtool", "-K", "vrx", "gro", "on", "rx-udp-gro-forwarding", "on")
+            needed("GRO on a veth device (Linux 5.13+)",
+                   self.sh("ethtool", "-K", "vrx", "gro", "on", "rx-udp-gro-forwarding", "on", check=False))
             # A VXLAN device: its UDP socket is what lets the kernel's GRO look inside port 4789.
             self.sh("ip", "addr", "add", f"{VXLAN_LOCAL}/24", "dev", "vrx")
-            self.sh("ip", "link", "add", "vx0", "type", "vxlan", "id", "42", "dstport", "4789", "local", VXLAN_LOCAL,
-                    "dev", "vrx")
+            needed("a VXLAN device (the vxlan module)",
+                   self.sh("ip", "link", "add", "vx0", "type", "vxlan", "id", "42", "dstport", "4789", "local",
+                           VXLAN_LOCAL, "dev", "vrx", check=False))
             self.sh("ip", "link", "set", "vx0", "up")
             # Held packets are flushed once a jiffy old; the timer polls again after 2 ms.
-            self.sh("sh", "-c", "echo 2000000 > /sys/class/net/vrx/gro_flush_timeout && "
-                                "echo 100 > /sys/class/net/vrx/napi_defer_hard_irqs")
+            needed("gro_flush_timeout (Linux 5.10+)",
+                   self.sh("sh", "-c", "echo 2000000 > /sys/class/net/vrx/gro_flush_timeout && "
+                                       "echo 100 > /sys/class/net/vrx/napi_defer_hard_irqs", check=False))
             self.tx = packet_socket(self.ns, "vtx", 0)
             self.rx = packet_socket(self.ns, "vrx", 0x0003, vnet=True)
             self.drain()
@@ -324,18 +340,15 @@ TUNSETIFF, TUNSETOFFLOAD, TUNSETVNETHDRSZ = 0x400454CA, 0x400454D0, 0x400454D8
 IFF_TAP, IFF_NO_PI, IFF_VNET_HDR = 0x0002, 0x1000, 0x4000
 
 
-class KernelGso:
+class KernelGso(Namespace):
     """A TAP (written with a virtio-net header) and a veth end in one bridge; the veth end has no
     segmentation or checksum offload, so the kernel segments every super-packet in software on its
     way out (validate_xmit_skb), checksums computed; its peer's AF_PACKET socket reads the
     segments."""
 
     def __init__(self) -> None:
-        self.ns = f"inetcsum-gso-{uuid.uuid4().hex[:8]}"
+        super().__init__("gso")
         self.tap_name = f"ig{uuid.uuid4().hex[:8]}"
-
-    def sh(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["ip", "netns", "exec", self.ns, *args], capture_output=True, text=True, check=True)
 
     def __enter__(self) -> "KernelGso":
         import fcntl
@@ -345,13 +358,14 @@ class KernelGso:
             fcntl.ioctl(self.tap, TUNSETIFF, struct.pack("16sH", self.tap_name.encode(), IFF_TAP | IFF_NO_PI | IFF_VNET_HDR))
             fcntl.ioctl(self.tap, TUNSETVNETHDRSZ, struct.pack("i", 12))
             subprocess.run(["ip", "link", "set", self.tap_name, "netns", self.ns], check=True)
-            self.sh("ip", "link", "add", "br0", "type", "bridge")
+            needed("a bridge (the bridge module)", self.sh("ip", "link", "add", "br0", "type", "bridge", check=False))
             self.sh("ip", "link", "add", "vout", "type", "veth", "peer", "name", "vcap")
             for dev in (self.tap_name, "vout", "vcap", "br0"):
                 self.sh("ip", "link", "set", dev, "mtu", "9000")
             self.sh("ip", "link", "set", self.tap_name, "master", "br0")
             self.sh("ip", "link", "set", "vout", "master", "br0")
-            self.sh("ethtool", "-K", "vout", "tso", "off", "gso", "off", "tx", "off", "sg", "off")
+            needed("offloads off on a veth device",
+                   self.sh("ethtool", "-K", "vout", "tso", "off", "gso", "off", "tx", "off", "sg", "off", check=False))
             self.sh("ethtool", "-K", "vcap", "gro", "off")
             for dev in (self.tap_name, "vout", "vcap", "br0"):
                 self.sh("ip", "link", "set", dev, "up")
