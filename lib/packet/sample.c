@@ -102,7 +102,7 @@ static void packet_in(struct ics_walker *w, unsigned version, size_t at, size_t 
         return;
     const size_t total = ics_get16(p + total_at);
     if (match) {
-        data = match + ((ics_get16(p + match + ICS_OF_MATCH_LEN) + 7) & ~(size_t)7) + ICS_OF_PI_PAD;
+        data = match + ics_of_match_span(p + match) + ICS_OF_PI_PAD;
         if (data > end - at) {
             ics_malformed(w);
             return;
@@ -125,8 +125,7 @@ static void packet_out(struct ics_walker *w, unsigned version, size_t at, size_t
     if (version == ICS_OF_VERSION_1_0)
         data = ICS_OF10_PO_ACTIONS + ics_get16(p + ICS_OF10_PO_ACTIONS_LEN);
     else if (version == ICS_OF_VERSION_1_5)
-        data = ICS_OF15_PO_MATCH + ((ics_get16(p + ICS_OF15_PO_MATCH + ICS_OF_MATCH_LEN) + 7) & ~(size_t)7) +
-               ics_get16(p + ICS_OF15_PO_ACTIONS_LEN);
+        data = ICS_OF15_PO_MATCH + ics_of_match_span(p + ICS_OF15_PO_MATCH) + ics_get16(p + ICS_OF15_PO_ACTIONS_LEN);
     else
         data = ICS_OF11_PO_ACTIONS + ics_get16(p + ICS_OF11_PO_ACTIONS_LEN);
     if (data > end - at) {

@@ -5,6 +5,10 @@
 #ifndef ICS_WIRE_SAMPLE_H
 #define ICS_WIRE_SAMPLE_H
 
+#include <stddef.h>
+
+#include "bytes.h"
+
 enum { ICS_PORT_SFLOW = 6343 };
 
 /* The datagram: version, the agent's address (its type says IPv4 or IPv6), sub-agent ID,
@@ -82,5 +86,11 @@ enum {
     ICS_OF15_PO_ACTIONS_LEN = 12, /* 1.5: a match before the actions */
     ICS_OF15_PO_MATCH = 16,
 };
+
+/* The bytes an OpenFlow match at m takes: its length (after its type) padded to 8. */
+static inline size_t ics_of_match_span(const uint8_t *m)
+{
+    return ((size_t)ics_get16(m + ICS_OF_MATCH_LEN) + 7) & ~(size_t)7;
+}
 
 #endif

@@ -38,11 +38,9 @@ def frame(variant: str, seq: int, size: int, ack: int = 0, flags: str = "A", opt
     """A frame of the selftest: TCP from 1500 to 8000, sequence START_SEQ + seq, size bytes of 'a';
     TTL/hop limit 8, DF, IPv4 ID 0 (every IP header); options: TCP option bytes; ext: an IPv6
     extension header before TCP (or before the inner header, in IP6IP6)."""
+    # (options given as bytes: the data offset says they are the header's)
     tcp = TCP(sport=SPORT, dport=DPORT, seq=START_SEQ + seq, ack=START_ACK + ack, flags=flags, window=65535,
-              options=[]) / Raw(b"a" * size)
-    if options:
-        tcp = TCP(sport=SPORT, dport=DPORT, seq=START_SEQ + seq, ack=START_ACK + ack, flags=flags, window=65535,
-                  dataofs=5 + len(options) // 4) / Raw(options + b"a" * size)
+              dataofs=5 + len(options) // 4) / Raw(options + b"a" * size)
 
     def v4(proto: int) -> IP:
         return IP(src=A4, dst=B4, ttl=8, flags="DF", id=0, proto=proto)
