@@ -9,7 +9,8 @@ the GSO type and size).  The same train goes through a Coalescer.  Per flow, the
 come out, in order, must be the same bytes with the same GSO type and size.
 
 Trains are random (a seed printed, INETCSUM_GRO_SEED to repeat, INETCSUM_GRO_TRAINS for how many):
-several flows (TCP and UDP over IPv4 and IPv6, TCP over IPIP, GRE and VXLAN) interleaved, IPv6 destination
+several flows (TCP and UDP over IPv4 and IPv6; TCP in IPIP, 6in4, 4in6, IP6IP6, and GRE and VXLAN
+over either IP carrying either IP; GENEVE where the kernel has it) interleaved, IPv6 destination
 options and flow labels that come and go, segments of one size
 and a shorter last, every TCP flag, gaps and repeats in the sequence, IPv4 options, IDs fixed,
 incrementing or jumping, DF on and off, TTL and TOS changes, bad IPv4, TCP and UDP checksums,
@@ -34,6 +35,7 @@ import pytest
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6, IPv6ExtHdrDestOpt, PadN
 from scapy.layers.l2 import GRE, Ether
+from scapy.contrib.geneve import GENEVE
 from scapy.layers.vxlan import VXLAN
 from scapy.packet import Raw
 
@@ -41,6 +43,7 @@ import inetcsum
 
 TX_MAC, RX_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
 VXLAN_PEER, VXLAN_LOCAL = "10.5.0.1", "10.5.0.2"
+VXLAN_PEER6, VXLAN_LOCAL6 = "fd05::1", "fd05::2"
 ETH = Ether(src=TX_MAC, dst=RX_MAC)
 CLONE_NEWNET, SOL_PACKET, PACKET_VNET_HDR = 0x40000000, 263, 15
 VNET = 10  # what AF_PACKET's PACKET_VNET_HDR gives: struct virtio_net_hdr
@@ -98,8 +101,9 @@ class Namespace:
 class KernelGro(Namespace):
     """vtx -> vrx in a namespace of their own; GRO at vrx."""
 
-    def __init__(self) -> None:
+    def __init__(self, geneve: bool = False) -> None:
         super().__init__("gro")
+        self.geneve = geneve
 
     def __enter__(self) -> "KernelGro":
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
@@ -113,12 +117,16 @@ class KernelGro(Namespace):
             self.sh("ip", "link", "set", "vrx", "up")
             needed("GRO on a veth device (Linux 5.13+)",
                    self.sh("ethtool", "-K", "vrx", "gro", "on", "rx-udp-gro-forwarding", "on", check=False))
-            # A VXLAN device: its UDP socket is what lets the kernel's GRO look inside port 4789.
+            # Tunnel devices: their UDP sockets (IPv4 and IPv6, bound to any address, as an
+            # "external" device opens them) are what let the kernel's GRO look inside the port.
             self.sh("ip", "addr", "add", f"{VXLAN_LOCAL}/24", "dev", "vrx")
             needed("a VXLAN device (the vxlan module)",
-                   self.sh("ip", "link", "add", "vx0", "type", "vxlan", "id", "42", "dstport", "4789", "local",
-                           VXLAN_LOCAL, "dev", "vrx", check=False))
+                   self.sh("ip", "link", "add", "vx0", "type", "vxlan", "dstport", "4789", "external", check=False))
             self.sh("ip", "link", "set", "vx0", "up")
+            if self.geneve:
+                needed("a GENEVE device (CONFIG_GENEVE, the geneve module)",
+                       self.sh("ip", "link", "add", "gn0", "type", "geneve", "external", check=False))
+                self.sh("ip", "link", "set", "gn0", "up")
             # Held packets are flushed once a jiffy old; the timer polls again after 2 ms.
             needed("gro_flush_timeout (Linux 5.10+)",
                    self.sh("sh", "-c", "echo 2000000 > /sys/class/net/vrx/gro_flush_timeout && "
@@ -172,14 +180,25 @@ def coalesced(frames: List[bytes]) -> List[Tuple[bytes, bytes]]:
 
 # ---- random trains ---------------------------------------------------------------------------
 
-KINDS = ["ipv4-tcp", "ipv6-tcp", "ipip-tcp", "gre-tcp", "vxlan-tcp", "ipv4-udp", "ipv6-udp"]
+# kind: (outer IP version or None, tunnel, inner IP version or None for either, transport)
+KINDS = {
+    "ipv4-tcp": (None, None, 4, "tcp"), "ipv6-tcp": (None, None, 6, "tcp"),
+    "ipv4-udp": (None, None, 4, "udp"), "ipv6-udp": (None, None, 6, "udp"),
+    "ipip-tcp": (4, "ip", 4, "tcp"), "6in4-tcp": (4, "ip", 6, "tcp"),
+    "4in6-tcp": (6, "ip", 4, "tcp"), "ip6ip6-tcp": (6, "ip", 6, "tcp"),
+    "gre-tcp": (4, "gre", None, "tcp"), "gre6-tcp": (6, "gre", None, "tcp"),
+    "vxlan-tcp": (4, "vxlan", None, "tcp"), "vxlan6-tcp": (6, "vxlan", None, "tcp"),
+}
+# Only where the kernel has GENEVE (CONFIG_GENEVE): test_geneve_coalescer_against_the_kernel.
+GENEVE_KINDS = {"geneve-tcp": (4, "geneve", None, "tcp"), "geneve6-tcp": (6, "geneve", None, "tcp")}
+TUNNEL_PORTS = {"vxlan": 4789, "geneve": 6081}
 
 
-def train(rng: random.Random) -> List[bytes]:
+def train(rng: random.Random, kinds: Dict[str, Tuple]) -> List[bytes]:
     """Frames of 1-3 flows, interleaved, each flow's in its order but for an occasional swap."""
     flows = []
     for n in range(rng.randint(1, 3)):
-        flows.append(flow(rng, rng.choice(KINDS), n))
+        flows.append(flow(rng, kinds[rng.choice(sorted(kinds))], n))
     out: List[bytes] = []
     while any(flows):
         f = rng.choice([f for f in flows if f])
@@ -190,12 +209,13 @@ def train(rng: random.Random) -> List[bytes]:
     return out
 
 
-def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
-    v6, udp, ipip, vxlan = kind.startswith("ipv6"), kind.endswith("udp"), kind.startswith("ipip"), kind.startswith("vxlan")
-    vxlan_csum = rng.random() < 0.5  # the tunnel's UDP checksum: on for the whole flow, or 0
-    gre = kind.startswith("gre")
+def flow(rng: random.Random, kind: Tuple, n: int) -> List[bytes]:
+    outer_v, tunnel, inner_v, transport = kind
+    v6 = (inner_v or rng.choice([4, 6])) == 6  # the inner IP (the only one without a tunnel)
+    udp = transport == "udp"
+    tunnel_csum = rng.random() < 0.5  # a UDP tunnel's checksum: on for the whole flow, or 0
     gre_key = rng.choice([None, 7])
-    mss = rng.choice([100, 536, 1000, 1448 - (20 if v6 or ipip else 0)])
+    mss = rng.choice([100, 536, 1000, 1448 - 20 * (v6 + (outer_v == 6)) - (20 if tunnel else 0)])
     count = rng.randint(2, 9)
     sport, dport = 40000 + n, rng.choice([5201, 8000])
     seq, ack, ip_id = rng.randrange(1 << 32), rng.randrange(1 << 32), rng.randrange(1 << 16)
@@ -232,30 +252,39 @@ def flow(rng: random.Random, kind: str, n: int) -> List[bytes]:
         else:
             opts = [("NOP", None), ("NOP", None), ("Timestamp", (1000 + (i if rng.random() < 0.1 else 0), 7))] if ts else []
             l4 = TCP(sport=sport, dport=dport, seq=this_seq, ack=ack, flags=flags, window=pkt_window, options=opts) / Raw(payload)
-        ip_opts = [b"\x94\x04\x00\x00"] if not v6 and rng.random() < 0.03 else []
         if v6:
             label = 7 if rng.random() < 0.03 else 0
             opts = None
             if dstopts != (rng.random() < 0.03):  # (a packet now and then with it, or without)
                 opts = IPv6ExtHdrDestOpt(options=[PadN(optdata=bytes([0x11 if rng.random() < 0.05 else 0]) * 4)])
-            pkt = ETH / IPv6(src="fd01::1", dst="fd01::2", hlim=pkt_ttl, tc=pkt_tos, fl=label) / (opts / l4 if opts else l4)
+            inner = IPv6(src="fd01::1", dst="fd01::2", hlim=pkt_ttl, tc=pkt_tos, fl=label) / (opts / l4 if opts else l4)
         else:
+            ip_opts = [b"\x94\x04\x00\x00"] if rng.random() < 0.03 else []
             inner = IP(src="10.1.0.1", dst="10.1.0.2", ttl=pkt_ttl, tos=pkt_tos, id=this_id,
                        flags="DF" if pkt_df else 0, options=ip_opts) / l4
-            if vxlan:  # to the receiver's VXLAN device (VNI 42, port 4789)
-                outer = IP(src=VXLAN_PEER, dst=VXLAN_LOCAL, ttl=64, id=(ip_id + i) & 0xFFFF, flags="DF")
-                pkt = ETH / outer / UDP(sport=50000 + n, dport=4789, chksum=None if vxlan_csum else 0) / \
-                    VXLAN(vni=42) / Ether(src="02:00:00:00:01:01", dst="02:00:00:00:01:02") / inner
-            elif gre:  # GRE (RFC 2784/2890), a key or none, IPv4 inside
-                outer = IP(src="10.7.0.1", dst="10.7.0.2", ttl=64, id=(ip_id + i) & 0xFFFF, flags="DF")
-                g = GRE(proto=0x0800, key_present=1, key=gre_key) if gre_key is not None else GRE(proto=0x0800)
+        if tunnel is None:
+            pkt = ETH / inner
+        else:
+            # The outer header: IPv4 IDs counting up with DF (IP-in-IP: the inner flow's ID and
+            # DF), or IPv6; addressed to the receiver's tunnel devices (their sockets bound to any).
+            if outer_v == 4:
+                outer = IP(src=VXLAN_PEER, dst=VXLAN_LOCAL, ttl=64, id=this_id if tunnel == "ip" else (ip_id + i) & 0xFFFF,
+                           flags="DF" if (pkt_df if tunnel == "ip" else True) else 0)
+            else:
+                outer = IPv6(src=VXLAN_PEER6, dst=VXLAN_LOCAL6, hlim=64)
+            if tunnel in TUNNEL_PORTS:  # VXLAN or GENEVE (VNI 42) carrying Ethernet
+                head = VXLAN(vni=42) if tunnel == "vxlan" else GENEVE(vni=42, proto=0x6558)
+                pkt = ETH / outer / UDP(sport=50000 + n, dport=TUNNEL_PORTS[tunnel], chksum=None if tunnel_csum else 0) / \
+                    head / Ether(src="02:00:00:00:01:01", dst="02:00:00:00:01:02") / inner
+            elif tunnel == "gre":  # GRE (RFC 2784/2890), a key or none
+                proto = 0x86DD if v6 else 0x0800
+                g = GRE(proto=proto, key_present=1, key=gre_key) if gre_key is not None else GRE(proto=proto)
                 pkt = ETH / outer / g / inner
             else:
-                pkt = ETH / (IP(src="10.2.0.1", dst="10.2.0.2", ttl=64, id=this_id, flags="DF" if pkt_df else 0) / inner
-                             if ipip else inner)
+                pkt = ETH / outer / inner
         b = bytearray(bytes(pkt))
         r = rng.random()
-        if r < 0.03 and not v6:
+        if r < 0.03 and b[12:14] == b"\x08\x00":
             b[14 + 10] ^= 0x10  # the (outer) IPv4 header checksum
         elif r < 0.06 and size:
             b[-1] ^= 0x01  # the payload: the TCP/UDP checksum no longer matches
@@ -272,21 +301,29 @@ def flow_key(frame: bytes) -> Tuple:
     return (len(ips), inner.src, inner.dst, l4.sport if l4 else None, l4.dport if l4 else None)
 
 
-VXLAN_CHECK = 14 + 20 + 6  # the tunnel's UDP checksum field
+def tunnel_check(frame: bytes) -> Optional[int]:
+    """Where a VXLAN or GENEVE packet's outer UDP checksum lies, if the frame is one."""
+    if frame[12:14] == b"\x08\x00" and frame[23] == 17:
+        udp = 14 + (frame[14] & 15) * 4
+    elif frame[12:14] == b"\x86\xdd" and frame[20] == 17:
+        udp = 14 + 40
+    else:
+        return None
+    return udp + 6 if int.from_bytes(frame[udp + 2:udp + 4], "big") in TUNNEL_PORTS.values() else None
 
 
 def per_flow(out: List[Tuple[bytes, bytes]]) -> Dict[Tuple, List[Tuple[int, int, bytes]]]:
-    """Per flow, in order: (GSO type, GSO size, frame bytes).  A VXLAN super-packet's outer UDP
-    checksum, where it has one, is set aside: the kernel's GRO leaves the pseudo-header sum there
-    (udp_gro_complete; its segmentation computes each segment's), the Coalescer the value local
-    checksum offload gives (right on the wire once the inner checksum is completed); both come
-    out of segmentation the same."""
+    """Per flow, in order: (GSO type, GSO size, frame bytes).  A VXLAN or GENEVE super-packet's
+    outer UDP checksum, where it has one, is set aside: the kernel's GRO leaves the pseudo-header
+    sum there (udp_gro_complete; its segmentation computes each segment's), the Coalescer the value
+    local checksum offload gives (right on the wire once the inner checksum is completed); both
+    come out of segmentation the same."""
     flows: Dict[Tuple, List[Tuple[int, int, bytes]]] = {}
     for vnet, frame in out:
         _flags, gso_type, _hdr_len, gso_size = struct.unpack("<BBHH", vnet[:6])
-        if gso_type and frame[12:14] == b"\x08\x00" and frame[23] == 17 and frame[36:38] == (4789).to_bytes(2, "big") \
-                and frame[VXLAN_CHECK:VXLAN_CHECK + 2] != b"\x00\x00":
-            frame = frame[:VXLAN_CHECK] + b"\xff\xff" + frame[VXLAN_CHECK + 2:]
+        at = tunnel_check(frame) if gso_type else None
+        if at is not None and frame[at:at + 2] != b"\x00\x00":
+            frame = frame[:at] + b"\xff\xff" + frame[at + 2:]
         flows.setdefault(flow_key(frame), []).append((gso_type, gso_size if gso_type else 0, frame))
     return flows
 
@@ -310,15 +347,15 @@ def describe(flows) -> str:
     return "; ".join(f"{k}: {[(t, s, len(b)) for t, s, b in v]}" for k, v in sorted(flows.items(), key=str))
 
 
-def test_coalescer_against_the_kernel():
+def compare_trains(kinds: Dict[str, Tuple], default_trains: int, geneve: bool = False) -> None:
     seed = int(os.environ.get("INETCSUM_GRO_SEED") or random.randrange(1 << 32))
-    trains = int(os.environ.get("INETCSUM_GRO_TRAINS") or "300")
+    trains = int(os.environ.get("INETCSUM_GRO_TRAINS") or default_trains)
     print(f"kernel {os.uname().release}, seed {seed} (INETCSUM_GRO_SEED={seed} repeats it), {trains} trains")
     rng = random.Random(seed)
     retried = merged = 0
-    with KernelGro() as k:
+    with KernelGro(geneve) as k:
         for n in range(trains):
-            frames = train(rng)
+            frames = train(rng, kinds)
             ours = per_flow(coalesced(frames))
             for attempt in range(3):
                 theirs = per_flow(k.deliver(frames))
@@ -332,6 +369,15 @@ def test_coalescer_against_the_kernel():
             merged += sum(1 for v in ours.values() for t, _, _ in v if t)
     print(f"{trains} trains alike, {merged} super-packets; {retried} sent again (a jiffy in the middle)")
     assert merged > trains / 4
+
+
+def test_coalescer_against_the_kernel():
+    compare_trains(KINDS, 300)
+
+
+def test_geneve_coalescer_against_the_kernel():
+    """GENEVE over IPv4 and IPv6 (a kernel built without CONFIG_GENEVE skips this by name)."""
+    compare_trains(GENEVE_KINDS, 60, geneve=True)
 
 
 # ---- segmentation: the kernel's software GSO as the oracle ------------------------------------
