@@ -117,7 +117,7 @@ static void release(struct inetcsum_segment *seg, uint32_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
     /* in[0]: bit 0 a virtio-net header (at in + 3) or a GSO size (in[1..2]), bits 1-2 the link,
-     * bit 3 FIXEDID, bits 4-5 where buffers split, bit 6 the header's tunnel form (24 bytes, not
+     * bit 3 fixed IDs (which levels: in[2]), bits 4-5 where buffers split, bit 6 the header's tunnel form (24 bytes, not
      * 10), bit 7 the coalescer's; the packet follows the header. */
     const size_t hsize = size && (in[0] & 0x40) ? INETCSUM_VNET_HDR_TNL_LEN : INETCSUM_VNET_HDR_LEN;
     if (size < 3 + hsize)
@@ -151,16 +151,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         free(pkt);
         return 0;
     }
+    /* Fixed IDs: at every level (INETCSUM_GSO_FIXEDID) when in[2]'s low bits are 0, else at the
+     * levels they name (INETCSUM_GSO_LEVEL_FIXEDID: the other levels count up). */
     const int fixed = (in[0] >> 3) & 1;
-    if (fixed)
+    if (fixed && (in[2] & ((1u << INETCSUM_GSO_MAX_LEVELS) - 1)) == 0)
         g.flags |= INETCSUM_GSO_FIXEDID;
+    else if (fixed)
+        for (unsigned j = 0; j < g.nlevels && j < INETCSUM_GSO_MAX_LEVELS; j++)
+            if (in[2] >> j & 1)
+                g.level[j].flags |= INETCSUM_GSO_LEVEL_FIXEDID;
     const struct iovec whole = {pkt, len};
     long got;
     struct inetcsum_segment *seg = run(&g, &whole, 1, NULL, 0, &got);
     if (!seg) {
         abort(); /* (a fixed ID without DF is segmented too since Linux 6.18) */
     }
-    const char *why = gso_ref_check(pkt, len, link, &g, fixed, seg, g.segments);
+    const char *why = gso_ref_check(pkt, len, link, &g, seg, g.segments);
     if (why) {
         fprintf(stderr, "fuzz_gso: %s\n", why);
         abort();

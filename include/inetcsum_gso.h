@@ -108,15 +108,23 @@ struct inetcsum_gso_level {
     uint8_t l4;         /* enum inetcsum_gso_l4: what comes after its (extension) headers */
     uint16_t l4_off;    /* that header (for NONE: the next level's IP header) */
     uint8_t csum;       /* a tunnel UDP header's checksum is set, or GRE's C bit: to compute */
-    uint8_t pad;
+    uint8_t flags;      /* INETCSUM_GSO_LEVEL_*: 0 from from_vnet and describe */
     uint32_t pseudo;    /* TCP, UDP: the pseudo-header sum without the length (the addresses, a
                          * source route's or routing header's final destination, the protocol) */
 };
 
+/* This level's IPv4 ID is kept as it is in every segment; the other levels' count up.  Linux 6.18
+ * keeps this state per level (SKB_GSO_TCP_FIXEDID for the outer header, _FIXEDID_INNER for the
+ * inner one of an encapsulated packet, 3271f19bf7b9): its GRO merges a train whose IDs stay fixed
+ * at one level and count up at another.  No virtio-net header can carry it: the coalescer gives it
+ * in inetcsum_gro_emitting's description. */
+#define INETCSUM_GSO_LEVEL_FIXEDID 0x1u
+
 #define INETCSUM_GSO_FIXEDID 0x1u /* keep every IPv4 ID as it is, at every level, DF or not (Linux
                                    * 6.18's GRO merges packets with one fixed ID whatever their DF,
                                    * SKB_GSO_TCP_FIXEDID, and its inet_gso_segment no longer
-                                   * refuses one without DF) */
+                                   * refuses one without DF); INETCSUM_GSO_LEVEL_FIXEDID for one
+                                   * level */
 #define INETCSUM_GSO_PARTIAL 0x2u /* the segmented L4 checksum field holds the pseudo-header sum
                                    * (NEEDS_CSUM): no need to read it */
 
@@ -227,8 +235,8 @@ struct inetcsum_gro;
 /* Called with each packet that comes out, its virtio-net header first (vnet_size bytes).  pkt is
  * the table's own memory, or (without a header, for a packet that passes alone) the caller's
  * packet given to inetcsum_gro_add: valid only until the callback returns; copy what must
- * outlive it.  The callback must not call back into the same table (add, flush or free); it may
- * use any other table and every other function of the library.
+ * outlive it.  The callback must not call back into the same table (add, flush or free; only
+ * inetcsum_gro_emitting); it may use any other table and every other function of the library.
  *
  * Threads: a table is one thread's at a time (no locks inside; use one table per thread or
  * queue, as a kernel keeps one GRO list per NAPI context).  Everything else in the library keeps
@@ -256,6 +264,14 @@ INETCSUM_API struct inetcsum_gro *inetcsum_gro_new(const struct inetcsum_gro_con
  * (it must be copied behind one; without a header it is emitted as it is); -EINVAL for a NULL
  * table or packet. */
 INETCSUM_API int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt, size_t len);
+/* From inside the emit callback: the description of the super-packet being emitted (the frame
+ * after its virtio-net header), for inetcsum_gso_segment, with what no virtio-net header can
+ * carry: INETCSUM_GSO_LEVEL_FIXEDID on each level whose IPv4 IDs stayed fixed along the train (so
+ * that segmenting it gives back the packets merged, IDs and all; from_vnet would count them up,
+ * as a kernel does for a GRO packet that goes out through a TAP), INETCSUM_GSO_PARTIAL.  NULL
+ * when what is emitted is a packet as it came (or outside the callback).  Valid until the
+ * callback returns. */
+INETCSUM_API const struct inetcsum_gso *inetcsum_gro_emitting(struct inetcsum_gro *t);
 /* Emits every flow held, oldest first (the end of a batch of reads). */
 INETCSUM_API void inetcsum_gro_flush(struct inetcsum_gro *t);
 INETCSUM_API void inetcsum_gro_free(struct inetcsum_gro *t);

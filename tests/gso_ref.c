@@ -69,7 +69,7 @@ static uint16_t stored(const uint8_t *p)
     } while (0)
 
 const char *gso_ref_check(const uint8_t *pkt, size_t len, enum inetcsum_link link, const struct inetcsum_gso *g,
-                          int fixed_id, const struct inetcsum_segment *seg, size_t nseg)
+                          const struct inetcsum_segment *seg, size_t nseg)
 {
     static char why[200];
     const size_t hdr = g->hdr_len, pay = len - hdr;
@@ -118,7 +118,8 @@ const char *gso_ref_check(const uint8_t *pkt, size_t len, enum inetcsum_link lin
             const struct inetcsum_gso_level *lv = &g->level[j];
             const uint8_t *ip = s + lv->ip_off, *l4 = s + lv->l4_off;
             if (lv->ip_version == 4) {
-                unsigned id = fixed_id ? be16(pkt + lv->ip_off + 4) : (be16(pkt + lv->ip_off + 4) + i) & 0xFFFF;
+                const int fixed = (g->flags & INETCSUM_GSO_FIXEDID) || (lv->flags & INETCSUM_GSO_LEVEL_FIXEDID);
+                unsigned id = fixed ? be16(pkt + lv->ip_off + 4) : (be16(pkt + lv->ip_off + 4) + i) & 0xFFFF;
                 if (be16(ip + 2) != slen - lv->ip_off || be16(ip + 4) != id ||
                     stored(ip + 10) != ref_csum(ip, (size_t)(ip[0] & 15) * 4, 10)) {
                     snprintf(why, sizeof why, "segment %zu: level %u IPv4 length, ID or checksum", i, j);

@@ -50,6 +50,10 @@ struct inetcsum_gro {
     uint8_t *mem;
     uint8_t *spare; /* a packet emitted alone, behind its virtio-net header */
     uint64_t clock;
+    /* While a super-packet is being emitted: the flow it came from, and its description (made
+     * when inetcsum_gro_emitting asks). */
+    const struct flow *emitting;
+    struct inetcsum_gso emitting_gso;
 };
 
 static uint8_t *frame_of(const struct inetcsum_gro *t, const struct flow *f)
@@ -167,7 +171,31 @@ static void emit_flow(struct inetcsum_gro *t, struct flow *f)
     ics_gso_fill_checksums(&f->g, frame, f->len, 0, &how);
     if (t->cfg.vnet_size)
         inetcsum_vnet_put(f->buf, t->cfg.vnet_size, &h);
+    t->emitting = f;
     t->cfg.emit(t->cfg.ctx, f->buf, t->cfg.vnet_size + f->len);
+    t->emitting = NULL;
+}
+
+const struct inetcsum_gso *inetcsum_gro_emitting(struct inetcsum_gro *t)
+{
+    if (!t || !t->emitting)
+        return NULL;
+    /* The first packet's description with the train's length, what a virtio-net header cannot
+     * say included: at which levels the IPv4 IDs stayed fixed (Linux 6.18 keeps it per level,
+     * SKB_GSO_TCP_FIXEDID and _FIXEDID_INNER). */
+    const struct flow *f = t->emitting;
+    struct inetcsum_gso *g = &t->emitting_gso;
+    *g = f->g;
+    g->gso_size = (uint16_t)f->mss;
+    g->payload_len = (uint32_t)(f->len - g->hdr_len);
+    g->segments = (g->payload_len + f->mss - 1) / f->mss;
+    g->flags = INETCSUM_GSO_PARTIAL; /* (emit_flow left the pseudo-header sum in the field) */
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        g->level[j].flags = 0;
+        if (g->level[j].ip_version == 4 && f->id_mode[j] == 2)
+            g->level[j].flags |= INETCSUM_GSO_LEVEL_FIXEDID;
+    }
+    return g;
 }
 
 void inetcsum_gro_flush(struct inetcsum_gro *t)

@@ -49,12 +49,14 @@ struct ics_gso_values {
 /* The values the headers at hdr hold (a super-packet's, before it is cut). */
 void ics_gso_values_of(const struct inetcsum_gso *g, const uint8_t *hdr, size_t len, struct ics_gso_values *v);
 
-/* Linux's GSO rules for segment i (tcp_gso_segment, inet_gso_segment), one value at a time: IPv4
- * IDs incremented per segment (kept with INETCSUM_GSO_FIXEDID), the sequence number advanced by
- * gso_size per segment, FIN and PSH on the last only, CWR on the first only. */
-static inline uint16_t ics_gso_segment_id(const struct inetcsum_gso *g, uint16_t first, uint32_t i)
+/* Linux's GSO rules for segment i (tcp_gso_segment, inet_gso_segment), one value at a time: the
+ * IPv4 ID of level j incremented per segment (kept with INETCSUM_GSO_FIXEDID, or the level's
+ * INETCSUM_GSO_LEVEL_FIXEDID), the sequence number advanced by gso_size per segment, FIN and PSH
+ * on the last only, CWR on the first only. */
+static inline uint16_t ics_gso_segment_id(const struct inetcsum_gso *g, unsigned j, uint16_t first, uint32_t i)
 {
-    return (uint16_t)(first + (g->flags & INETCSUM_GSO_FIXEDID ? 0 : i));
+    const int fixed = (g->flags & INETCSUM_GSO_FIXEDID) || (g->level[j].flags & INETCSUM_GSO_LEVEL_FIXEDID);
+    return (uint16_t)(first + (fixed ? 0 : i));
 }
 
 static inline uint32_t ics_gso_segment_seq(const struct inetcsum_gso *g, uint32_t first, uint32_t i)
@@ -77,7 +79,7 @@ ics_gso_segment_values_n(const struct inetcsum_gso *g, const struct ics_gso_valu
 {
     v->len = g->hdr_len + n;
     for (unsigned j = 0; j < nlevels; j++)
-        v->ip_id[j] = ics_gso_segment_id(g, super->ip_id[j], i);
+        v->ip_id[j] = ics_gso_segment_id(g, j, super->ip_id[j], i);
     v->seq = ics_gso_segment_seq(g, super->seq, i);
     v->tcp_flags = ics_gso_segment_flags(g, super->tcp_flags, i);
 }

@@ -140,7 +140,7 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
             fast_tunnel(pl, seg, len, changed, ph);
         uint8_t *ip = seg + lv->ip_off;
         if (lv->ip_version == 4) {
-            const uint32_t tot = (uint32_t)(len - lv->ip_off), id = ics_gso_segment_id(g, pl->super.ip_id[j], i);
+            const uint32_t tot = (uint32_t)(len - lv->ip_off), id = ics_gso_segment_id(g, j, pl->super.ip_id[j], i);
             ics_put16(ip + ICS_IPV4_TOT_LEN, tot);
             ics_put16(ip + ICS_IPV4_ID, id);
             const uint64_t w = (uint64_t)wire16(tot) + wire16(id);
