@@ -29,6 +29,13 @@ uint64_t loop_dpdk_fill(const uint8_t *src, uint8_t *dst, size_t len, unsigned r
 uint64_t loop_dpdk_crc32c(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint32_t anchor_dpdk_crc32c(const void *buf, size_t len, uint32_t crc); /* as inetcsum_crc32c */
 
+/* Linux's x86-64 csum_partial algorithm (v6.8: one add-with-carry chain, GPRs only), written for
+ * the benchmark (anchor_linux.c); x86-64 only (anchor_have_linux()). */
+int anchor_have_linux(void);
+uint32_t anchor_linux_partial(const void *buf, size_t len, uint32_t seed);
+uint64_t loop_linux(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint64_t loop_linux_latency(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+
 const char *anchor_read_limit_isa(void); /* "avx512", "avx2", or "scalar" */
 int anchor_have_dpdk(void);
 const char *anchor_dpdk_version(void); /* "DPDK 22.11.x", or "no DPDK" */

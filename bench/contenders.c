@@ -49,7 +49,7 @@ int contenders_anchors_runnable(void)
 void contenders_init(struct contenders *cs, const char *impl, const char **why)
 {
     memset(cs, 0, sizeof *cs);
-    cs->read_limit = cs->dpdk = -1;
+    cs->read_limit = cs->dpdk = cs->linux_alg = -1;
     *why = NULL;
     uint32_t feat = ics_cpu_features();
     if (contenders_anchors_runnable()) {
@@ -66,6 +66,10 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
     } else {
         *why = "the anchors were compiled (-march=native) for a CPU with more features than this one: "
                "rebuild here to time them";
+    }
+    if (anchor_have_linux()) {
+        cs->linux_alg = cs->n;
+        cs->c[cs->n++] = (struct contender){"Linux", ROLE_ANCHOR, loop_linux, loop_linux_latency, anchor_linux_partial};
     }
     cs->subject = cs->n;
     cs->c[cs->n++] = (struct contender){"inetcsum", ROLE_SUBJECT, loop_public, loop_public_latency, public_partial};

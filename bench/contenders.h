@@ -1,5 +1,5 @@
 /* The checksum contenders `inetcsum bench` times side by side: the read-bandwidth limit, DPDK's
- * __rte_raw_cksum (when built), the public entry inetcsum_partial, and each kernel this CPU runs
+ * __rte_raw_cksum (when built), Linux's algorithm (x86-64), the public entry inetcsum_partial, and each kernel this CPU runs
  * (or only the --impl one), each as a throughput loop, a latency loop and a plain call. */
 #ifndef ICS_BENCH_CONTENDERS_H
 #define ICS_BENCH_CONTENDERS_H
@@ -23,7 +23,7 @@ struct contender {
 struct contenders {
     struct contender c[MAX_CONTENDERS];
     int n;
-    int read_limit, dpdk, subject; /* indices, or -1 when absent */
+    int read_limit, dpdk, linux_alg, subject; /* indices, or -1 when absent */
 };
 
 /* Fills `cs`; impl: only that kernel (NULL: all).  Anchors compiled for features this CPU lacks

@@ -1,0 +1,172 @@
+/* Experiment `sweep` (issue 27): the dispatched inetcsum_partial at every size from 1 to 1,600
+ * bytes and at both start parities, then at sizes up to 65,536, against the best of everything a
+ * user could call instead: each of the library's own kernels called directly, DPDK's
+ * __rte_raw_cksum and Linux's add-with-carry algorithm (anchor_linux.c).  Throughput (independent
+ * calls), interleaved within each trial, medians.
+ *
+ * Per size and parity the figure is inetcsum's time over the best other contender's, the ratio
+ * taken within each trial and its median kept (drift between trials hits both alike).  The table
+ * summarises by range: how many sizes are slower than the best by more than 3% (what repeated runs
+ * on an idle machine stay within), the median ratio and the worst, with who was best there.  Every
+ * size's ratio and best contender are in the JSON. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "contenders.h"
+#include "experiments.h"
+#include "inetcsum.h"
+
+#define MAX_TRIALS 64
+#define SLOWER 1.03 /* "slower than the best": beyond what reruns of one size differ by */
+
+/* The sizes: every byte to 1,600, then steps to 64 KiB. */
+static size_t sweep_sizes(size_t *out, enum bench_scale scale)
+{
+    size_t n = 0;
+    const size_t step = scale == BENCH_SMOKE ? 97 : scale == BENCH_QUICK ? 7 : 1;
+    for (size_t len = 1; len <= 1600; len += step)
+        out[n++] = len;
+    static const size_t large[] = {2048, 3000, 4096, 6000, 8192, 9000, 12000, 16384, 24000, 32768, 48000, 65536};
+    for (size_t i = 0; i < sizeof large / sizeof large[0]; i++)
+        out[n++] = large[i];
+    return n;
+}
+
+struct range {
+    size_t lo, hi; /* inclusive */
+    unsigned sizes, slower;
+    double worst, ratios[2 * 1600];
+    size_t worst_len;
+    int worst_odd;
+    const char *worst_best;
+};
+
+static int by_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int exp_sweep(struct bench_run *r)
+{
+    struct contenders cs;
+    const char *why;
+    contenders_init(&cs, NULL, &why);
+    static size_t sizes[1600 + 16];
+    const size_t nsizes = sweep_sizes(sizes, r->scale);
+    const size_t cap = 65536 + 256;
+    uint8_t *src = aligned_alloc(64, cap), *dst = aligned_alloc(64, cap);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        fprintf(stderr, "inetcsum bench: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < cap; i++)
+        src[i] = (uint8_t)(i * 167 + 13);
+    memset(dst, 0, cap);
+    /* Agreement first, at every size and parity timed: every contender but the read limit. */
+    for (size_t s = 0; s < nsizes; s++)
+        for (int odd = 0; odd < 2; odd++)
+            for (int j = 0; j < cs.n; j++) {
+                if (j == cs.read_limit)
+                    continue;
+                const uint16_t want = inetcsum_fold(inetcsum_partial(src + odd, sizes[s], 0));
+                if (inetcsum_fold(cs.c[j].partial(src + odd, sizes[s], 0)) != want) {
+                    fprintf(stderr, "inetcsum bench: %s disagrees with inetcsum_partial at %zu bytes (%s start)\n",
+                            cs.c[j].name, sizes[s], odd ? "odd" : "even");
+                    free(src);
+                    free(dst);
+                    return -1;
+                }
+            }
+
+    fprintf(r->out, "\n## sweep: the dispatched sum at every size against the best alternative (issue 27)\n\n");
+    if (why)
+        bench_note(r, "%s", why);
+    fprintf(r->out, "Alternatives: ");
+    for (int j = 0, first = 1; j < cs.n; j++)
+        if (j != cs.subject && j != cs.read_limit) {
+            fprintf(r->out, "%s%s", first ? "" : ", ", cs.c[j].name);
+            first = 0;
+        }
+    fprintf(r->out, ". Sizes %s1-1,600 B, then 2,048-65,536 B; even and odd start; %d interleaved trials.\n\n",
+            r->scale == BENCH_FULL ? "every byte of " : "a sample of ", r->trials);
+
+    static const size_t bounds[][2] = {{1, 39},    {40, 63},     {64, 127},   {128, 255},   {256, 575},
+                                       {576, 1023}, {1024, 1600}, {1601, 9000}, {9001, 65536}};
+    enum { NRANGES = sizeof bounds / sizeof bounds[0] };
+    static struct range ranges[NRANGES];
+    const size_t nranges = NRANGES;
+    for (size_t g = 0; g < nranges; g++) {
+        memset(&ranges[g], 0, sizeof ranges[g]);
+        ranges[g].lo = bounds[g][0];
+        ranges[g].hi = bounds[g][1];
+    }
+    static double t[MAX_CONTENDERS][MAX_TRIALS], ratio[MAX_TRIALS];
+    for (size_t s = 0; s < nsizes; s++) {
+        const size_t len = sizes[s];
+        const unsigned reps = bench_reps(r, len);
+        for (int odd = 0; odd < 2; odd++) {
+            for (int j = 0; j < cs.n; j++) /* warm */
+                contender_time(&cs.c[j], 0, src + odd, dst, len, reps);
+            for (int k = 0; k < r->trials; k++)
+                for (int j = 0; j < cs.n; j++)
+                    t[j][k] = (double)contender_time(&cs.c[j], 0, src + odd, dst, len, reps) / reps;
+            /* The best alternative by median, then inetcsum's ratio to it trial by trial. */
+            int best = -1;
+            double best_median = 0;
+            for (int j = 0; j < cs.n; j++) {
+                if (j == cs.subject || j == cs.read_limit)
+                    continue;
+                double tmp[MAX_TRIALS];
+                memcpy(tmp, t[j], sizeof(double) * (size_t)r->trials);
+                qsort(tmp, (size_t)r->trials, sizeof(double), by_double);
+                const double m = tmp[r->trials / 2];
+                if (best < 0 || m < best_median) {
+                    best = j;
+                    best_median = m;
+                }
+            }
+            if (best < 0)
+                continue;
+            for (int k = 0; k < r->trials; k++)
+                ratio[k] = t[cs.subject][k] / (t[best][k] > 0 ? t[best][k] : 1);
+            struct figure_key key = {"sweep", "throughput ratio to the best alternative", "inetcsum",
+                                     odd ? "odd" : "even", (long)len};
+            struct stats_summary sum;
+            json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &sum);
+            json_object_set_new(fig, "best", json_string(cs.c[best].name));
+            json_object_set_new(fig, "best_ticks", json_real(best_median));
+            for (size_t g = 0; g < nranges; g++) {
+                struct range *rg = &ranges[g];
+                if (len < rg->lo || len > rg->hi)
+                    continue;
+                rg->ratios[rg->sizes++] = sum.median;
+                rg->slower += sum.median > SLOWER;
+                if (sum.median > rg->worst) {
+                    rg->worst = sum.median;
+                    rg->worst_len = len;
+                    rg->worst_odd = odd;
+                    rg->worst_best = cs.c[best].name;
+                }
+            }
+        }
+    }
+    const char *cols[] = {"sizes (B)", "sizes x parities", "slower than the best by >3%", "median ratio",
+                          "worst ratio", "at", "best there"};
+    bench_table_head(r->out, cols, 7);
+    for (size_t g = 0; g < nranges; g++) {
+        struct range *rg = &ranges[g];
+        if (!rg->sizes)
+            continue;
+        qsort(rg->ratios, rg->sizes, sizeof(double), by_double);
+        fprintf(r->out, "| %zu-%zu | %u | %u | %.2f | %.2f | %zu B %s | %s |\n", rg->lo, rg->hi, rg->sizes, rg->slower,
+                rg->ratios[rg->sizes / 2], rg->worst, rg->worst_len, rg->worst_odd ? "odd" : "even", rg->worst_best);
+    }
+    fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and parity; "
+                    "below 1: inetcsum is faster.)\n");
+    free(src);
+    free(dst);
+    return 0;
+}
