@@ -1,6 +1,8 @@
 /* The sum contenders (contenders.h). */
 #include "contenders.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "anchors.h"
@@ -81,4 +83,20 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
         cs->c[cs->n++] = (struct contender){ics_kernels[i].name, ROLE_KERNEL, loop_kernel,
                                             loop_kernel_latency, ics_kernels[i].partial};
     }
+}
+
+int contenders_buffers(size_t cap, uint8_t **src, uint8_t **dst)
+{
+    *src = aligned_alloc(64, cap);
+    *dst = aligned_alloc(64, cap);
+    if (!*src || !*dst) {
+        free(*src);
+        free(*dst);
+        fprintf(stderr, "inetcsum bench: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < cap; i++)
+        (*src)[i] = (uint8_t)(i * 131 + 7);
+    memset(*dst, 0, cap);
+    return 0;
 }

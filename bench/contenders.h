@@ -33,6 +33,10 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why);
 /* Whether this CPU has what the anchors (anchors.c, -march=native) were compiled for. */
 int contenders_anchors_runnable(void);
 
+/* Two 64-byte-aligned buffers of cap bytes for timing the sum: *src a fixed pattern, *dst zeros
+ * (free both).  -1, with a message on stderr, without memory. */
+int contenders_buffers(size_t cap, uint8_t **src, uint8_t **dst);
+
 /* Ticks for `reps` calls of c at (src, len): independent calls, or dependent ones when latency. */
 uint64_t contender_time(const struct contender *c, int latency, const uint8_t *src, uint8_t *dst, size_t len,
                         unsigned reps);

@@ -149,17 +149,9 @@ int exp_sizes(struct bench_run *r)
     struct contenders cs;
     const char *why;
     contenders_init(&cs, r->impl, &why);
-    const size_t cap = 65536 + 128;
-    uint8_t *src = aligned_alloc(64, cap), *dst = aligned_alloc(64, cap);
-    if (!src || !dst) {
-        free(src);
-        free(dst);
-        fprintf(stderr, "inetcsum bench: out of memory\n");
+    uint8_t *src, *dst;
+    if (contenders_buffers(65536 + 128, &src, &dst) < 0)
         return -1;
-    }
-    for (size_t i = 0; i < cap; i++)
-        src[i] = (uint8_t)(i * 131 + 7);
-    memset(dst, 0, cap);
     int rc = check(&cs, src) || check(&cs, src + 1) ? -1 : 0;
     if (rc == 0) {
         fprintf(r->out, "\n## sizes: the sum at each size, every kernel beside the anchors (seed 001)\n");

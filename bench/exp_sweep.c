@@ -54,17 +54,9 @@ int exp_sweep(struct bench_run *r)
     contenders_init(&cs, NULL, &why);
     static size_t sizes[1600 + 16];
     const size_t nsizes = sweep_sizes(sizes, r->scale);
-    const size_t cap = 65536 + 256;
-    uint8_t *src = aligned_alloc(64, cap), *dst = aligned_alloc(64, cap);
-    if (!src || !dst) {
-        free(src);
-        free(dst);
-        fprintf(stderr, "inetcsum bench: out of memory\n");
+    uint8_t *src, *dst;
+    if (contenders_buffers(65536 + 256, &src, &dst) < 0)
         return -1;
-    }
-    for (size_t i = 0; i < cap; i++)
-        src[i] = (uint8_t)(i * 167 + 13);
-    memset(dst, 0, cap);
     /* Agreement first, at every size and parity timed: every contender but the read limit. */
     for (size_t s = 0; s < nsizes; s++)
         for (int odd = 0; odd < 2; odd++)
