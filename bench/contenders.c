@@ -100,3 +100,27 @@ int contenders_buffers(size_t cap, uint8_t **src, uint8_t **dst)
     memset(*dst, 0, cap);
     return 0;
 }
+
+void contenders_trial(const struct contenders *cs, int latency, const uint8_t *src, uint8_t *dst, size_t len,
+                      unsigned reps, int trial, double t[][MAX_TRIALS])
+{
+    int order[MAX_CONTENDERS];
+    for (int j = 0; j < cs->n; j++)
+        order[j] = j;
+    uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(trial + 1) + len; /* splitmix64 step per draw */
+    for (int j = cs->n - 1; j > 0; j--) {                              /* Fisher-Yates */
+        x += 0x9E3779B97F4A7C15ull;
+        uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const int k = (int)(z % (uint64_t)(j + 1)), tmp = order[j];
+        order[j] = order[k];
+        order[k] = tmp;
+    }
+    for (int i = 0; i < cs->n; i++) {
+        const struct contender *c = &cs->c[order[i]];
+        contender_time(c, latency, src, dst, len, reps / 8 + 1);
+        t[order[i]][trial] = (double)contender_time(c, latency, src, dst, len, reps) / reps;
+    }
+}

@@ -10,6 +10,7 @@
 #include "timing.h"
 
 #define MAX_CONTENDERS 16
+#define MAX_TRIALS 64 /* --trials takes at most this */
 
 enum contender_role { ROLE_ANCHOR, ROLE_SUBJECT, ROLE_KERNEL };
 
@@ -32,6 +33,15 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why);
 
 /* Whether this CPU has what the anchors (anchors.c, -march=native) were compiled for. */
 int contenders_anchors_runnable(void);
+
+/* One trial: every contender timed at (src, len), reps calls each, its ticks per call in
+ * t[j][trial].  The order changes from trial to trial (a permutation drawn from the trial number),
+ * and each contender runs reps/8 untimed calls right before its timed ones: what ran before it
+ * must not count.  (On an Intel core the first 512-bit instructions after scalar code run slowly
+ * while the core changes its power licence: in a fixed order the contender timed after a scalar
+ * one paid it, 20% at 64 KiB on a Sapphire Rapids guest.) */
+void contenders_trial(const struct contenders *cs, int latency, const uint8_t *src, uint8_t *dst, size_t len,
+                      unsigned reps, int trial, double t[][MAX_TRIALS]);
 
 /* Two 64-byte-aligned buffers of cap bytes for timing the sum: *src a fixed pattern, *dst zeros
  * (free both).  -1, with a message on stderr, without memory. */

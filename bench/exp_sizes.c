@@ -14,7 +14,6 @@
 
 static const size_t sizes[] = {0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
-#define MAX_TRIALS 64
 
 /* Agreement before timing: every contender but the read limit must fold to the reference. */
 static int check(const struct contenders *cs, const uint8_t *buf)
@@ -63,10 +62,7 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
             contender_time(c, latency, src + odd, dst, len, reps);
         }
         for (int k = 0; k < r->trials; k++) {
-            for (int j = 0; j < cs->n; j++) {
-                const struct contender *c = &cs->c[j];
-                t[j][k] = (double)contender_time(c, latency, src + odd, dst, len, reps) / reps;
-            }
+            contenders_trial(cs, latency, src + odd, dst, len, reps, k, t);
             /* Ratios within a trial: drift between trials hits both sides alike. */
             if (cs->read_limit >= 0)
                 ratio[0][k] = t[cs->subject][k] / (t[cs->read_limit][k] > 0 ? t[cs->read_limit][k] : 1);

@@ -8,7 +8,8 @@
  * taken within each trial and its median kept (drift between trials hits both alike).  The table
  * summarises by range: how many sizes are slower than the best by more than 3% (what repeated runs
  * on an idle machine stay within), the median ratio and the worst, with who was best there.  Every
- * size's ratio and best contender are in the JSON. */
+ * size's ratio, best contender and every contender's median ticks are in the JSON: what a tuning
+ * row (lib/tuning.c) is chosen from. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,6 @@
 #include "experiments.h"
 #include "inetcsum.h"
 
-#define MAX_TRIALS 64
 #define SLOWER 1.03 /* "slower than the best": beyond what reruns of one size differ by */
 
 /* The sizes: every byte to 1,600, then steps to 64 KiB. */
@@ -103,25 +103,28 @@ int exp_sweep(struct bench_run *r)
             for (int j = 0; j < cs.n; j++) /* warm */
                 contender_time(&cs.c[j], 0, src + odd, dst, len, reps);
             for (int k = 0; k < r->trials; k++)
-                for (int j = 0; j < cs.n; j++)
-                    t[j][k] = (double)contender_time(&cs.c[j], 0, src + odd, dst, len, reps) / reps;
+                contenders_trial(&cs, 0, src + odd, dst, len, reps, k, t);
             /* The best alternative by median, then inetcsum's ratio to it trial by trial. */
             int best = -1;
             double best_median = 0;
+            json_t *medians = json_object(); /* every contender's median, for choosing tuning rows */
             for (int j = 0; j < cs.n; j++) {
-                if (j == cs.subject || j == cs.read_limit)
-                    continue;
                 double tmp[MAX_TRIALS];
                 memcpy(tmp, t[j], sizeof(double) * (size_t)r->trials);
                 qsort(tmp, (size_t)r->trials, sizeof(double), by_double);
                 const double m = tmp[r->trials / 2];
+                json_object_set_new(medians, cs.c[j].name, json_real(m));
+                if (j == cs.subject || j == cs.read_limit)
+                    continue;
                 if (best < 0 || m < best_median) {
                     best = j;
                     best_median = m;
                 }
             }
-            if (best < 0)
+            if (best < 0) {
+                json_decref(medians);
                 continue;
+            }
             for (int k = 0; k < r->trials; k++)
                 ratio[k] = t[cs.subject][k] / (t[best][k] > 0 ? t[best][k] : 1);
             struct figure_key key = {"sweep", "throughput ratio to the best alternative", "inetcsum",
@@ -130,6 +133,7 @@ int exp_sweep(struct bench_run *r)
             json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &sum);
             json_object_set_new(fig, "best", json_string(cs.c[best].name));
             json_object_set_new(fig, "best_ticks", json_real(best_median));
+            json_object_set_new(fig, "ticks", medians);
             for (size_t g = 0; g < nranges; g++) {
                 struct range *rg = &ranges[g];
                 if (len < rg->lo || len > rg->hi)
