@@ -48,6 +48,16 @@ static inline __attribute__((always_inline)) uint32_t ics_partial_small(const vo
 {
     const uint8_t *p = (const uint8_t *)buf;
 #if defined(__x86_64__)
+    if (__builtin_constant_p(len) && len == 40) { /* one chain: see ICS_ADC5 */
+        uint64_t a = sum;
+        ICS_ADC5(a, p);
+        return ics_reduce64_x86(a);
+    }
+    if (__builtin_constant_p(len) && len == 20) {
+        uint64_t a = sum;
+        ICS_ADC_20(a, p);
+        return ics_reduce64_x86(a);
+    }
     if (len < 8)
         return ics_reduce64_x86((uint64_t)sum + ics_tail7(p, len));
     const uint8_t *end = p + len;

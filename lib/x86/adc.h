@@ -34,6 +34,33 @@
               [w2] "rm"(ics_load64((p) + 16)), [w3] "rm"(ics_load64((p) + 24))                     \
             : "cc")
 
+/* The IPv6 header's 40 bytes as one chain (add, four adc, adc $0): six operations, no second
+ * chain to join, as Linux's csum_partial special-cases 40 (seed 001).  Two chains joined cost
+ * three more operations than they save at this length. */
+#define ICS_ADC5(acc, p)                                                                           \
+    __asm__("addq %[w0], %[a]\n\t"                                                               \
+            "adcq %[w1], %[a]\n\t"                                                               \
+            "adcq %[w2], %[a]\n\t"                                                               \
+            "adcq %[w3], %[a]\n\t"                                                               \
+            "adcq %[w4], %[a]\n\t"                                                               \
+            "adcq $0, %[a]"                                                                        \
+            : [a] "+r"(acc)                                                                        \
+            : [w0] "rm"(ics_load64(p)), [w1] "rm"(ics_load64((p) + 8)),                            \
+              [w2] "rm"(ics_load64((p) + 16)), [w3] "rm"(ics_load64((p) + 24)),                    \
+              [w4] "rm"(ics_load64((p) + 32))                                                      \
+            : "cc")
+
+/* The IPv4 header's 20 bytes likewise: two words and the last four bytes zero-extended. */
+#define ICS_ADC_20(acc, p)                                                                         \
+    __asm__("addq %[w0], %[a]\n\t"                                                               \
+            "adcq %[w1], %[a]\n\t"                                                               \
+            "adcq %[w2], %[a]\n\t"                                                               \
+            "adcq $0, %[a]"                                                                        \
+            : [a] "+r"(acc)                                                                        \
+            : [w0] "rm"(ics_load64(p)), [w1] "rm"(ics_load64((p) + 8)),                            \
+              [w2] "r"((uint64_t)ics_load32((p) + 16))                                             \
+            : "cc")
+
 /* 64 -> 32 bits with end-around carry in four instructions (the high half's add can carry once). */
 static inline uint32_t ics_reduce64_x86(uint64_t s)
 {
