@@ -10,6 +10,7 @@
 #include "experiments.h"
 #include "inetcsum.h"
 #include "kernels.h"
+#include "small.h"
 #include "tuning_steps.h"
 
 static const size_t sizes[] = {0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536};
@@ -105,6 +106,8 @@ static void preferred(struct bench_run *r, const struct contenders *cs)
     bench_table_head(r->out, cols, 7);
     struct tuning_steps steps;
     tuning_steps_init(&steps);
+    size_t inline_behind = 0; /* the first size where a kernel beats the inline code */
+    char behind[96] = "";
     for (size_t s = 0; s < NSIZES; s++) {
         if (sizes[s] < 64)
             continue;
@@ -136,8 +139,21 @@ static void preferred(struct bench_run *r, const struct contenders *cs)
             fprintf(r->out, "- |\n");
         if (strcmp(in_use, "inline") != 0) /* where no kernel runs, the row has nothing to choose */
             tuning_steps_add(&steps, sizes[s], names, t, cs->n, best);
+        else if (!inline_behind && used < 0 && sizes[s] >= ICS_SMALL_MIN) {
+            /* The inline code is what inetcsum_partial runs here: a kernel 5% ahead of it is worth
+             * a row's inline_below. */
+            const double inline_t = (medians[0][cs->subject][s] + medians[1][cs->subject][s]) / 2;
+            if (t[best] * 1.05 < inline_t) {
+                inline_behind = sizes[s];
+                snprintf(behind, sizeof behind, "%s at %.2f of its time", names[best], t[best] / inline_t);
+            }
+        }
     }
     fprintf(r->out, "\nThis machine's tuning row steps (lib/tuning.c): %s\n", tuning_steps_text(&steps));
+    if (inline_behind)
+        fprintf(r->out, "The inline code is behind a kernel from %zu B (%s): a row may set inline_below %zu "
+                        "and name that kernel from 0\n",
+                inline_behind, behind, inline_behind);
 }
 
 int exp_sizes(struct bench_run *r)

@@ -62,6 +62,7 @@ void ics_plan(const struct ics_step *steps, uint32_t features, const struct ics_
 
 struct plan {
     const char *name; /* the kernel's, or the tuned plan's best-first kernel's */
+    size_t inline_below; /* the sum is inline below this (ICS_SMALL_MIN..ICS_SMALL_MAX) */
     ics_partial_fn partial[ICS_CLASSES];
     ics_copy_fn copy[ICS_CLASSES];
     const struct ics_kernel *kernel[ICS_CLASSES], *copy_kernel[ICS_CLASSES];
@@ -77,6 +78,7 @@ static void fill(struct plan *p, const char *name, const struct ics_kernel *cons
                  const struct ics_kernel *const copy_by_class[ICS_CLASSES])
 {
     p->name = name;
+    p->inline_below = ICS_SMALL_MAX;
     for (unsigned c = 0; c < ICS_CLASSES; c++) {
         p->kernel[c] = by_class[c];
         p->partial[c] = by_class[c]->partial;
@@ -99,6 +101,8 @@ static void build_plans(void)
     ics_plan(tuned_row ? tuned_row->steps : NULL, ics_features(), by_class);
     ics_plan(tuned_row ? tuned_row->copy_steps : NULL, ics_features(), copy_by_class);
     fill(&tuned, ics_select(ics_features())->name, by_class, copy_by_class);
+    if (tuned_row && tuned_row->inline_below >= ICS_SMALL_MIN && tuned_row->inline_below < ICS_SMALL_MAX)
+        tuned.inline_below = tuned_row->inline_below;
 }
 
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
@@ -127,7 +131,10 @@ static const void *startup_plan(void)
 
 static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum);
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum);
+/* (Its inline_below is the least a plan may have, so that the first call that could reach a
+ * kernel resolves.) */
 static const struct plan resolver = {"(unresolved)",
+                                     ICS_SMALL_MIN,
                                      {[0 ... ICS_CLASSES - 1] = resolve_partial},
                                      {[0 ... ICS_CLASSES - 1] = resolve_copy},
                                      {NULL},
@@ -159,10 +166,12 @@ uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keep
     case 40:
         return ics_partial_small(buf, 40, sum);
     }
-    if (len < ICS_SMALL_MAX)
-        return ics_partial_small(buf, len, sum);
-    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
-    return p->partial[ics_size_class(len)](buf, len, sum);
+    if (len >= ICS_SMALL_MIN) {
+        const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
+        if (len >= p->inline_below)
+            return p->partial[ics_size_class(len)](buf, len, sum);
+    }
+    return ics_partial_small(buf, len, sum);
 }
 
 uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t sum)
@@ -181,7 +190,7 @@ const char *inetcsum_impl_name(void)
 const char *inetcsum_impl_name_at(size_t len)
 {
     const struct plan *p = current();
-    return len < ICS_SMALL_MAX ? "inline" : p->kernel[ics_size_class(len)]->name;
+    return len < p->inline_below ? "inline" : p->kernel[ics_size_class(len)]->name;
 }
 
 const char *ics_copy_name_at(size_t len)

@@ -110,6 +110,10 @@ struct ics_tuning {
         const char *kernel;
     } steps[ICS_TUNING_STEPS], /* the sum; ends at the first NULL kernel */
         copy_steps[ICS_TUNING_STEPS]; /* copy+sum (stores bind it, so other kernels may win) */
+    /* The sum runs inline (small.h) below this many bytes: a power of two from ICS_SMALL_MIN to
+     * ICS_SMALL_MAX; 0 means ICS_SMALL_MAX.  Where a vector kernel is ahead sooner (an Intel
+     * core at 128 B), the row says so and steps name the kernel for the sizes it frees. */
+    size_t inline_below;
 };
 extern const struct ics_tuning ics_tunings[];
 extern const size_t ics_tuning_count;
@@ -118,8 +122,9 @@ extern const size_t ics_tuning_count;
 const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id);
 
 /* Size classes: a length's class is its floor(log2), so the public entry finds its kernel with one
- * lzcnt and one load.  Lengths under ICS_SMALL_MAX (the sum) and ICS_COPY_SMALL_MAX (copy+sum)
- * never reach a kernel (inline scalar code, small.h). */
+ * lzcnt and one load.  Lengths under ICS_SMALL_MIN (the sum: under the plan's inline_below,
+ * ICS_SMALL_MAX unless a tuning row lowers it) and ICS_COPY_SMALL_MAX (copy+sum) never reach a
+ * kernel (inline scalar code, small.h). */
 #define ICS_CLASSES 64
 static inline unsigned ics_size_class(size_t len)
 {

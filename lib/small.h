@@ -22,6 +22,12 @@
 #endif
 #endif
 
+/* Below this the sum is inline on every CPU; from here to ICS_SMALL_MAX a tuning row may send it
+ * to a kernel instead (lib/tuning.c, inline_below): the plan is looked at only from here up. */
+#ifndef ICS_SMALL_MIN
+#define ICS_SMALL_MIN 64
+#endif
+
 /* The same for inetcsum_partial_copy, whose inline code copies 8 bytes at a time: on Zen 4 (inetcsum
  * bench copy) it takes 7.7 ticks at 32 bytes, the best of all ways, but 10.8-11.2 at 64 against
  * 9.9 through the 512-bit kernel, and 19.5-19.9 at 128 against 12.7 (memcpy then sum: 14.6). */

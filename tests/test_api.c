@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "small.h"
 #include "testutil.h"
 
 /* x mod 0xFFFF in the ones'-complement sense: 0 stays 0, other multiples of 0xFFFF are 0xFFFF. */
@@ -184,6 +185,9 @@ static void tuning(void)
     for (size_t r = 0; r < ics_tuning_count; r++) {
         const struct ics_tuning *t = &ics_tunings[r];
         int x86_row = strcmp(t->vendor, "AuthenticAMD") == 0 || strcmp(t->vendor, "GenuineIntel") == 0;
+        const size_t ib = t->inline_below;
+        CHECK(ib == 0 || ((ib & (ib - 1)) == 0 && ib >= ICS_SMALL_MIN && ib <= ICS_SMALL_MAX),
+              "row %s: inline below %zu (a power of two from %d to %d, or 0)", t->cpu, ib, ICS_SMALL_MIN, ICS_SMALL_MAX);
         for (int copy = 0; copy < 2; copy++) {
             const struct ics_step *st = copy ? t->copy_steps : t->steps;
             CHECK(copy || (st[0].kernel != NULL && st[0].from == 0), "row %s starts at 0", t->cpu);
