@@ -17,6 +17,7 @@ int exp_crc32c(struct bench_run *r);   /* SCTP's CRC32c, every kernel against DP
 int exp_packet(struct bench_run *r);   /* the packet layer per packet against DPDK's helpers */
 int exp_dram(struct bench_run *r);     /* 64 MiB far beyond the caches, GB/s */
 int exp_gso(struct bench_run *r);      /* software segmentation of a 64 KB super-packet vs memcpy */
+int exp_capture(struct bench_run *r);  /* issue 27: fix vs cp, fix in place vs verify, in tmpfs */
 
 struct experiment {
     const char *name, *what;

@@ -18,7 +18,7 @@ SIZES = [0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
 COPY_SIZES = [32, 1024, 1500, 9000]
 COPY_KERNEL_SIZES = [32, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
 WAYS = ["inetcsum copy", "memcpy+inetcsum", "memcpy"]
-EXPERIMENTS = ["sizes", "sweep", "copy", "jitter", "cold", "prefetch", "offload", "crc32c", "packet", "dram", "gso"]
+EXPERIMENTS = ["sizes", "sweep", "copy", "jitter", "cold", "prefetch", "offload", "crc32c", "packet", "dram", "gso", "capture"]
 CRC_SIZES = [12, 64, 256, 576, 1500, 4096, 9000, 65536]
 
 
@@ -74,6 +74,15 @@ class SmokeRun(unittest.TestCase):
         self.assertTrue(all(f["best"] and f["best_ticks"] > 0 for f in sweep))
         if platform.machine() == "x86_64":
             self.assertIn("Linux", section.split("Alternatives: ", 1)[1].split(".", 1)[0])
+
+    def test_capture(self):
+        """The four ways timed, with fix's ratio to cp and fix in place's to verify, in JSON too."""
+        section = self.res.stdout.split("\n## capture:", 1)[1].split("\n## ", 1)[0]
+        for way in ["cp (copy_file_range)", "fix, every checksum wrong", "verify, 1% wrong", "fix in place, 1% wrong"]:
+            self.assertRegex(section, re.escape(f"| {way} | ") + r"[\d.]+~? \| [\d.]+ \|")
+            self.assertTrue(any(f.startswith(f"capture/seconds/{way}/") for f in self.figures), way)
+        self.assertRegex(section, r"\| fix, every checksum wrong \| [\d.]+~? \| [\d.]+ \| [\d.]+ \| cp \|")
+        self.assertTrue(any(f.startswith("capture/time ratio to verify/fix in place") for f in self.figures))
 
     def test_copy_kernels_and_copy_steps(self):
         usable = usable_kernels()
