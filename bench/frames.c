@@ -23,13 +23,14 @@ int bench_frame(uint8_t *f, size_t len, int v6, int tcp, uint64_t *rng)
         ics_put16(f + ip + ICS_IPV4_FRAG_OFF, 0); /* no fragment */
         f[ip + ICS_IPV4_PROTOCOL] = proto;
     }
+    f[l4] |= 0x20, f[l4 + 2] |= 0x20; /* ports from 8192: none a tunnel, sFlow or OpenFlow */
     if (tcp)
         f[l4 + ICS_TCP_DOFF] = (ICS_TCP_HLEN / 4) << 4;
     else
         ics_put16(f + l4 + ICS_UDP_LEN, (uint32_t)l4len);
     inetcsum_fill(f, len, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
     struct inetcsum_report r;
-    if (inetcsum_verify(f, len, 0, INETCSUM_LINK_ETHERNET, 0, &r) != 0 || r.count != (v6 ? 1u : 2u))
+    if (inetcsum_verify(f, len, 0, INETCSUM_LINK_ETHERNET, 0, &r) != 0 || r.count != (v6 ? 1u : 2u) || r.flags)
         return -1;
     return 0;
 }

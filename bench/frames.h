@@ -1,5 +1,6 @@
 /* Known-layout frames for the packet benchmarks: Ethernet, IPv4 (20-byte header) or IPv6 (no
- * extension headers), TCP (20-byte header) or UDP, pseudo-random payload, every checksum right. */
+ * extension headers), TCP (20-byte header) or UDP on ports from 8192 (none the walk follows
+ * further), pseudo-random payload, every checksum right. */
 #ifndef ICS_BENCH_FRAMES_H
 #define ICS_BENCH_FRAMES_H
 
