@@ -8,6 +8,7 @@
 #include "anchors.h"
 #include "inetcsum.h"
 #include "kernels.h"
+#include "small.h"
 
 DEFINE_TIMED_LOOP(static, loop_public, inetcsum_partial(src, len, 0))
 DEFINE_LATENCY_LOOP(static, loop_public_latency, inetcsum_partial(src, len, 0))
@@ -123,4 +124,20 @@ void contenders_trial(const struct contenders *cs, int latency, const uint8_t *s
         contender_time(c, latency, src, dst, len, reps / 8 + 1);
         t[order[i]][trial] = (double)contender_time(c, latency, src, dst, len, reps) / reps;
     }
+}
+
+/* The inline scalar code inetcsum_partial runs below its plan's inline_below (lib/small.h), out of
+ * line here so that it can be timed at any size beside the kernels. */
+static uint32_t inline_partial(const void *buf, size_t len, uint32_t seed)
+{
+    return ics_partial_small(buf, len, seed);
+}
+static uint32_t (*volatile timed_inline)(const void *buf, size_t len, uint32_t seed) = inline_partial;
+DEFINE_TIMED_LOOP(static, loop_inline, timed_inline(src, len, 0))
+DEFINE_LATENCY_LOOP(static, loop_inline_latency, timed_inline(src, len, 0))
+
+void contenders_add_inline(struct contenders *cs)
+{
+    if (cs->n < MAX_CONTENDERS)
+        cs->c[cs->n++] = (struct contender){"inline", ROLE_KERNEL, loop_inline, loop_inline_latency, inline_partial};
 }

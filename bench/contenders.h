@@ -31,6 +31,11 @@ struct contenders {
  * are left out (with *why saying so). */
 void contenders_init(struct contenders *cs, const char *impl, const char **why);
 
+/* Adds the inline scalar code (what inetcsum_partial runs below a plan's inline_below) as one more
+ * kernel, called through a pointer as the kernels are: the sweep times it at every size, so that
+ * where a kernel overtakes it shows. */
+void contenders_add_inline(struct contenders *cs);
+
 /* Whether this CPU has what the anchors (anchors.c, -march=native) were compiled for. */
 int contenders_anchors_runnable(void);
 

@@ -1,6 +1,7 @@
 /* Experiment `sweep` (issue 27): the dispatched inetcsum_partial at every size from 1 to 1,600
  * bytes and at both start parities, then at sizes up to 65,536, against the best of everything a
- * user could call instead: each of the library's own kernels called directly, DPDK's
+ * user could call instead: each of the library's own kernels called directly (and its inline
+ * scalar code, out of line: where a kernel overtakes it is a tuning row's inline_below), DPDK's
  * __rte_raw_cksum and Linux's add-with-carry algorithm (anchor_linux.c).  Throughput (independent
  * calls), interleaved within each trial, medians.
  *
@@ -52,6 +53,7 @@ int exp_sweep(struct bench_run *r)
     struct contenders cs;
     const char *why;
     contenders_init(&cs, NULL, &why);
+    contenders_add_inline(&cs);
     static size_t sizes[1600 + 16];
     const size_t nsizes = sweep_sizes(sizes, r->scale);
     uint8_t *src, *dst;

@@ -2,10 +2,11 @@
  * `inetcsum bench sizes` on that CPU (its "preferred kernel per size" table prints a machine's
  * row).  A CPU without a row uses the registry's best-first kernel at every size.
  *
- * To contribute a row: run `inetcsum bench sizes` and `inetcsum bench sweep --json FILE` (not
- * --quick) twice on an idle machine, keep the steps both runs agree on (the sweep's JSON has every
- * kernel's time at every size; a row may also move the inline code's end, inline_below, where a
- * kernel is ahead sooner), and add the row with the CPU named as the run prints it. */
+ * To contribute a row: run `inetcsum bench sweep --json FILE` (not --quick) twice on an idle
+ * machine, keep one with `bench/tuning_data.py add FILE` (bench/tuning-data/, the figures every
+ * row is read from), and take the row `bench/tuning_data.py summary` prints for it when the other
+ * run agrees (a row may also move the inline code's end, inline_below, where a kernel is ahead
+ * sooner); name the CPU as the run prints it. */
 #include <string.h>
 
 #include "registry.h"

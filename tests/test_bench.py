@@ -84,6 +84,21 @@ class SmokeRun(unittest.TestCase):
         self.assertRegex(section, r"\| fix, every checksum wrong \| [\d.]+~? \| [\d.]+ \| [\d.]+ \| cp \|")
         self.assertTrue(any(f.startswith("capture/time ratio to verify/fix in place") for f in self.figures))
 
+    def test_tuning_data(self):
+        """bench/tuning_data.py keeps the sweep as a machine's CSV and reads a row back from it."""
+        script = os.path.join(os.path.dirname(__file__), "..", "bench", "tuning_data.py")
+        env = dict(os.environ, INETCSUM_TUNING_DATA=os.path.join(self.dir.name, "tuning"))
+        added = subprocess.run([sys.executable, script, "add", self.json_path], capture_output=True, text=True, env=env)
+        self.assertEqual(added.returncode, 0, added.stderr)
+        with open(added.stdout.strip()) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# cpu: "), text[:200])
+        self.assertIn("\nsize,parity,", text)
+        self.assertIn("\n1,odd,", text)
+        summary = subprocess.run([sys.executable, script, "summary"], capture_output=True, text=True, env=env)
+        self.assertEqual(summary.returncode, 0, summary.stderr)
+        self.assertRegex(summary.stdout, r'row: steps \{\{0, "[a-z0-9_]+"\}.*\}, inline_below (64|128|256)')
+
     def test_copy_kernels_and_copy_steps(self):
         usable = usable_kernels()
         for variant in ["aligned", "src+1"]:
