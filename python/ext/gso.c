@@ -35,7 +35,9 @@ PyDoc_STRVAR(segment_doc,
              "kernel checks it), or from gso_size (payload bytes per segment).  vnet_out=10, 12 or 24 puts\n"
              "a virtio-net header before each segment.  Returns a list of bytes, or with out (a\n"
              "writable buffer) memoryviews of out, where the segments are written back to back.\n"
-             "fixed_id=True keeps every IPv4 ID, DF or not (Linux 6.18's FIXEDID).  max_segs: refuse a\n"
+             "fixed_id=True keeps every IPv4 ID, DF or not (Linux 6.18's FIXEDID); a sequence of bools,\n"
+             "one per IP level, outermost first, keeps the IDs of those levels only (what\n"
+             "Coalescer.fixed_ids() says of a merged packet: SKB_GSO_TCP_FIXEDID and _INNER).  max_segs: refuse a\n"
              "packet that would make more segments (0: 65,535, Linux's GSO_MAX_SEGS).  A packet without\n"
              "GSO (vnet GSO_NONE, no checksum to complete) that is neither TCP nor UDP (ARP, ICMP)\n"
              "comes back as it is, one segment.\n"
@@ -51,7 +53,28 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
     unsigned long long gso_size = 0, device = 0, vnet_out = 0, max_segs = 0;
     uint32_t link = INETCSUM_LINK_ETHERNET;
     int zero_seed = 0, fixed_id = 0;
-    if (icspy_parse(&p, args, nargs, kwnames, a) < 0 || icspy_flag(a[8], &fixed_id) < 0 ||
+    /* fixed_id: a truth value for every level, or a sequence of them, one per IP level (outermost
+     * first: what Coalescer.fixed_ids() gives) */
+    Py_ssize_t nfixed = -1;
+    uint8_t level_fixed[INETCSUM_GSO_MAX_LEVELS] = {0};
+    if (icspy_parse(&p, args, nargs, kwnames, a) < 0)
+        return NULL;
+    if (a[8] && a[8] != Py_None && !PyBool_Check(a[8]) && !PyLong_Check(a[8])) {
+        PyObject *levels = PySequence_Fast(a[8], "segment(): fixed_id is a bool or a sequence of bools, one per IP level");
+        if (!levels)
+            return NULL;
+        nfixed = PySequence_Fast_GET_SIZE(levels);
+        for (Py_ssize_t j = 0; j < nfixed && j < INETCSUM_GSO_MAX_LEVELS; j++) {
+            const int t = PyObject_IsTrue(PySequence_Fast_GET_ITEM(levels, j));
+            if (t < 0) {
+                Py_DECREF(levels);
+                return NULL;
+            }
+            level_fixed[j] = (uint8_t)t;
+        }
+        Py_DECREF(levels);
+    }
+    if ((nfixed < 0 && icspy_flag(a[8], &fixed_id) < 0) ||
         (a[1] && a[1] != Py_None && icspy_uint(a[1], "segment", "gso_size", 0xFFFF, &gso_size) < 0) ||
         icspy_link(a[3], "segment", &link) < 0 || icspy_uint(a[4], "segment", "device", INETCSUM_OFL_ALL, &device) < 0 ||
         icspy_flag(a[5], &zero_seed) < 0 || icspy_uint(a[6], "segment", "vnet_out", INETCSUM_VNET_HDR_TNL_LEN, &vnet_out) < 0 ||
@@ -97,6 +120,17 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     if (fixed_id)
         g.flags |= INETCSUM_GSO_FIXEDID;
+    if (nfixed >= 0) {
+        if (nfixed != (Py_ssize_t)g.nlevels) {
+            icspy_buf_release(&pkt);
+            PyErr_Format(PyExc_ValueError, "segment(): fixed_id names %zd levels; the packet has %u IP levels",
+                         nfixed, (unsigned)g.nlevels);
+            return NULL;
+        }
+        for (unsigned j = 0; j < g.nlevels; j++)
+            if (level_fixed[j])
+                g.level[j].flags |= INETCSUM_GSO_LEVEL_FIXEDID;
+    }
     const size_t n = g.segments, step = n > 1 ? g.gso_size : g.payload_len;
     struct inetcsum_segment *seg = PyMem_Calloc(n, sizeof *seg);
     PyObject *list = PyList_New((Py_ssize_t)n);
@@ -166,6 +200,7 @@ fail:
 struct pygro {
     struct inetcsum_gro *t;
     PyObject *out;
+    PyObject *fixed; /* per packet emitted: a tuple of bools, one per IP level (empty: passed as it came) */
     int failed;
 };
 
@@ -173,9 +208,14 @@ static void gro_emit(void *ctx, const uint8_t *pkt, size_t len)
 {
     struct pygro *g = ctx;
     PyObject *b = PyBytes_FromStringAndSize((const char *)pkt, (Py_ssize_t)len);
-    if (!b || PyList_Append(g->out, b) < 0)
+    const struct inetcsum_gso *d = inetcsum_gro_emitting(g->t);
+    PyObject *f = PyTuple_New(d ? d->nlevels : 0);
+    for (unsigned j = 0; f && d && j < d->nlevels; j++)
+        PyTuple_SET_ITEM(f, j, PyBool_FromLong(d->level[j].flags & INETCSUM_GSO_LEVEL_FIXEDID));
+    if (!b || !f || PyList_Append(g->out, b) < 0 || PyList_Append(g->fixed, f) < 0)
         g->failed = 1;
     Py_XDECREF(b);
+    Py_XDECREF(f);
 }
 
 static void gro_destroy(PyObject *capsule)
@@ -235,9 +275,10 @@ static PyObject *gro_call(PyObject *capsule, PyObject *packet)
     if (packet && icspy_buf_read(packet, "Coalescer.add", "packet", &b) < 0)
         return NULL;
     g->out = PyList_New(0);
+    g->fixed = PyList_New(0);
     g->failed = 0;
     int rc = 0;
-    if (g->out) {
+    if (g->out && g->fixed) {
         if (packet)
             rc = inetcsum_gro_add(g->t, b.p, b.len);
         else
@@ -245,21 +286,23 @@ static PyObject *gro_call(PyObject *capsule, PyObject *packet)
     }
     if (packet)
         icspy_buf_release(&b);
-    PyObject *out = g->out;
-    g->out = NULL;
-    if (!out || g->failed) {
+    PyObject *out = g->out, *fixed = g->fixed;
+    g->out = g->fixed = NULL;
+    if (!out || !fixed || g->failed) {
         Py_XDECREF(out);
-        return out ? PyErr_NoMemory() : NULL;
+        Py_XDECREF(fixed);
+        return out && fixed ? PyErr_NoMemory() : NULL;
     }
     if (rc < 0) {
         Py_DECREF(out);
+        Py_DECREF(fixed);
         PyErr_SetString(PyExc_ValueError, "Coalescer.add(): the packet is larger than 64 KB and its headers");
         return NULL;
     }
-    return Py_BuildValue("(Ni)", out, rc);
+    return Py_BuildValue("(NiN)", out, rc, fixed);
 }
 
-PyDoc_STRVAR(gro_add_doc, "_gro_add($module, table, packet, /)\n--\n\n(emitted packets, 1 held or 0 not).");
+PyDoc_STRVAR(gro_add_doc, "_gro_add($module, table, packet, /)\n--\n\n(emitted packets, 1 held or 0 not, their fixed-ID levels).");
 
 static PyObject *py_gro_add(PyObject *self, PyObject *args)
 {
@@ -270,7 +313,7 @@ static PyObject *py_gro_add(PyObject *self, PyObject *args)
     return gro_call(capsule, packet);
 }
 
-PyDoc_STRVAR(gro_flush_doc, "_gro_flush($module, table, /)\n--\n\n(emitted packets, 0).");
+PyDoc_STRVAR(gro_flush_doc, "_gro_flush($module, table, /)\n--\n\n(emitted packets, 0, their fixed-ID levels).");
 
 static PyObject *py_gro_flush(PyObject *self, PyObject *capsule)
 {

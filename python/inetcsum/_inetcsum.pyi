@@ -2,7 +2,7 @@
 # what it does; the conventions are in inetcsum/__init__.py.
 from ipaddress import IPv4Address, IPv6Address
 import os
-from typing import Any, List, Optional, Tuple, Type, Union
+from typing import Any, List, Optional, Sequence, Tuple, Type, Union
 
 from _typeshed import ReadableBuffer, WriteableBuffer
 
@@ -143,9 +143,9 @@ def segment(
     zero_seed: bool = False,
     vnet_out: int = 0,
     out: Optional[WriteableBuffer] = None,
-    fixed_id: bool = False,
+    fixed_id: Union[bool, Sequence[bool]] = False,
     max_segs: int = 0,
 ) -> List[Union[bytes, memoryview]]: ...
 def _gro_new(link: Union[Link, int, str], vnet_size: int, max_flows: int, any_tunnel: bool, /) -> object: ...
-def _gro_add(table: object, packet: ReadableBuffer, /) -> Tuple[List[bytes], int]: ...
-def _gro_flush(table: object, /) -> Tuple[List[bytes], int]: ...
+def _gro_add(table: object, packet: ReadableBuffer, /) -> Tuple[List[bytes], int, List[Tuple[bool, ...]]]: ...
+def _gro_flush(table: object, /) -> Tuple[List[bytes], int, List[Tuple[bool, ...]]]: ...

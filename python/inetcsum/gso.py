@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 import struct
-from typing import TYPE_CHECKING, List, NamedTuple, Union
+from typing import TYPE_CHECKING, List, NamedTuple, Tuple, Union
 
 from . import _inetcsum
 from ._inetcsum import segment
@@ -94,13 +94,23 @@ class Coalescer:
         any_tunnel: bool = False,
     ) -> None:
         self._table = _inetcsum._gro_new(link, vnet_size, max_flows, any_tunnel)
+        self._fixed: List[Tuple[bool, ...]] = []
 
     def add(self, packet: ReadableBuffer) -> List[bytes]:
         """Offers a packet (without a virtio-net header); returns the packets emitted meanwhile
         (those of a flow whose train it ended, then itself when it is not held)."""
-        out, _held = _inetcsum._gro_add(self._table, packet)
+        out, _held, self._fixed = _inetcsum._gro_add(self._table, packet)
         return out
 
     def flush(self) -> List[bytes]:
         """Every flow held, oldest first."""
-        return _inetcsum._gro_flush(self._table)[0]
+        out, _, self._fixed = _inetcsum._gro_flush(self._table)
+        return out
+
+    def fixed_ids(self) -> List[Tuple[bool, ...]]:
+        """For each packet the last add() or flush() returned, in order: whether each IP level's
+        IPv4 IDs (outermost first) stayed fixed along the train it merged, which no virtio-net
+        header can say (Linux 6.18 keeps it per level: SKB_GSO_TCP_FIXEDID and _INNER); () for a
+        packet that passed as it came.  segment(packet, vnet=..., fixed_id=that) gives back the
+        packets merged, IDs and all; without it their IDs count up."""
+        return list(self._fixed)

@@ -646,3 +646,31 @@ def test_api_edges():
     segs = segment(big, gso_size=1000)
     out = c.add(segs[0]) + c.add(bytearray(segs[1])) + c.add(memoryview(segs[2])) + c.flush()
     assert len(out) == 1 and len(out[0]) == len(big) - 3000
+
+
+@pytest.mark.parametrize("outer_fixed,inner_fixed", [(False, True), (True, False), (True, True), (False, False)])
+def test_fixed_ids_per_level_round_trip(outer_fixed, inner_fixed):
+    """IPv4 in IPv4 with the outer and inner IDs each fixed or counting up (Linux 6.18 merges every
+    such train and keeps the state per level): what Coalescer.fixed_ids() says of the merged
+    packet, given to segment(), gives back the packets merged, byte for byte; without it every
+    level's IDs count up."""
+    frames = []
+    for i in range(5):
+        inner = IP(src="10.1.0.1", dst="10.1.0.2", id=700 + (0 if inner_fixed else i)) / \
+            TCP(sport=4000, dport=80, seq=1000 + 1000 * i, flags="A") / Raw(bytes([i]) * 1000)
+        frames.append(bytes(Ether() / IP(src="10.9.0.1", dst="10.9.0.2", id=30 + (0 if outer_fixed else i)) / inner))
+    c = inetcsum.Coalescer(vnet_size=12, any_tunnel=True)
+    out = [o for f in frames for o in c.add(f)]
+    assert out == [] and c.fixed_ids() == []
+    out = c.flush()
+    assert len(out) == 1 and c.fixed_ids() == [(outer_fixed, inner_fixed)]
+    levels = c.fixed_ids()[0]
+    assert segment(out[0][12:], vnet=out[0][:12], fixed_id=levels) == frames
+    counted = segment(out[0][12:], vnet=out[0][:12])
+    assert [IP(f[14:]).id for f in counted] == [30 + i for i in range(5)]
+    assert (counted == frames) == (not outer_fixed and not inner_fixed)
+    with pytest.raises(ValueError, match="fixed_id names 1 levels; the packet has 2 IP levels"):
+        segment(out[0][12:], vnet=out[0][:12], fixed_id=[True])
+    alone = inetcsum.Coalescer(vnet_size=12)
+    alone.add(bytes(Ether() / IP() / UDP() / Raw(b"x")))
+    assert len(alone.flush()) == 1 and alone.fixed_ids() == [()]  # (one packet, as it came)
