@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "experiments.h"
 #include "fixer.h"
 #include "frames.h"
@@ -27,18 +29,12 @@
 #include "status.h"
 #include "verifier.h"
 
-#define TMPFS_MAGIC_ 0x01021994
 
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void put32le(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
 }
 
 /* Writes a pcap of about `bytes` bytes: IMIX frames, every one in `every` with its TCP/UDP
@@ -50,17 +46,11 @@ static uint64_t write_capture(const char *path, size_t bytes, unsigned every)
         fprintf(stderr, "inetcsum bench: %s: %s\n", path, strerror(errno));
         return 0;
     }
-    uint8_t hdr[24] = {0};
-    put32le(hdr, 0xA1B2C3D4);
-    hdr[4] = 2, hdr[6] = 4;
-    put32le(hdr + 16, 65535);
-    put32le(hdr + 20, 1); /* Ethernet */
-    fwrite(hdr, 1, sizeof hdr, f);
+    size_t written = cap_gen_header(f, 0); /* as `inetcsum gen` writes a pcap */
     static const size_t imix[12] = {64, 64, 64, 64, 64, 64, 64, 576, 576, 576, 576, 1500};
     uint64_t rng = 0x1234567, n = 0;
-    size_t written = sizeof hdr;
-    uint8_t frame[1600], rec[16];
-    while (written < bytes) {
+    uint8_t frame[1600];
+    while (written && written < bytes) {
         const int v6 = (int)(n & 1), tcp = (int)((n >> 1) & 1);
         size_t len = imix[n % 12];
         if (v6 && tcp && len < 74)
@@ -69,17 +59,17 @@ static uint64_t write_capture(const char *path, size_t bytes, unsigned every)
             break;
         if (n % every == 0) /* the TCP or UDP checksum's first byte */
             frame[14 + (v6 ? 40 : 20) + (tcp ? 16 : 6)] ^= 0x5A;
-        put32le(rec, (uint32_t)(1700000000 + n / 1000));
-        put32le(rec + 4, (uint32_t)(n % 1000) * 1000);
-        put32le(rec + 8, (uint32_t)len);
-        put32le(rec + 12, (uint32_t)len);
-        fwrite(rec, 1, sizeof rec, f);
-        fwrite(frame, 1, len, f);
-        written += sizeof rec + len;
+        const size_t w = cap_gen_record(f, 0, 1700000000000000ull + n * 100, frame, (uint32_t)len);
+        if (!w) {
+            written = 0;
+            break;
+        }
+        written += w;
         n++;
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "inetcsum bench: %s: %s\n", path, strerror(errno));
+    const int failed = !written || ferror(f);
+    if (fclose(f) != 0 || failed) {
+        fprintf(stderr, "inetcsum bench: %s: %s\n", path, strerror(errno ? errno : EIO));
         return 0;
     }
     return n;
@@ -171,10 +161,12 @@ static const char *bench_dir(int *tmpfs)
     struct stat st;
     if (!d || !*d)
         d = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NULL;
-    if (!d)
-        d = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    if (!d) {
+        const char *t = getenv("TMPDIR");
+        d = t && *t ? t : "/tmp";
+    }
     struct statfs fs;
-    *tmpfs = statfs(d, &fs) == 0 && fs.f_type == TMPFS_MAGIC_;
+    *tmpfs = statfs(d, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
     return d;
 }
 

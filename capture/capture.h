@@ -117,6 +117,13 @@ void cap_writer_detach(struct cap_writer *w);
  * number in errors).  0 or the errno of the first failed write. */
 int cap_writer_put(struct cap_writer *w, const uint8_t *bytes, size_t n, uint64_t frame);
 
+/* A capture written from scratch, in host byte order, as `inetcsum gen` writes it (the benchmark
+ * too): the file header of an Ethernet pcap (microseconds, snap length 262,144) or pcapng (a
+ * section naming "inetcsum gen", one Ethernet interface), then each frame's record at `us`
+ * microseconds since the epoch.  Each returns the bytes written, 0 on a write error. */
+size_t cap_gen_header(FILE *f, int pcapng);
+size_t cap_gen_record(FILE *f, int pcapng, uint64_t us, const uint8_t *frame, uint32_t len);
+
 /* The packet record rec as it would be holding data[0..len) instead of its frame (captured and
  * wire length both len), in out: the same timestamp, interface and pcapng options.  Returns its
  * length, at most CAP_RECORD_ROOM(rec, len). */

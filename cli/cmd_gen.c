@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "cli.h"
 #include "inetcsum_packet.h"
 #include "outfile.h"
@@ -48,49 +49,6 @@ struct gen_opts {
 /* 2026-01-01 00:00:00 UTC, and one frame every 100 microseconds. */
 #define GEN_EPOCH 1767225600ull
 #define GEN_STEP_US 100ull
-
-static int put32(FILE *f, uint32_t v)
-{
-    return fwrite(&v, 4, 1, f) == 1 ? 0 : -1;
-}
-
-/* The file header (pcapng: section and interface blocks); returns the bytes written, 0 on error. */
-static size_t file_header(FILE *f, int pcapng)
-{
-    if (!pcapng) {
-        const uint32_t h[6] = {0xA1B2C3D4u, 2u | 4u << 16, 0, 0, 262144, 1};
-        return fwrite(h, sizeof h, 1, f) == 1 ? sizeof h : 0;
-    }
-    /* Section header with a shb_userappl option, then one Ethernet interface. */
-    static const char app[] = "inetcsum gen"; /* 12 bytes: no padding */
-    const uint32_t shb[] = {0x0A0D0D0Au, 28 + 4 + 12 + 4, 0x1A2B3C4Du, 1, 0xFFFFFFFFu, 0xFFFFFFFFu,
-                            4u | (uint32_t)(sizeof app - 1) << 16};
-    const uint32_t shb_end[] = {0, 28 + 4 + 12 + 4};
-    const uint32_t idb[] = {1, 20, 1, 262144, 20};
-    if (fwrite(shb, sizeof shb, 1, f) != 1 || fwrite(app, sizeof app - 1, 1, f) != 1 ||
-        fwrite(shb_end, sizeof shb_end, 1, f) != 1 || fwrite(idb, sizeof idb, 1, f) != 1)
-        return 0;
-    return sizeof shb + sizeof app - 1 + sizeof shb_end + sizeof idb;
-}
-
-/* One frame record; returns the bytes written, 0 on a write error. */
-static size_t frame_record(FILE *f, int pcapng, uint64_t n, const uint8_t *frame, uint32_t len)
-{
-    uint64_t us = GEN_EPOCH * 1000000ull + n * GEN_STEP_US;
-    static const uint8_t zero[4];
-    if (!pcapng) {
-        const uint32_t h[4] = {(uint32_t)(us / 1000000), (uint32_t)(us % 1000000), len, len};
-        if (fwrite(h, sizeof h, 1, f) != 1 || fwrite(frame, 1, len, f) != len)
-            return 0;
-        return sizeof h + len;
-    }
-    uint32_t pad = (4 - len % 4) % 4, total = 32 + len + pad;
-    const uint32_t h[7] = {6, total, 0, (uint32_t)(us >> 32), (uint32_t)us, len, len};
-    if (fwrite(h, sizeof h, 1, f) != 1 || fwrite(frame, 1, len, f) != len || fwrite(zero, 1, pad, f) != pad ||
-        put32(f, total))
-        return 0;
-    return total;
-}
 
 /* Whether frame i (0-based) of `o->frames` gets a wrong checksum: N spread as selection sampling
  * (Knuth's algorithm S) gives exactly N, or each with probability P%. */
@@ -148,7 +106,7 @@ static int generate(const char *path, const struct gen_opts *o)
     static uint8_t frame[SYNTH_MAX_FRAME], piece[SYNTH_MAX_FRAGMENTS][SYNTH_MAX_FRAME];
     size_t piece_len[SYNTH_MAX_FRAGMENTS];
     unsigned long long bytes, made = 0, chosen = 0, damaged = 0, wrong = 0;
-    bytes = file_header(out.f, o->pcapng);
+    bytes = cap_gen_header(out.f, o->pcapng);
     int failed = bytes == 0;
     while (!failed && (o->size ? bytes < o->size : made < o->frames)) {
         enum synth_kind kind;
@@ -167,7 +125,8 @@ static int generate(const char *path, const struct gen_opts *o)
         for (unsigned i = 0; i < (n ? n : 1) && !failed; i++) {
             unsigned k = reverse ? n - 1 - i : i;
             first = k == 0 ? (unsigned)i : first;
-            size_t w = frame_record(out.f, o->pcapng, made, piece[k], (uint32_t)piece_len[k]);
+            size_t w = cap_gen_record(out.f, o->pcapng, GEN_EPOCH * 1000000ull + made * GEN_STEP_US, piece[k],
+                                          (uint32_t)piece_len[k]);
             failed = w == 0;
             bytes += w;
             made++;
