@@ -307,32 +307,60 @@ static int fix_status(int status, const struct tally *t)
     return status == EXIT_CUT ? EXIT_CUT : t->left ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
+/* Refuses an in-place fix of path: nothing was opened for writing, nothing changed. */
+static int refuse_in_place(struct fix_result *res, const char *path, int err, const char *why)
+{
+    res->error = err;
+    snprintf(res->msg, sizeof res->msg, "%s: cannot fix in place: %s (nothing changed)", path, why);
+    return res->status = EXIT_USAGE;
+}
+
 /* --in-place on a plain regular file: only the bytes that change are written, where they lie, then
  * synced (a checksum field is 2 or 4 bytes inside one page: an interruption leaves a capture with
- * some checksums fixed, never a broken one).  -1 when the file is not one this can do (compressed,
- * or not a regular file): then it is rewritten whole through a temporary file. */
+ * some checksums fixed, never a broken one).  The file stays the same file (its inode: other links
+ * and open handles see the change), so one that cannot be opened for writing, or is not a regular
+ * file, is refused, never replaced by a new file of the same name.  -1 for a compressed capture,
+ * which cannot be written where it lies: the caller rewrites it whole (fix_copy over itself), and
+ * only when it has a single link, since a new file would leave the others behind. */
 int fix_in_place(const char *path, const struct fix_opts *o, struct fix_result *res)
 {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    memset(res, 0, sizeof *res);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK); /* (a FIFO must not block the open) */
+    if (fd < 0) {
+        const int err = errno;
+        return refuse_in_place(res, path, err, strerror(err));
+    }
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
+    if (fstat(fd, &st) != 0) {
+        const int err = errno;
+        close(fd);
+        return refuse_in_place(res, path, err, strerror(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return refuse_in_place(res, path, EINVAL, "not a regular file");
     }
     uint8_t magic[6];
     ssize_t n = pread(fd, magic, sizeof magic, 0);
     if (n > 0 && codec_detect(magic, (size_t)n) != CODEC_NONE) {
         close(fd);
+        if (st.st_nlink > 1) {
+            char why[160];
+            snprintf(why, sizeof why,
+                     "compressed, so rewritten whole as a new file, and it has %ju links the new file would not "
+                     "replace",
+                     (uintmax_t)st.st_nlink);
+            return refuse_in_place(res, path, EMLINK, why);
+        }
         return -1;
     }
     FILE *in = fdopen(fd, "rb");
     if (!in) {
+        const int err = errno;
         close(fd);
-        return -1;
+        return refuse_in_place(res, path, err, strerror(err));
     }
     struct sink k = {.fd = fd};
-    memset(res, 0, sizeof *res);
     int status = fix_stream(path, in, path, &k, 1, o, res);
     if (status != EXIT_USAGE && fsync(fd) != 0) {
         res->error = errno;

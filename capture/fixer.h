@@ -40,8 +40,10 @@ struct fix_result {
 int fix_copy(const char *in_path, FILE *in, const char *out_path, const struct fix_opts *o, struct fix_result *res);
 
 /* Fixes the plain regular file at path where it lies, writing only the bytes that change, then
- * syncs it.  -1 when it is not one (compressed, a pipe, ...: fix_copy over itself then); else
- * res->status. */
+ * syncs it; the file stays the same file.  A file it may not open for writing, or not a regular
+ * file, is refused (EXIT_USAGE, res->msg says why; nothing changed).  -1 for a compressed capture
+ * with one link (the caller rewrites it whole: fix_copy over itself); with more, refused too.
+ * Else res->status. */
 int fix_in_place(const char *path, const struct fix_opts *o, struct fix_result *res);
 
 #endif

@@ -18,22 +18,27 @@ static const char help[] =
     "backslash or a line break is escaped (\\\\, \\n, \\r) and its line starts with a backslash.\n"
     "\n"
     "  --seed N     start from the sum N (hex with 0x, or decimal; e.g. a pseudo-header's sum, or\n"
-    "               a --partial value of the data before)\n"
+    "               a --partial value of the data before, as printed: 0x and 8 digits, ':odd' after\n"
+    "               them when that data was an odd number of bytes, so that this data's first byte\n"
+    "               pairs with its last one: chaining --partial sums is exact for any split)\n"
     "  --offset N   skip the first N bytes\n"
     "  --length N   sum at most N bytes\n"
     "  --partial    print the sum itself, not its checksum: the 32-bit ones'-complement sum of the\n"
-    "               big-endian 16-bit words (a last odd byte padded with zero), not folded to 16 bits\n"
+    "               big-endian 16-bit words (a last odd byte padded with zero), not folded to 16 bits,\n"
+    "               ':odd' after it when the bytes summed (with the seed's) were an odd number\n"
     "  -c, --check  read LISTs of this command's output and check each file again (with the same\n"
     "               --seed, --offset and --length; 8 digits mean a --partial sum): NAME: OK or FAILED\n"
     "  --quiet      with --check, print only failures\n"
     "  --status     with --check, print nothing: the exit status says it\n"
     "  --strict     with --check, lines that are not checksum lines fail the check\n"
     "\n"
-    "Exit status: 0; 1 a checked file's sum differs (or --strict and a bad line); 2 a file could not\n"
-    "be read, --offset lies past its end, or a list held no checksum line.\n";
+    "Exit status (sha256sum's): 0; 1 a checked file's sum differs or a listed file could not be read\n"
+    "(or --strict and a bad line); 2 a FILE or LIST could not be read, --offset lies past its end, or\n"
+    "a list held no checksum line.\n";
 
 struct sum_opts {
     uint32_t seed;
+    int seed_odd; /* the seed sums an odd number of bytes: the data starts at an odd position */
     unsigned long long offset, length;
     int partial;
 };
@@ -84,17 +89,44 @@ static int parse_number(const char *s, unsigned long long max, unsigned long lon
     return 0;
 }
 
-/* The checksum (or with --partial the sum) of path's bytes, as printed: 0, or EXIT_USAGE with the
- * error printed (unreadable, or --offset past its end). */
-static int compute(const char *path, const struct sum_opts *o, uint32_t *value)
+/* "N" or "N:odd" (a --partial value as printed) into o's seed. */
+static int parse_seed(const char *arg, struct sum_opts *o)
+{
+    char num[32];
+    const char *colon = strchr(arg, ':');
+    size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+    if (colon && strcmp(colon, ":odd") != 0) {
+        cli_error("sum: seed '%s': only ':odd' may follow the number (as --partial prints it)", arg);
+        return -1;
+    }
+    if (n >= sizeof num) {
+        cli_error("sum: seed '%s' is not a number up to %u", arg, 0xFFFFFFFFu);
+        return -1;
+    }
+    memcpy(num, arg, n);
+    num[n] = '\0';
+    unsigned long long v;
+    if (parse_number(num, 0xFFFFFFFFu, &v, "seed"))
+        return -1;
+    o->seed = (uint32_t)v;
+    o->seed_odd = colon != NULL;
+    return 0;
+}
+
+/* The checksum (or with --partial the sum) of path's bytes, as printed, and whether the bytes
+ * summed, the seed's included, are an odd number (*odd): 0, or EXIT_USAGE with the error printed
+ * (unreadable, or --offset past its end). */
+static int compute(const char *path, const struct sum_opts *o, uint32_t *value, int *odd)
 {
     FILE *f = cli_open_input(path);
     if (!f)
         return EXIT_USAGE;
     static uint8_t buf[1 << 20];
-    unsigned long long skip = o->offset, left = o->length, pos = 0;
+    /* Positions count from the start of the seed's data: after an odd seed every byte takes the
+     * other half of its word (the library's sum is then byte-swapped into place by block_add). */
+    unsigned long long skip = o->offset, left = o->length, pos = (unsigned long long)o->seed_odd;
     uint32_t sum = host_partial(o->seed);
-    struct be_sum be = {o->seed, 0};
+    struct be_sum be = {o->seed, pos};
     int status = EXIT_ALL_GOOD;
     for (;;) {
         size_t want = sizeof buf;
@@ -130,6 +162,7 @@ static int compute(const char *path, const struct sum_opts *o, uint32_t *value)
         fclose(f);
     if (status != EXIT_ALL_GOOD)
         return status;
+    *odd = (int)(pos & 1);
     if (o->partial) {
         *value = be_sum_value(be.acc);
     } else {
@@ -164,12 +197,13 @@ static void put_name(const char *name)
 static int sum_file(const char *path, const struct sum_opts *o)
 {
     uint32_t v;
-    int status = compute(path, o, &v);
+    int odd;
+    int status = compute(path, o, &v, &odd);
     if (status != EXIT_ALL_GOOD)
         return status;
     if (needs_escape(path))
         putchar('\\');
-    printf(o->partial ? "%08x  " : "%04x  ", v);
+    printf(o->partial ? "%08x%s  " : "%04x  ", v, o->partial && odd ? ":odd" : "");
     put_name(path);
     putchar('\n');
     return EXIT_ALL_GOOD;
@@ -202,17 +236,21 @@ struct check_opts {
     int quiet, status_only, strict;
 };
 
-/* Reads one check line ("HHHH  NAME", or 8 digits: a --partial sum; a leading backslash when the
- * name is escaped) into *expected, *digits and *name: 0, or -1 when it is not one. */
-static int parse_check_line(char *line, uint32_t *expected, int *digits, char **name)
+/* Reads one check line ("HHHH  NAME", or 8 digits: a --partial sum, ":odd" after them for an odd
+ * number of bytes; a leading backslash when the name is escaped) into *expected, *digits, *odd and
+ * *name: 0, or -1 when it is not one. */
+static int parse_check_line(char *line, uint32_t *expected, int *digits, int *odd, char **name)
 {
     int escaped = line[0] == '\\';
     char *p = line + escaped, *end;
     size_t n = strspn(p, "0123456789abcdefABCDEF");
-    if ((n != 4 && n != 8) || p[n] != ' ' || (p[n + 1] != ' ' && p[n + 1] != '*') || !p[n + 2])
-        return -1;
     *expected = (uint32_t)strtoul(p, &end, 16);
     *digits = (int)n;
+    *odd = n == 8 && strncmp(p + n, ":odd", 4) == 0;
+    if (*odd)
+        n += 4;
+    if ((*digits != 4 && *digits != 8) || p[n] != ' ' || (p[n + 1] != ' ' && p[n + 1] != '*') || !p[n + 2])
+        return -1;
     *name = p + n + 2;
     return escaped ? unescape(*name) : 0;
 }
@@ -232,9 +270,9 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
         if (len && line[len - 1] == '\n')
             line[--len] = '\0';
         uint32_t expected, got;
-        int digits;
+        int digits, odd, got_odd;
         char *name;
-        if (parse_check_line(line, &expected, &digits, &name) != 0) {
+        if (parse_check_line(line, &expected, &digits, &odd, &name) != 0) {
             malformed++;
             if (!c->status_only)
                 cli_error("%s: line %llu is not a checksum line", list, lineno);
@@ -242,15 +280,16 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
         }
         struct sum_opts lo = *o;
         lo.partial = digits == 8;
-        int st = compute(name, &lo, &got);
-        const char *verdict = st != EXIT_ALL_GOOD ? "FAILED open or read" : got == expected ? "OK" : "FAILED";
+        int st = compute(name, &lo, &got, &got_odd);
+        const int same = st == EXIT_ALL_GOOD && got == expected && (digits == 4 || got_odd == odd);
+        const char *verdict = st != EXIT_ALL_GOOD ? "FAILED open or read" : same ? "OK" : "FAILED";
         if (st != EXIT_ALL_GOOD)
             unread++;
-        else if (got == expected)
+        else if (same)
             good++;
         else
             failed++;
-        if (!c->status_only && (!c->quiet || got != expected || st != EXIT_ALL_GOOD)) {
+        if (!c->status_only && (!c->quiet || !same)) {
             if (needs_escape(name))
                 putchar('\\');
             put_name(name);
@@ -278,9 +317,9 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
             cli_error("%s: no properly formatted checksum lines found", list);
         return EXIT_USAGE;
     }
-    if (unread)
-        return EXIT_USAGE;
-    return failed || (malformed && c->strict) ? EXIT_BAD : EXIT_ALL_GOOD;
+    /* As sha256sum -c: a listed file that could not be read fails the check (1), like one that
+     * differs; 2 is for the list itself. */
+    return failed || unread || (malformed && c->strict) ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
 int cmd_sum(int argc, char **argv)
@@ -295,17 +334,15 @@ int cmd_sum(int argc, char **argv)
                                              {"strict", no_argument, NULL, 'T'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct sum_opts o = {0, 0, ~0ull, 0};
+    struct sum_opts o = {0, 0, 0, ~0ull, 0};
     struct check_opts co = {0, 0, 0};
     int check = 0;
-    unsigned long long v;
     int c;
     while ((c = getopt_long(argc, argv, "ch", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (parse_number(optarg, 0xFFFFFFFFu, &v, "seed"))
+            if (parse_seed(optarg, &o))
                 return EXIT_USAGE;
-            o.seed = (uint32_t)v;
             break;
         case 'o':
             if (parse_number(optarg, ~0ull, &o.offset, "offset"))

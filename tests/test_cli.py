@@ -1122,6 +1122,44 @@ class Fix(unittest.TestCase):
             if name.endswith(".pcapng"):
                 self.fix_and_compare(os.path.join("scapy", name))
 
+    def test_in_place_refuses_a_file_it_may_not_write(self):
+        """A capture the user may not write, in a directory the user may write: --in-place refuses
+        it by name (exit 2) and changes nothing, where it used to write a new file and rename it over
+        the old one (another inode: other links and open handles kept the old bytes).  Root writes
+        any file, so as root the command runs as nobody."""
+        as_user = None
+        if os.geteuid() == 0:
+            import pwd
+            try:
+                nobody = pwd.getpwnam("nobody")
+            except KeyError:
+                self.skipTest("running as root and there is no user 'nobody' to run the command as")
+            as_user = nobody
+
+            def drop():
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+        with tempfile.TemporaryDirectory() as made, tempfile.TemporaryDirectory() as d:
+            src_path = made_capture(made)
+            os.chmod(d, 0o777)
+            mine = os.path.join(d, "c.pcap")
+            write_bytes(mine, read_bytes(src_path))
+            os.chmod(mine, 0o444)
+            ino, before = os.stat(mine).st_ino, read_bytes(mine)
+            res = subprocess.run([CLI, "fix", "--in-place", mine], capture_output=True,
+                                 preexec_fn=drop if as_user else None)
+            self.assertEqual(res.returncode, 2, res.stderr)
+            self.assertIn(f"{mine}: cannot fix in place: Permission denied (nothing changed)".encode(), res.stderr)
+            self.assertEqual((os.stat(mine).st_ino, read_bytes(mine)), (ino, before))
+            self.assertEqual(os.listdir(d), ["c.pcap"])
+            # A FIFO is not a capture that can be fixed where it lies: refused, not replaced.
+            fifo = os.path.join(d, "f.pcap")
+            os.mkfifo(fifo)
+            res = run("fix", "--in-place", fifo)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"f.pcap: cannot fix in place: not a regular file", res.stderr)
+            self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+
     def test_in_place_and_unwritable(self):
         with tempfile.TemporaryDirectory() as made, tempfile.TemporaryDirectory() as d:
             src_path = made_capture(made)
@@ -1551,8 +1589,45 @@ class Sum(unittest.TestCase):
                     s = (s & 0xFFFF) + (s >> 16)
                 res = run("sum", "--offset", str(off), "--length", str(length), "--seed", hex(seed), p)
                 self.assertEqual(res.stdout, f"{(~s) & 0xFFFF:04x}  {p}\n".encode())
-                partial = int(run("sum", "--partial", p).stdout.split()[0], 16)
+                printed = run("sum", "--partial", p).stdout.split()[0].decode()
+                self.assertEqual(printed.endswith(":odd"), n % 2 == 1, printed)
+                partial = int(printed.removesuffix(":odd"), 16)
                 self.assertEqual(ones_sum(partial.to_bytes(4, "big")) or 0, ones_sum(data))
+
+    def test_chaining_is_exact_for_any_split(self):
+        """--partial of the bytes before, given back as --seed, gives the sum of the whole for any
+        split point: after an odd number of bytes the value carries ':odd' and the next byte pairs
+        with the last one (it was lost before: odd splits gave a wrong sum in silence)."""
+        rng = random.Random(11)
+        data = bytes(rng.getrandbits(8) for _ in range(301))
+        with tempfile.TemporaryDirectory() as d:
+            whole = os.path.join(d, "whole")
+            write_bytes(whole, data)
+            want_sum = run("sum", whole).stdout.split()[0]
+            want_partial = run("sum", "--partial", whole).stdout.split()[0]
+            for k in [0, 1, 2, 3, 20, 41, 150, 151, 299, 300, 301]:
+                a, b = os.path.join(d, "a"), os.path.join(d, "b")
+                write_bytes(a, data[:k])
+                write_bytes(b, data[k:])
+                seed = "0x" + run("sum", "--partial", a).stdout.split()[0].decode()
+                self.assertEqual(run("sum", "--seed", seed, b).stdout.split()[0], want_sum, (k, seed))
+                self.assertEqual(run("sum", "--partial", "--seed", seed, b).stdout.split()[0], want_partial, k)
+                # Three pieces, through two seeds.
+                m = k + (len(data) - k) // 2
+                write_bytes(b, data[k:m])
+                c = os.path.join(d, "c")
+                write_bytes(c, data[m:])
+                seed2 = "0x" + run("sum", "--partial", "--seed", seed, b).stdout.split()[0].decode()
+                self.assertEqual(run("sum", "--seed", seed2, c).stdout.split()[0], want_sum, (k, m))
+            # A --check list of odd --partial sums checks, parity included.
+            sums = os.path.join(d, "SUMS")
+            write_bytes(sums, run("sum", "--partial", whole).stdout)
+            self.assertEqual(run("sum", "-c", sums).returncode, 0)
+            write_bytes(sums, read_bytes(sums).replace(b":odd", b""))
+            self.assertEqual(run("sum", "-c", "--quiet", sums).stdout, f"{whole}: FAILED\n".encode())
+            res = run("sum", "--seed", "0x1234:even", whole)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"only ':odd' may follow", res.stderr)
 
     def test_sha256sum_habits(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1578,8 +1653,14 @@ class Sum(unittest.TestCase):
             self.assertEqual(res.returncode, 2)
             write_bytes(os.path.join(d, "MIX"), res.stdout + b"0000  missing\nzz\n")
             res = subprocess.run([CLI, "sum", "-c", "--status", "MIX"], cwd=d, capture_output=True)
-            self.assertEqual((res.returncode, res.stdout), (2, b""))  # an unreadable file is still named, as
-            self.assertIn(b"missing", res.stderr)                     # sha256sum --status names it
+            # A listed file that cannot be read fails the check with 1, as sha256sum -c; it is still
+            # named, as sha256sum --status names it.
+            self.assertEqual((res.returncode, res.stdout), (1, b""))
+            self.assertIn(b"missing", res.stderr)
+            if shutil.which("sha256sum"):
+                write_bytes(os.path.join(d, "SHA"), b"0" * 64 + b"  missing\n")
+                theirs = subprocess.run(["sha256sum", "-c", "--status", "SHA"], cwd=d, capture_output=True)
+                self.assertEqual(res.returncode, theirs.returncode)
             # No file: standard input; --offset past the end is an error, not ffff.
             self.assertEqual(run("sum", stdin=b"abc").stdout, run("sum", "-", stdin=b"abc").stdout)
             res = run("sum", "--offset", "10", "-", stdin=b"abc")

@@ -8,6 +8,7 @@ import lzma
 import os
 import pathlib
 import shutil
+import stat
 import subprocess
 
 import pytest
@@ -186,7 +187,8 @@ def test_verify_is_the_commands_verify_on_every_shared_capture(shared):
         ours = [as_json(x) for x in cap.verify()]
         assert ours == theirs, path
         assert summary_json(cap.summary) == their_summary, path
-        assert isinstance(cap.summary, Summary) and cap.summary.ok == (their_summary["problems"] == 0)
+        assert isinstance(cap.summary, Summary)
+        assert cap.summary.ok == (their_summary["problems"] == 0 and their_summary["cut"] is None)
         files += 1
         checks += cap.summary.checksums
         reassembled += cap.summary.reassembled
@@ -220,6 +222,7 @@ def test_fix_capture_writes_what_the_command_writes(shared, tmp_path):
         assert isinstance(result, FixResult)
         assert ours.read_bytes() == theirs.read_bytes(), path
         assert run.returncode == (3 if result.input.cut else 0 if result.ok else 1), (path, run.stderr)
+        assert not (result.ok and result.input.cut), path
         # The result's input summary is verify's of the same file.
         cap = Capture(path)
         for _ in cap.verify():
@@ -341,6 +344,35 @@ def test_fix_capture_errors_write_nothing(tmp_path, monkeypatch):
     assert (tmp_path / "-").stat().st_size > 0
 
 
+def test_fix_capture_in_place_keeps_the_file_or_refuses(tmp_path):
+    """In place means the same file (inode): what cannot be fixed where it lies is refused by name
+    and left as it was, never replaced by a new file of the same name."""
+    made = made_capture(tmp_path / "made.pcap")
+    before = made.read_bytes()
+    ino = made.stat().st_ino
+    link = tmp_path / "link.pcap"
+    os.link(made, link)
+    result = fix_capture(made, in_place=True)
+    assert result.written == 10 and made.stat().st_ino == ino and link.read_bytes() == made.read_bytes() != before
+    # Not a regular file: refused (a FIFO was opened without blocking, and is still a FIFO).
+    fifo = tmp_path / "fifo.pcap"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="fifo.pcap: cannot fix in place: not a regular file"):
+        fix_capture(fifo, in_place=True)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    # A compressed capture is rewritten whole as a new file: refused when other links would keep
+    # the old one, done when it has one.
+    gz = tmp_path / "made.pcap.gz"
+    gz.write_bytes(gzip.compress(before))
+    other = tmp_path / "other.pcap.gz"
+    os.link(gz, other)
+    with pytest.raises(OSError, match="has 2 links"):
+        fix_capture(gz, in_place=True)
+    assert gz.read_bytes() == other.read_bytes() and gzip.decompress(gz.read_bytes()) == before
+    other.unlink()
+    assert fix_capture(gz, in_place=True).written == 10 and gzip.decompress(gz.read_bytes()) != before
+
+
 def test_fix_capture_of_a_cut_capture(tmp_path):
     raw = made_capture(tmp_path / "made.pcap").read_bytes()
     cut = tmp_path / "cut.pcap"
@@ -349,4 +381,13 @@ def test_fix_capture_of_a_cut_capture(tmp_path):
     result = fix_capture(cut, out)
     assert result.input.cut is not None and result.input.cut.after_frame == result.input.frames == 9
     assert len(list(Capture(out))) == 9 and Capture(out).cut is None
-    assert result.ok and result.written == 9
+    # Every record before the cut is fixed and written, but the output lacks the cut one: not ok,
+    # as the command exits 3 for it.
+    assert not result.ok and result.left == 0 and result.written == 9
+    # Verify: a capture with nothing wrong but cut inside its last record is not ok either.
+    cut_good = tmp_path / "cut-good.pcap"
+    cut_good.write_bytes(out.read_bytes()[:-5])
+    cap = Capture(cut_good)
+    for _ in cap.verify():
+        pass
+    assert cap.summary.problems == 0 and cap.summary.cut is not None and not cap.summary.ok
