@@ -2,7 +2,7 @@
 # what it does; the conventions are in inetcsum/__init__.py.
 from ipaddress import IPv4Address, IPv6Address
 import os
-from typing import Any, List, Optional, Sequence, Tuple, Type, Union
+from typing import Any, List, Optional, Sequence, Tuple, Type, Union, overload
 
 from _typeshed import ReadableBuffer, WriteableBuffer
 
@@ -133,6 +133,8 @@ def _fix_capture(
 ) -> Tuple[_Tally, Optional[Tuple[int, int, int, int]]]: ...
 
 # Segmentation offload.
+# (Without out=, new bytes objects; with it, memoryviews of out.)
+@overload
 def segment(
     packet: ReadableBuffer,
     *,
@@ -142,10 +144,24 @@ def segment(
     device: Union[Offload, int] = 0,
     zero_seed: bool = False,
     vnet_out: int = 0,
-    out: Optional[WriteableBuffer] = None,
+    out: None = None,
     fixed_id: Union[bool, Sequence[bool]] = False,
     max_segs: int = 0,
-) -> List[Union[bytes, memoryview]]: ...
+) -> List[bytes]: ...
+@overload
+def segment(
+    packet: ReadableBuffer,
+    *,
+    gso_size: Optional[int] = None,
+    vnet: Optional[ReadableBuffer] = None,
+    link: Union[Link, int, str] = ...,
+    device: Union[Offload, int] = 0,
+    zero_seed: bool = False,
+    vnet_out: int = 0,
+    out: WriteableBuffer,
+    fixed_id: Union[bool, Sequence[bool]] = False,
+    max_segs: int = 0,
+) -> List[memoryview]: ...
 def _gro_new(link: Union[Link, int, str], vnet_size: int, max_flows: int, any_tunnel: bool, /) -> object: ...
 def _gro_add(table: object, packet: ReadableBuffer, /) -> Tuple[List[bytes], int, List[Tuple[bool, ...]]]: ...
 def _gro_flush(table: object, /) -> Tuple[List[bytes], int, List[Tuple[bool, ...]]]: ...

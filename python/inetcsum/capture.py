@@ -171,8 +171,9 @@ class Summary(NamedTuple):
 
     @property
     def ok(self) -> bool:
-        """No problem found."""
-        return self.problems == 0
+        """No problem found, and the file was read to its end (a file cut inside its last record is
+        not ok, as ``inetcsum verify`` exits 3 for it)."""
+        return self.problems == 0 and self.cut is None
 
 
 class FixResult(NamedTuple):
@@ -184,8 +185,10 @@ class FixResult(NamedTuple):
 
     @property
     def ok(self) -> bool:
-        """The output holds no problem."""
-        return self.left == 0
+        """The output holds no problem and every record of the input: False when the input was cut
+        inside its last record (input.cut; the output then ends before that record, and
+        ``inetcsum fix`` exits 3)."""
+        return self.left == 0 and self.input.cut is None
 
 
 _Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int, int, Tuple[Tuple[str, int], ...]]
