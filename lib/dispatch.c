@@ -246,6 +246,15 @@ static const struct ics_crc32c_kernel crc_resolver = {"(unresolved)", 0, resolve
 static _Atomic(const void *) active_crc = &crc_resolver; /* a struct ics_crc32c_kernel */
 static atomic_flag crc_env_warned = ATOMIC_FLAG_INIT;
 
+/* A wrong INETCSUM_IMPL or INETCSUM_CRC32C_IMPL is said on stderr when the library is loaded, not
+ * at the first sum long enough to reach a kernel: a program that only sums headers (inline code)
+ * would otherwise never hear of it.  The flags keep it to one line each. */
+static void __attribute__((constructor)) check_environment(void)
+{
+    (void)ics_family_chosen(&sums, &env_warned);
+    (void)ics_family_chosen(&crcs, &crc_env_warned);
+}
+
 /* INETCSUM_CRC32C_IMPL's kernel if this CPU runs it, else the best; the tables are built first,
  * so that no kernel that reads them is published before them. */
 static const void *startup_crc(void)

@@ -55,9 +55,26 @@ long ics_family_chosen(const struct ics_family *f, atomic_flag *warned)
     if (env == NULL || *env == '\0')
         return -1;
     long k = ics_family_find(f, env, ics_features());
-    if (k < 0 && !atomic_flag_test_and_set(warned))
-        fprintf(stderr, "inetcsum: %s=%s is not a kernel this CPU can run; using %s\n", f->env, env,
-                ics_family_name(f, ics_family_best(f, ics_features())));
+    if (k < 0 && !atomic_flag_test_and_set(warned)) {
+        /* One line: what was asked, why it cannot be had, what can (the names inetcsum impls
+         * prints), and that the choice is then the library's own. */
+        int known = 0;
+        for (size_t i = 0; i < f->count; i++)
+            known |= strcmp(ics_family_name(f, i), env) == 0;
+        char usable[256];
+        size_t n = 0;
+        usable[0] = '\0';
+        for (size_t i = 0; i < f->count; i++) {
+            if (!family_usable(f, i, ics_features()))
+                continue;
+            int w = snprintf(usable + n, sizeof usable - n, "%s%s", n ? ", " : "", ics_family_name(f, i));
+            if (w < 0 || (size_t)w >= sizeof usable - n)
+                break;
+            n += (size_t)w;
+        }
+        fprintf(stderr, "inetcsum: %s=%s ignored: %s (this CPU runs: %s); the library chooses as if it were unset\n",
+                f->env, env, known ? "this CPU lacks the instructions it needs" : "no kernel has that name", usable);
+    }
     return k;
 }
 

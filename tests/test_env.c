@@ -1,26 +1,37 @@
 /* INETCSUM_IMPL at start-up.  Run as: test_env EXPECTED WARNINGS, where EXPECTED is a kernel name,
  * "best", or "NAME-or-best" (NAME if this CPU runs it, else the best kernel and one warning), and
  * WARNINGS the number of lines expected on stderr (an unusable name warns once, however often the
- * library is used).  With EXPECTED "crc32c:NAME" or "crc32c:best", the same for
- * INETCSUM_CRC32C_IMPL and the CRC32c kernel. */
+ * library is used, and already when the library is loaded: a program summing only short buffers
+ * hears of it too).  With EXPECTED "crc32c:NAME" or "crc32c:best", the same for
+ * INETCSUM_CRC32C_IMPL and the CRC32c kernel; "short" sums one 20-byte header and nothing else.
+ * The test runs itself again with stderr in a file,
+ * so that what the library says before main is counted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "inetcsum_proto.h"
 #include "testutil.h"
 
-/* Runs `use` with stderr captured; returns how many lines it wrote there. */
-static int stderr_lines(void (*use)(void))
+/* The second run's stderr lines (printed), and its exit status through *status. */
+static int child_stderr_lines(char **argv, int *status)
 {
     FILE *cap = tmpfile();
-    int saved = dup(2);
-    fflush(stderr);
-    dup2(fileno(cap), 2);
-    use();
-    fflush(stderr);
-    dup2(saved, 2);
+    if (!cap)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fileno(cap), 2);
+        setenv("TEST_ENV_CHILD", "1", 1);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
     rewind(cap);
     char line[512];
     int lines = 0;
@@ -50,17 +61,16 @@ static void use_sum(void)
     inetcsum_impl_name();
 }
 
-static int crc32c_env(const char *expected, int want_warnings)
+static int crc32c_env(const char *expected)
 {
     const char *names[16];
     size_t n = inetcsum_crc32c_impl_list(names, 16);
     CHECK(n > 0 && n <= 16, "crc32c kernels usable: %zu", n);
-    int lines = stderr_lines(use_crc32c);
+    use_crc32c();
     const char *want = strcmp(expected, "best") == 0 ? names[0] : expected;
     CHECK(strcmp(inetcsum_crc32c_impl_name(), want) == 0, "INETCSUM_CRC32C_IMPL=%s: active %s, want %s",
           getenv("INETCSUM_CRC32C_IMPL") ? getenv("INETCSUM_CRC32C_IMPL") : "(unset)", inetcsum_crc32c_impl_name(),
           want);
-    CHECK(lines == want_warnings, "%d warning lines, want %d", lines, want_warnings);
     return tu_finish();
 }
 
@@ -71,11 +81,33 @@ int main(int argc, char **argv)
         return 2;
     }
     tu_init(1, argv, "test_env");
+    if (!getenv("TEST_ENV_CHILD")) {
+        /* The warnings are counted here, the kernels checked in the second run. */
+        int want_warnings = atoi(argv[2]), status = -1;
+        const char *suffix = strstr(argv[1], "-or-best");
+        if (suffix) {
+            const char *names[16];
+            size_t n = inetcsum_impl_list(names, 16);
+            int usable = 0;
+            for (size_t i = 0; i < n && i < 16; i++)
+                usable |= strlen(names[i]) == (size_t)(suffix - argv[1]) &&
+                          strncmp(names[i], argv[1], (size_t)(suffix - argv[1])) == 0;
+            want_warnings = usable ? 0 : 1;
+        }
+        int lines = child_stderr_lines(argv, &status);
+        CHECK(status == 0, "the second run failed (status %d)", status);
+        CHECK(lines == want_warnings, "%d warning lines, want %d", lines, want_warnings);
+        return tu_finish();
+    }
+    if (strcmp(argv[1], "short") == 0) { /* only header-sized sums: no kernel is ever resolved */
+        static const uint8_t header[20] = {0x45};
+        CHECK(inetcsum_fold(inetcsum_partial(header, 20, 0)) == ref_sum(header, 20, 0), "20-byte sum");
+        return tu_finish();
+    }
     if (strncmp(argv[1], "crc32c:", 7) == 0)
-        return crc32c_env(argv[1] + 7, atoi(argv[2]));
+        return crc32c_env(argv[1] + 7);
     const char *best = ics_select(ics_cpu_features())->name;
     const char *expected = strcmp(argv[1], "best") == 0 ? best : argv[1];
-    int want_warnings = atoi(argv[2]);
     char name_only[64];
     const char *suffix = strstr(argv[1], "-or-best");
     if (suffix && (size_t)(suffix - argv[1]) < sizeof name_only) {
@@ -87,13 +119,10 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n && i < 16; i++)
             usable |= strcmp(names[i], name_only) == 0;
         expected = usable ? name_only : best;
-        want_warnings = usable ? 0 : 1;
     }
-
-    int lines = stderr_lines(use_sum); /* stderr captured from before the library's first call */
+    use_sum();
     const char *name = inetcsum_impl_name();
     CHECK(strcmp(name, expected) == 0, "INETCSUM_IMPL=%s: active %s, want %s", getenv("INETCSUM_IMPL") ? getenv("INETCSUM_IMPL") : "(unset)",
           name, expected);
-    CHECK(lines == want_warnings, "%d warning lines, want %d", lines, want_warnings);
     return tu_finish();
 }
