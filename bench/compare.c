@@ -11,7 +11,11 @@ static json_t *load(const char *path)
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
     if (!j) {
-        fprintf(stderr, "inetcsum bench compare: %s: %s (line %d)\n", path, err.text, err.line);
+        if (err.line > 0) /* a JSON error at a place in the file */
+            fprintf(stderr, "inetcsum bench compare: %s: line %d column %d: %s\n", path, err.line, err.column,
+                    err.text);
+        else /* the file could not be read: jansson's text names it and says why */
+            fprintf(stderr, "inetcsum bench compare: %s\n", err.text);
         return NULL;
     }
     if (!json_is_array(json_object_get(j, "figures"))) {
@@ -49,6 +53,70 @@ static int higher_is_better(const char *unit)
     return strcmp(unit, "GB/s") == 0 || strcmp(unit, "pps") == 0 || strcmp(unit, "speed ratio") == 0;
 }
 
+/* The contenders whose code is the same in every run (the memory read limit, DPDK's and Linux's sums
+ * as the benchmark builds them, memcpy, cp): when their figures move between two runs, the machine
+ * or its clock moved, not inetcsum. */
+static const char *const refs[] = {"read limit", "DPDK", "Linux", "memcpy", "cp"};
+enum { NREFS = sizeof refs / sizeof refs[0] };
+
+/* Reference figures shared by both runs: for each reference contender, the geometric mean over its
+ * figures of B's time over A's (medians; rates inverted), printed as a warning when any is off by
+ * more than REFERENCE_DRIFT either way.  Returns how many moved. */
+#define REFERENCE_DRIFT 0.05
+static int reference_drift(FILE *out, json_t *a, json_t *by_name)
+{
+    double log_sum[NREFS] = {0};
+    size_t count[NREFS] = {0};
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(a, "figures"), i, f)
+    {
+        const char *who = text(f, "contender");
+        json_t *g = json_object_get(by_name, text(f, "name"));
+        double ma = json_number_value(json_object_get(f, "median")), mb = g ? json_number_value(json_object_get(g, "median")) : 0;
+        if (!g || !(ma > 0) || !(mb > 0))
+            continue;
+        json_t *ta = json_object_get(f, "ticks"), *tb = json_object_get(g, "ticks");
+        for (int r = 0; r < NREFS; r++) {
+            /* A reference's own figure, or its median ticks inside a figure that keeps every
+             * contender's (the sweep's). */
+            double ratio = 0;
+            if (strcmp(who, refs[r]) == 0)
+                ratio = higher_is_better(text(f, "unit")) ? ma / mb : mb / ma; /* B's time over A's */
+            else if (json_is_object(ta) && json_is_object(tb)) {
+                double xa = json_number_value(json_object_get(ta, refs[r])), xb = json_number_value(json_object_get(tb, refs[r]));
+                if (xa > 0 && xb > 0)
+                    ratio = xb / xa;
+            }
+            if (ratio > 0) {
+                log_sum[r] += log(ratio);
+                count[r]++;
+            }
+        }
+    }
+    int moved = 0;
+    char line[512];
+    size_t n = 0;
+    for (int r = 0; r < NREFS; r++) {
+        if (!count[r])
+            continue;
+        double ratio = exp(log_sum[r] / (double)count[r]);
+        int off = fabs(ratio - 1) > REFERENCE_DRIFT;
+        moved += off;
+        int w = snprintf(line + n, sizeof line - n, "%s%s %.2fx%s (%zu figures)", n ? ", " : "", refs[r], ratio,
+                         off ? "" : " (steady)", count[r]);
+        if (w > 0 && (size_t)w < sizeof line - n)
+            n += (size_t)w;
+    }
+    if (moved)
+        fprintf(out,
+                "Warning: the reference contenders, whose code is the same in both runs, moved: B's time over A's "
+                "(geometric mean of medians) %s.  The machine or its clock differs between the runs: the "
+                "differences below compare machines as much as code.\n",
+                line);
+    return moved;
+}
+
 static void describe(FILE *out, const char *label, const char *path, json_t *run)
 {
     json_t *m = json_object_get(run, "machine"), *s = json_object_get(run, "settings");
@@ -67,13 +135,20 @@ int bench_compare(const char *a_path, const char *b_path, const struct compare_o
     describe(out, "B", b_path, b);
     json_t *ma = json_object_get(a, "machine"), *mb = json_object_get(b, "machine");
     if (strcmp(text(ma, "cpu_model"), text(mb, "cpu_model")) != 0 ||
+        strcmp(text(ma, "cpu_model_number"), text(mb, "cpu_model_number")) != 0 ||
         strcmp(text(ma, "kernel_chosen"), text(mb, "kernel_chosen")) != 0)
         fprintf(out, "Note: the runs differ in CPU or kernel: differences may come from the machine.\n");
+    const double tsc_a = json_number_value(json_object_get(ma, "tsc_hz")),
+                 tsc_b = json_number_value(json_object_get(mb, "tsc_hz"));
+    if (tsc_a > 0 && tsc_b > 0 && fabs(tsc_b / tsc_a - 1) > 0.001)
+        fprintf(out, "Note: the TSC runs at %.3f GHz in A and %.3f GHz in B: figures in ticks are not of one clock.\n",
+                tsc_a / 1e9, tsc_b / 1e9);
 
     /* B's figures by name. */
     json_t *by_name = json_object(), *f;
     size_t i;
     json_array_foreach(json_object_get(b, "figures"), i, f) json_object_set(by_name, text(f, "name"), f);
+    reference_drift(out, a, by_name);
 
     fprintf(out, "\nB against A, Student's t at %.1f%% confidence%s\n\n", o->confidence * 100,
             o->all ? "" : " (figures that differ; --all lists every one)");

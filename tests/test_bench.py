@@ -239,9 +239,9 @@ class SmokeRun(unittest.TestCase):
         self.assertIn(f"{n} figures compared: 0 better in B, 0 worse, {n} without a proven difference", res.stdout)
 
 
-def figure(name, unit, samples):
+def figure(name, unit, samples, contender="c"):
     s = sorted(samples)
-    return {"name": name, "experiment": name.split("/")[0], "metric": "m", "contender": "c", "unit": unit,
+    return {"name": name, "experiment": name.split("/")[0], "metric": "m", "contender": contender, "unit": unit,
             "samples": s, "median": statistics.median(s)}
 
 
@@ -284,6 +284,28 @@ class Compare(unittest.TestCase):
             self.assertIn("Student's t at 50.0% confidence", res.stdout)
             self.assertIn("2 better in B, 1 worse", res.stdout)
 
+    def test_reference_contenders_that_moved_are_named(self):
+        """DPDK's and memcpy's code is the same in both runs: when their figures move, the machine
+        moved, and compare says so with the figures; steady references say nothing."""
+        with tempfile.TemporaryDirectory() as d:
+            a, b, c = (os.path.join(d, f"{x}.json") for x in "abc")
+            write_run(a, [figure("s/DPDK/64", "ticks", [10, 10.2, 9.9], "DPDK"),
+                          figure("s/memcpy/64", "GB/s", [20, 20.5, 19.5], "memcpy"),
+                          figure("s/inetcsum/64", "ticks", [8, 8.1, 7.9], "inetcsum")])
+            write_run(b, [figure("s/DPDK/64", "ticks", [13, 13.1, 12.9], "DPDK"),
+                          figure("s/memcpy/64", "GB/s", [15, 15.2, 14.8], "memcpy"),
+                          figure("s/inetcsum/64", "ticks", [10, 10.1, 9.9], "inetcsum")])
+            write_run(c, [figure("s/DPDK/64", "ticks", [10.1, 10.2, 10], "DPDK"),
+                          figure("s/memcpy/64", "GB/s", [20.2, 20.4, 19.9], "memcpy"),
+                          figure("s/inetcsum/64", "ticks", [10, 10.1, 9.9], "inetcsum")])
+            res = run("bench", "compare", a, b)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertRegex(res.stdout, r"Warning: the reference contenders, whose code is the same in both runs, "
+                                         r"moved: .*DPDK 1\.30x \(1 figures\), memcpy 1\.33x \(1 figures\)")
+            res = run("bench", "compare", a, c)
+            self.assertNotIn("Warning", res.stdout)
+            self.assertIn("| s/inetcsum/64 | ticks |", res.stdout)
+
     def test_real_runs_of_two_kernels(self):
         """The best kernel against the portable one, each made the library's by --impl: compare
         must find the portable one worse where it is several times slower."""
@@ -319,6 +341,8 @@ class Compare(unittest.TestCase):
                 res = run("bench", "compare", *args)
                 self.assertEqual(res.returncode, 2, args)
                 self.assertEqual(len(res.stderr.splitlines()), 1, res.stderr)
+                self.assertNotIn("line -1", res.stderr)  # (jansson's line for a file it could not open)
+                self.assertIn(os.path.basename(args[0]), res.stderr)
 
 
 class Options(unittest.TestCase):
