@@ -77,8 +77,11 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window);
  * back in the window. */
 int cap_next(struct cap_reader *r, struct cap_record *rec);
 void cap_close(struct cap_reader *r);
-/* "NAME: cut short after frame N: its last record holds H of at least W bytes, from byte O" */
+/* "NAME: cut short after frame N: its last record holds H of at least W bytes, from byte O" (or
+ * "inside its first record" when no frame came before it) */
 void cap_cut_message(const struct cap_reader *r, char *buf, size_t size);
+/* The same, with what OUT, written from the frames before the cut, holds. */
+void cap_cut_written_message(const struct cap_reader *r, const char *out_path, char *buf, size_t size);
 
 /* Writes records back out as they now are (changed in place or not) with one write per run of
  * consecutive records, always before the reader's window moves under them.

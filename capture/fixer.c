@@ -277,10 +277,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         res->error = rd.err_errno;
         status = EXIT_USAGE;
     } else if (rd.cut && !werr) {
-        char msg[512];
-        cap_cut_message(&rd, msg, sizeof msg);
-        snprintf(res->msg, sizeof res->msg, "%s (tcpdump killed, or a copy interrupted?); %s holds every record before it",
-                 msg, out_path);
+        cap_cut_written_message(&rd, out_path, res->msg, sizeof res->msg);
         res->cut = 1;
         res->cut_after = rd.frames;
         res->cut_offset = rd.cut_offset;

@@ -128,8 +128,25 @@ void cap_cut_message(const struct cap_reader *r, char *buf, size_t size)
                  codec_name(r->codec), (unsigned long long)r->frames, (unsigned long long)r->cut_offset);
         return;
     }
-    snprintf(buf, size, "%s: cut short after frame %llu: its last record holds %zu of at least %zu bytes, from byte %llu",
-             r->name, (unsigned long long)r->frames, r->cut_have, r->cut_need, (unsigned long long)r->cut_offset);
+    if (r->frames == 0)
+        snprintf(buf, size, "%s: cut short inside its first record, which holds %zu of at least %zu bytes, from byte %llu",
+                 r->name, r->cut_have, r->cut_need, (unsigned long long)r->cut_offset);
+    else
+        snprintf(buf, size,
+                 "%s: cut short after frame %llu: its last record holds %zu of at least %zu bytes, from byte %llu",
+                 r->name, (unsigned long long)r->frames, r->cut_have, r->cut_need, (unsigned long long)r->cut_offset);
+}
+
+void cap_cut_written_message(const struct cap_reader *r, const char *out_path, char *buf, size_t size)
+{
+    char cut[512];
+    cap_cut_message(r, cut, sizeof cut);
+    if (r->frames == 0)
+        snprintf(buf, size, "%s (tcpdump killed, or a copy interrupted?); %s holds no frame, only the capture's header",
+                 cut, out_path);
+    else
+        snprintf(buf, size, "%s (tcpdump killed, or a copy interrupted?); %s holds the %llu frame%s before it", cut,
+                 out_path, (unsigned long long)r->frames, r->frames == 1 ? "" : "s");
 }
 
 /* The n bytes at buf[pos] become a record: handed out, consumed. */

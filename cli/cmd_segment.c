@@ -279,9 +279,9 @@ static int segment_file(const char *in_path, const char *out_path, const struct 
                   strerror(err));
         status = EXIT_USAGE;
     } else if (rd.cut) {
-        char msg[512];
-        cap_cut_message(&rd, msg, sizeof msg);
-        cli_error("%s (tcpdump killed, or a copy interrupted?); %s holds every record before it", msg, out_path);
+        char msg[1024];
+        cap_cut_written_message(&rd, out_path, msg, sizeof msg);
+        cli_error("%s", msg);
         status = EXIT_CUT;
     }
     cap_close(&rd);

@@ -122,7 +122,8 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     } else if (rd.cut) {
         char msg[512];
         cap_cut_message(&rd, msg, sizeof msg);
-        cli_error("%s (tcpdump killed, or a copy interrupted?); every frame before it was judged", msg);
+        cli_error("%s (tcpdump killed, or a copy interrupted?); %s", msg,
+                  rd.frames ? "every frame before it was judged" : "no frame came before it");
         status = EXIT_CUT;
     }
     verifier_finish(&ver);

@@ -272,6 +272,27 @@ class Verify(unittest.TestCase):
                     self.assertEqual(run("verify", out).returncode in (0, 1), True)
                     self.assertEqual(sorted(os.listdir(d)), sorted(["out", os.path.basename(cut)]))
 
+    def test_a_capture_cut_in_its_first_record_says_so(self):
+        """Cut inside the only record: the messages say it was the first and OUT holds no frame
+        (they said "after frame 0" and "holds every record before it")."""
+        with tempfile.TemporaryDirectory() as d:
+            made = made_capture(d, "one.pcap", 1)
+            cut = os.path.join(d, "cut.pcap")
+            write_bytes(cut, read_bytes(made)[:-5])
+            res = run("verify", cut)
+            self.assertEqual(res.returncode, 3)
+            self.assertIn(b"cut.pcap: cut short inside its first record, which holds", res.stderr)
+            self.assertIn(b"no frame came before it", res.stderr)
+            for cmd in ("fix", "segment"):
+                out = os.path.join(d, cmd + ".pcap")
+                res = run(cmd, cut, out)
+                self.assertEqual(res.returncode, 3, res.stderr)
+                self.assertIn(f"{out} holds no frame, only the capture's header".encode(), res.stderr)
+                self.assertEqual(os.path.getsize(out), 24)
+            write_bytes(cut, read_bytes(made_capture(d, "two.pcap", 2))[:-5])
+            res = run("fix", cut, out)
+            self.assertIn(f"{out} holds the 1 frame before it".encode(), res.stderr)
+
 
 def ipv4_udp(payload=b"hello, link types", bad=True, src=b"\x0a\x00\x00\x01", dst=b"\x0a\x00\x00\x02", dport=53):
     """An IPv4/UDP datagram, header checksum right, UDP checksum right or (bad) off by one."""
