@@ -35,6 +35,15 @@ static int ends_with(const char *s, const char *end)
     return n > m && strcmp(s + n - m, end) == 0;
 }
 
+size_t codec_suffix_length(const char *name)
+{
+    static const char *const suffixes[] = {".gz", ".zst", ".xz"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+        if (ends_with(name, suffixes[i]))
+            return strlen(suffixes[i]);
+    return 0;
+}
+
 enum codec codec_for_name(const char *name)
 {
     if (ends_with(name, ".gz"))

@@ -14,6 +14,8 @@ enum codec { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD, CODEC_XZ };
 enum codec codec_detect(const uint8_t *p, size_t n);
 /* The codec a file name asks for by its ending, or CODEC_NONE. */
 enum codec codec_for_name(const char *name);
+/* The length of that compression suffix (".gz": 3), 0 for none: what is left names the format. */
+size_t codec_suffix_length(const char *name);
 const char *codec_name(enum codec c);
 /* Whether this build has the codec's library. */
 int codec_available(enum codec c);

@@ -32,8 +32,10 @@ static void fail_msg(struct outfile *o, const char *fmt, ...)
 }
 
 /* Where OUT really goes: through a symbolic link to its target, and never over anything but a
- * regular file.  NULL, with o->err set, when OUT cannot be written. */
-static char *resolve(struct outfile *o, const char *path)
+ * regular file; a FIFO or a character device (/dev/null, a terminal) sets *stream: it is written
+ * straight through, as standard output is.  NULL, with o->err set and errno, when OUT cannot be
+ * written. */
+static char *resolve(struct outfile *o, const char *path, int *stream)
 {
     struct stat st;
     char *target;
@@ -50,8 +52,15 @@ static char *resolve(struct outfile *o, const char *path)
             return NULL;
         }
     }
+    *stream = 0;
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fail_msg(o, "%s: exists and is not a regular file: not replaced", path);
+        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+            *stream = 1;
+            return target;
+        }
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
+        fail_msg(o, "%s: %s: not replaced", path,
+                 S_ISDIR(st.st_mode) ? "is a directory" : "exists and is neither a regular file, a FIFO nor a device");
         free(target);
         return NULL;
     }
@@ -285,9 +294,24 @@ int outfile_open(struct outfile *o, const char *path, int guard_signals)
         setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
         return 0;
     }
-    o->path = resolve(o, path);
+    int stream;
+    o->path = resolve(o, path, &stream);
     if (!o->path)
         return -1;
+    if (stream) { /* written in order, never rewound, nothing to rename: as standard output */
+        int fd = open(o->path, O_WRONLY | O_CLOEXEC);
+        o->f = fd < 0 ? NULL : fdopen(fd, "wb");
+        if (!o->f) {
+            fail_msg(o, "%s: %m", path);
+            if (fd >= 0)
+                close(fd);
+            free(o->path);
+            o->path = NULL;
+            return -1;
+        }
+        o->stream = 1;
+        return 0;
+    }
     size_t n = strlen(o->path) + 16;
     o->tmp = malloc(n);
     char *dir = strdup(o->path);
@@ -340,6 +364,13 @@ void outfile_mode(struct outfile *o, mode_t mode)
 
 int outfile_commit(struct outfile *o)
 {
+    if (o->stream) { /* a FIFO or device */
+        int rc = fclose(o->f);
+        if (rc != 0)
+            fail_msg(o, "%s: %m", o->path);
+        release(o);
+        return rc == 0 ? 0 : -1;
+    }
     if (!o->tmp) { /* standard output */
         if (fflush(o->f) != 0) {
             fail_msg(o, "writing the output: %m");
@@ -366,6 +397,11 @@ int outfile_commit(struct outfile *o)
 
 void outfile_abort(struct outfile *o)
 {
+    if (o->stream) { /* what was written has gone: only the descriptor is left to close */
+        fclose(o->f);
+        release(o);
+        return;
+    }
     if (!o->tmp)
         return;
     close_temp(o);

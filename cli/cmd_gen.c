@@ -6,6 +6,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "compress.h"
 #include "inetcsum_packet.h"
 #include "outfile.h"
 #include "report.h"
@@ -33,7 +34,8 @@ static const char help[] =
     "                    quarter of them last fragment first); a frame listed as made wrong is then\n"
     "                    the one that completes the datagram\n"
     "  --seed N          the random seed (default 1)\n"
-    "  --format F        pcap (microseconds) or pcapng; default by OUT's extension, else pcap\n"
+    "  --format F        pcap (microseconds) or pcapng; default by OUT's extension (before .gz, .zst\n"
+    "                    or .xz: x.pcapng.gz is pcapng), else pcap\n"
     "  --quiet           do not list the frames made wrong\n";
 
 struct gen_opts {
@@ -277,9 +279,9 @@ int cmd_gen(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *path = argv[optind];
-    if (o.pcapng < 0) {
-        size_t n = strlen(path);
-        o.pcapng = n > 7 && strcmp(path + n - 7, ".pcapng") == 0;
+    if (o.pcapng < 0) { /* by the extension before any compression suffix: x.pcapng.gz is pcapng */
+        size_t n = strlen(path) - codec_suffix_length(path);
+        o.pcapng = n > 7 && strncmp(path + n - 7, ".pcapng", 7) == 0;
     }
     return generate(path, &o);
 }

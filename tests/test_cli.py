@@ -1203,10 +1203,24 @@ class Fix(unittest.TestCase):
                 res = run("fix", src_path, os.path.join(ro, "out.pcap"))
                 self.assertEqual(res.returncode, 2)
                 self.assertEqual(os.listdir(ro), [])
-            # Never renamed over a device; a write that fails leaves nothing behind.
-            res = run("fix", src_path, "/dev/null")
-            self.assertEqual(res.returncode, 2)
-            self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
+            # Never renamed over a device or a FIFO: written into, straight through (as standard
+            # output is); a directory refused by name; a write that fails leaves nothing behind.
+            for cmd in ("fix", "segment"):
+                res = run(cmd, src_path, "/dev/null")
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
+                fifo = os.path.join(d, "fifo")
+                os.mkfifo(fifo)
+                with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                    got = pool.submit(lambda: open(fifo, "rb").read())
+                    res = run(cmd, src_path, fifo)
+                    self.assertEqual(res.returncode, 0, res.stderr)
+                    self.assertEqual(got.result(timeout=30), run(cmd, src_path, "-").stdout)
+                self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+                os.unlink(fifo)
+                res = run(cmd, src_path, ro)
+                self.assertEqual(res.returncode, 2)
+                self.assertIn(f"{ro}: is a directory: not replaced".encode(), res.stderr)
             big = made_capture(made, "big.pcap", 400)  # far past the 4 KiB limit below
 
             def small_files():
@@ -1230,6 +1244,21 @@ def gen(*args):
 
 class Gen(unittest.TestCase):
     SAMPLE_ARGS = ["--frames", "40", "--bad", "6", "--seed", "1"]
+
+    def test_format_by_the_extension_before_compression(self):
+        """x.pcapng.gz is a compressed pcapng (it was written as pcap: only the last extension was
+        read); the compression follows the last one."""
+        magic = {"pcap": b"\xd4\xc3\xb2\xa1", "pcapng": b"\x0a\x0d\x0d\x0a"}
+        unpack = {"gz": lambda b: zlib.decompress(b, 31), "": bytes}
+        with tempfile.TemporaryDirectory() as d:
+            for name, fmt, comp in [("x.pcapng.gz", "pcapng", "gz"), ("x.pcap.gz", "pcap", "gz"),
+                                    ("x.pcapng", "pcapng", ""), ("x.cap", "pcap", "")]:
+                path = os.path.join(d, name)
+                res = run("gen", "--quiet", "--frames", "3", path)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                data = read_bytes(path)
+                self.assertEqual(unpack[comp](data)[:4], magic[fmt], name)
+                self.assertEqual(run("verify", "--quiet", path).returncode, 0, name)
 
     def test_sample_is_reproduced(self):
         """examples/sample.pcap is what the generator makes with the arguments the README gives."""

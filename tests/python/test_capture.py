@@ -337,6 +337,9 @@ def test_fix_capture_errors_write_nothing(tmp_path, monkeypatch):
     made = made_capture(tmp_path / "made.pcap")
     with pytest.raises(OSError):
         fix_capture(made, tmp_path / "no" / "such.pcap")
+    # A directory as dst: said as such (it was an OSError with EIO).
+    with pytest.raises(IsADirectoryError, match="is a directory: not replaced"):
+        fix_capture(made, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.pcap", "made.pcap"]
     # A file named "-" is a file, not standard output.
     monkeypatch.chdir(tmp_path)
