@@ -6,8 +6,11 @@
 
 #include "status.h" /* the exit statuses (capture/status.h) */
 
-/* The status of several outcomes: an error over a cut capture over problems over all good. */
+/* The status of several outcomes: an error over a cut capture over problems over all good.  Both
+ * are remembered (cli_saw), so that a status the final one hides is said at the end. */
 int cli_worse(int a, int b);
+/* Remembers that an outcome had this status, even where another one is returned. */
+void cli_saw(int status);
 
 int cmd_verify(int argc, char **argv);
 int cmd_fix(int argc, char **argv);
@@ -21,8 +24,15 @@ int cmd_bench(int argc, char **argv);
  * otherwise (a bad option) on stderr, returning EXIT_USAGE. */
 int cli_usage(const char *help, int asked);
 
-/* "inetcsum: " and the message on stderr, one line. */
+/* "inetcsum: " and the message on stderr, one line: control characters in it (a file name's
+ * line break) are written as escapes (\n, \r, \t, \xHH). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A file name as the text output shows it: unchanged, or where it holds a control character (a
+ * line break would split one report line into two), with those escaped as \n, \r, \t or \xHH and
+ * backslashes doubled, as sha256sum escapes names.  The JSON keeps the name as it is (its own
+ * escapes).  Valid until the fourth call after it on the same thread. */
+const char *cli_name(const char *path);
 
 /* Opens a capture or data file for reading: "-" is standard input. NULL (and an error printed)
  * when it cannot be opened. */

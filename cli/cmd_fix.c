@@ -80,7 +80,7 @@ static void list_written(void *ctx, uint64_t frame, const struct inetcsum_check 
         else if (c[i].depth > 1)
             snprintf(where, sizeof where, "depth %u ", c[i].depth);
         const int w = c[i].layer == INETCSUM_LAYER_SCTP ? 8 : 4;
-        fprintf(stderr, "%s: frame %llu %s%s 0x%0*x", out_path, (unsigned long long)frame, where,
+        fprintf(stderr, "%s: frame %llu %s%s 0x%0*x", cli_name(out_path), (unsigned long long)frame, where,
                 report_layer_name(c[i].layer), w, c[i].stored);
         if (c[i].flags & INETCSUM_CHECK_WRITTEN)
             fprintf(stderr, " -> 0x%0*x", w, c[i].expected);
@@ -99,7 +99,7 @@ static void list_written(void *ctx, uint64_t frame, const struct inetcsum_check 
 static void summarize(const char *in_path, const char *out_path, const struct tally *t, int in_place)
 {
     report_summary(stderr, in_path, t);
-    fprintf(stderr, "%s: %llu checksum%s written%s", out_path, t->written, t->written == 1 ? "" : "s",
+    fprintf(stderr, "%s: %llu checksum%s written%s", cli_name(out_path), t->written, t->written == 1 ? "" : "s",
             in_place ? " in place" : "");
     const unsigned long long left = t->left - t->unfixable_stream;
     if (left)
@@ -123,6 +123,8 @@ static int finish(const char *in_path, const char *out_path, const struct fix_cm
 {
     if (res->msg[0])
         cli_error("%s", res->msg);
+    if (res->status == EXIT_CUT && res->t.left)
+        cli_saw(EXIT_BAD); /* OUT holds problems too: said at the end */
     if (res->status != EXIT_USAGE && !o->quiet)
         summarize(in_path, out_path, &res->t, in_place);
     return res->status;

@@ -140,7 +140,7 @@ static int generate(const char *path, const struct gen_opts *o)
              * datagram carries on the frame that completes it, the last written. */
             unsigned long long at = n && d.layer == INETCSUM_LAYER_IPV4 && d.depth == 0 ? made - n + first + 1 : made;
             if (!o->quiet)
-                fprintf(stderr, "%s: frame %llu %s\n", path, at, damage_text(&d));
+                fprintf(stderr, "%s: frame %llu %s\n", cli_name(path), at, damage_text(&d));
         }
     }
     if (failed) {
@@ -153,7 +153,7 @@ static int generate(const char *path, const struct gen_opts *o)
         return EXIT_USAGE;
     }
     if (!o->quiet)
-        fprintf(stderr, "%s: %llu frames, %llu bytes; %llu frames made wrong, %llu checksums now wrong\n", path,
+        fprintf(stderr, "%s: %llu frames, %llu bytes; %llu frames made wrong, %llu checksums now wrong\n", cli_name(path),
                 made, bytes, damaged, wrong);
     return EXIT_ALL_GOOD;
 }

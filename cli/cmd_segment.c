@@ -224,7 +224,7 @@ static int one_packet(const char *in_path, struct cap_reader *rd, struct cap_wri
         }
         if (why) {
             t->left++;
-            fprintf(stderr, "%s: frame %llu: %u bytes, over the MTU of %u: %s; left as it is\n", in_path,
+            fprintf(stderr, "%s: frame %llu: %u bytes, over the MTU of %u: %s; left as it is\n", cli_name(in_path),
                     (unsigned long long)rec->frame, rec->caplen, o->mtu, why);
         }
     }
@@ -295,6 +295,8 @@ static int segment_file(const char *in_path, const char *out_path, const struct 
         cli_error("%s", out.err);
         return EXIT_USAGE;
     }
+    if (status == EXIT_CUT && t->left)
+        cli_saw(EXIT_BAD); /* frames left over the MTU too: said at the end */
     return status == EXIT_CUT ? EXIT_CUT : t->left ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
@@ -351,7 +353,7 @@ int cmd_segment(int argc, char **argv)
     if (status == EXIT_USAGE || o.quiet)
         return status;
     fprintf(stderr, "%s: %llu frame%s from %llu: %llu TCP and %llu UDP super-packet%s split into %llu frames",
-            out_path, t.frames_out, t.frames_out == 1 ? "" : "s", t.frames_in, t.split[0], t.split[1],
+            cli_name(out_path), t.frames_out, t.frames_out == 1 ? "" : "s", t.frames_in, t.split[0], t.split[1],
             t.split[0] + t.split[1] == 1 ? "" : "s", t.segments);
     fprintf(stderr, ", %llu checksum%s fixed in the others", t.filled, t.filled == 1 ? "" : "s");
     if (t.left)

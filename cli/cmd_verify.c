@@ -185,7 +185,7 @@ int cmd_verify(int argc, char **argv)
         int s = verify_file(argv[i], &o, &t);
         status = cli_worse(status, s);
         if (t.problems)
-            status = cli_worse(status, EXIT_BAD);
+            status = cli_worse(status, EXIT_BAD); /* (remembered when a cut or an error outranks it) */
         if (t.frames || s != EXIT_USAGE)
             report_summary(o.json ? stderr : stdout, argv[i], &t);
     }

@@ -24,14 +24,52 @@ static const char usage[] =
     "Exit status: 0 all good, 1 bad checksums found, 2 usage, input or output error, 3 a capture\n"
     "cut short inside its last record (every record before it judged).\n";
 
+/* Writes s[0..n) to out with control characters escaped; backslashes doubled when asked. */
+static size_t escape_into(char *out, size_t cap, const char *s, int double_backslashes)
+{
+    size_t w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && w + 5 < cap; p++) {
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            w += (size_t)snprintf(out + w, cap - w, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
+        else if (*p < 0x20 || *p == 0x7F)
+            w += (size_t)snprintf(out + w, cap - w, "\\x%02x", *p);
+        else if (*p == '\\' && double_backslashes)
+            w += (size_t)snprintf(out + w, cap - w, "\\\\");
+        else
+            out[w++] = (char)*p;
+    }
+    out[w] = '\0';
+    return w;
+}
+
+static int has_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7F)
+            return 1;
+    return 0;
+}
+
+const char *cli_name(const char *path)
+{
+    static _Thread_local char ring[4][4 * 4096 + 8];
+    static _Thread_local unsigned next;
+    if (!has_control(path))
+        return path;
+    char *out = ring[next++ % 4];
+    escape_into(out, sizeof ring[0], path, 1);
+    return out;
+}
+
 void cli_error(const char *fmt, ...)
 {
+    char msg[8192], shown[4 * sizeof msg];
     va_list ap;
     va_start(ap, fmt);
-    fputs("inetcsum: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    escape_into(shown, sizeof shown, msg, 0);
+    fprintf(stderr, "inetcsum: %s\n", shown);
 }
 
 int cli_usage(const char *help, int asked)
@@ -58,10 +96,36 @@ FILE *cli_open_input(const char *path)
     return f;
 }
 
+static unsigned statuses_seen; /* bit s: some outcome had status s */
+
+void cli_saw(int status)
+{
+    if (status >= 0 && status < 8)
+        statuses_seen |= 1u << status;
+}
+
+static int rank(int status)
+{
+    static const int ranks[] = {[EXIT_ALL_GOOD] = 0, [EXIT_BAD] = 1, [EXIT_CUT] = 2, [EXIT_USAGE] = 3};
+    return ranks[status];
+}
+
 int cli_worse(int a, int b)
 {
-    static const int rank[] = {[EXIT_ALL_GOOD] = 0, [EXIT_BAD] = 1, [EXIT_CUT] = 2, [EXIT_USAGE] = 3};
-    return rank[a] >= rank[b] ? a : b;
+    cli_saw(a);
+    cli_saw(b);
+    return rank(a) >= rank(b) ? a : b;
+}
+
+/* One exit status says one thing: where it outranks another that also happened (a cut capture
+ * that also holds bad checksums exits 3, not 1), the last line on stderr says what it hides. */
+static void say_hidden(int status)
+{
+    static const char *const what[] = {[EXIT_BAD] = "problems were found too (reported above)",
+                                       [EXIT_CUT] = "a capture was cut short too (reported above)"};
+    for (int s = EXIT_CUT; s >= EXIT_BAD; s = s == EXIT_CUT ? EXIT_BAD : -1)
+        if (rank(status) > rank(s) && (statuses_seen & (1u << s)))
+            cli_error("exit status %d hides status %d: %s", status, s, what[s]);
 }
 
 #define PROGRESS_MIN (100ull << 20)
@@ -82,7 +146,7 @@ void cli_progress_update(struct cli_progress *p, unsigned long long done)
     if (!p->on || done < p->next)
         return;
     p->next = done + PROGRESS_STEP;
-    fprintf(stderr, "\r%s: %llu of %llu MiB (%.0f%%)", p->name, done >> 20, p->total >> 20,
+    fprintf(stderr, "\r%s: %llu of %llu MiB (%.0f%%)", cli_name(p->name), done >> 20, p->total >> 20,
             100.0 * (double)done / (double)p->total);
 }
 
@@ -135,5 +199,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    return stdout_status(run(argc, argv));
+    int status = stdout_status(run(argc, argv));
+    say_hidden(status);
+    return status;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
                                                           "ICMPv6", "IGMP", "GRE", "SCTP", "MH",   "PIM",
                                                           "OSPF",   "VRRP", "EIGRP", "DCCP", "RSVP", "NHRP", "FCS", "PGM"};
@@ -42,13 +44,13 @@ int report_undecoded_line(FILE *out, const char *file, unsigned long long frame,
     if (report_unfollowed(r) && !unfollowed_ok && !(r->flags & INETCSUM_FRAME_UNKNOWN_LINK)) {
         char why[96];
         inetcsum_report_why(r, why, sizeof why);
-        fprintf(out, "%s: frame %llu: %s, so what it carries was not checked\n", file, frame, why);
+        fprintf(out, "%s: frame %llu: %s, so what it carries was not checked\n", cli_name(file), frame, why);
         return 1;
     }
     if (!report_malformed(r) || (r->flags & INETCSUM_FRAME_UNKNOWN_LINK))
         return 0;
     fprintf(out, "%s: frame %llu malformed: a header contradicts itself or what carries it, so what follows it "
-            "was not checked\n", file, frame);
+            "was not checked\n", cli_name(file), frame);
     return 1;
 }
 
@@ -62,7 +64,7 @@ void report_problem_line(FILE *out, const char *file, unsigned long long frame, 
         snprintf(where, sizeof where, "depth %u ", c->depth);
     const char *quoted = (c->flags & INETCSUM_CHECK_QUOTED) ? "quoted " : "";
     int w = hex_width(c);
-    fprintf(out, "%s: frame %llu %s%s%s 0x%0*x, should be 0x%0*x%s%s%s%s\n", file, frame, quoted, where,
+    fprintf(out, "%s: frame %llu %s%s%s 0x%0*x, should be 0x%0*x%s%s%s%s\n", cli_name(file), frame, quoted, where,
             display_names[c->layer], w, c->stored, w, c->expected, why(c), note ? " (" : "", note ? note : "",
             note ? ")" : "");
 }
@@ -73,7 +75,7 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
     for (int l = 0; l < INETCSUM_LAYER_COUNT; l++)
         for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
             by_status[s] += t->by[l][s];
-    fprintf(out, "%s: %llu frame%s, %llu checksum%s", file, t->frames, t->frames == 1 ? "" : "s", t->checks,
+    fprintf(out, "%s: %llu frame%s, %llu checksum%s", cli_name(file), t->frames, t->frames == 1 ? "" : "s", t->checks,
             t->checks == 1 ? "" : "s");
     for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
         if (by_status[s])

@@ -82,7 +82,11 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
         return NULL;
     const int has_vnet = a[2] && a[2] != Py_None, has_size = a[1] && a[1] != Py_None;
     if (has_vnet == has_size) {
-        PyErr_SetString(PyExc_TypeError, "segment(): give vnet (the virtio-net header) or gso_size, not both");
+        PyErr_SetString(PyExc_TypeError,
+                        has_vnet ? "segment(): vnet and gso_size both given: give one (vnet, the virtio-net header "
+                                   "before the packet, already holds the segment size)"
+                                 : "segment(): give vnet= (the virtio-net header a TAP or AF_PACKET socket put before "
+                                   "the packet) or gso_size= (the segment payload size, for a packet from a capture)");
         return NULL;
     }
     if (vnet_out != 0 && vnet_out != INETCSUM_VNET_HDR_LEN && vnet_out != INETCSUM_VNET_HDR_V1_LEN &&

@@ -351,8 +351,10 @@ def test_bad_packets():
     icmp = bytes(ETH / IP(src=A4, dst=B4, proto=1) / Raw(payload(3000)))
     with pytest.raises(ValueError, match="does not segment"):
         segment(icmp, gso_size=1000)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="vnet and gso_size both given"):
         segment(bytes(good), gso_size=1000, vnet=b"\x00" * 10)
+    with pytest.raises(TypeError, match=r"give vnet= .* or gso_size= "):  # (it said "not both" for neither)
+        segment(bytes(good))
     with pytest.raises(ValueError):
         segment(bytes(good), gso_size=0)
 
