@@ -4,9 +4,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -108,6 +110,8 @@ static const char *plot_script(void)
     return NULL;
 }
 
+/* Runs the plotting script on json_path into out, or (json_path NULL) only asks it whether out can
+ * be drawn here (its format, matplotlib): 0, or -1 with the reason printed. */
 static int plot(const char *json_path, const char *out)
 {
     const char *script = plot_script();
@@ -115,7 +119,7 @@ static int plot(const char *json_path, const char *out)
         cli_error("bench: --plot: the plotting script (plot.py) is neither in the source tree nor installed");
         return -1;
     }
-    char *args[] = {"python3", (char *)script, (char *)json_path, (char *)out, NULL};
+    char *args[] = {"python3", (char *)script, json_path ? (char *)json_path : "--check", (char *)out, NULL};
     pid_t pid;
     int err = posix_spawnp(&pid, "python3", NULL, NULL, args, environ), status = 0;
     if (err != 0 || waitpid(pid, &status, 0) < 0) {
@@ -125,14 +129,45 @@ static int plot(const char *json_path, const char *out)
         return -1;
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        printf("\nplot: %s\n", out);
+        if (json_path)
+            printf("\nplot: %s\n", out);
         return 0;
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
         cli_error("bench: --plot needs matplotlib: pip install matplotlib, or apt-get install python3-matplotlib");
-    else
+    else if (json_path)
         cli_error("bench: the plotting script %s failed", script);
+    else
+        cli_error("bench: --plot %s cannot be drawn (the plotting script said why above)", out);
     return -1;
+}
+
+/* An output the run will write at its end, checked before the run starts (an hour's run must not
+ * end in 'cannot write'): its folder exists and may be written, and the file, if there, is one that
+ * may be replaced.  0, or -1 with the reason printed. */
+static int check_output(const char *opt, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            cli_error("bench: %s %s: is a directory (nothing was run)", opt, path);
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            cli_error("bench: %s %s: %s (nothing was run)", opt, path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    const char *dir = dirname(copy);
+    int ok = access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        cli_error("bench: %s %s: cannot write in %s: %s (nothing was run)", opt, path, dir, strerror(errno));
+    free(copy);
+    return ok ? 0 : -1;
 }
 
 static const char *scale_name(enum bench_scale s)
@@ -209,6 +244,9 @@ int cmd_bench(int argc, char **argv)
     }
     if (!r.trials)
         r.trials = r.scale == BENCH_FULL ? 15 : r.scale == BENCH_QUICK ? 7 : 3;
+    if ((json_path && check_output("--json", json_path) != 0) ||
+        (plot_path && (check_output("--plot", plot_path) != 0 || plot(NULL, plot_path) != 0)))
+        return EXIT_USAGE;
     int json_is_temporary = plot_path && !json_path;
     if (json_is_temporary) { /* the script reads the figures from a file */
         static char tmp[] = "/tmp/inetcsum-bench-XXXXXX.json";

@@ -346,6 +346,19 @@ class Compare(unittest.TestCase):
 
 
 class Options(unittest.TestCase):
+    def test_outputs_checked_before_the_run(self):
+        """A --json or --plot path that cannot be written is refused before any experiment runs
+        (it used to fail with a traceback after the whole run)."""
+        with tempfile.TemporaryDirectory() as d:
+            for args, said in [(["--json", os.path.join(d, "no", "x.json")], "cannot write in"),
+                               (["--json", d], "is a directory"),
+                               (["--plot", os.path.join(d, "no", "x.png")], "cannot write in"),
+                               (["--plot", os.path.join(d, "x.txt")], "cannot be drawn")]:
+                res = run("bench", "sizes", *args)
+                self.assertEqual(res.returncode, 2, args)
+                self.assertEqual(res.stdout, "", args)  # no experiment ran
+                self.assertIn(said, res.stderr)
+                self.assertIn(args[0], res.stderr)
     def test_usage_errors(self):
         for args in [[], ["nosuch"], ["sizes", "--impl", "nosuch"], ["sizes", "--trials", "1"],
                      ["sizes", "--cpu", "x"], ["compare", "one.json"], ["compare", "--confidence", "120", "a", "b"]]:

@@ -111,9 +111,23 @@ def plot_bars(ax, figs, title, unit):
     ax.grid(True, axis="x", alpha=0.3)
 
 
+FORMATS = (".svg", ".png", ".pdf")
+
+
+def check(out: str) -> int:
+    """What `inetcsum bench --plot` asks before a run: can OUT be drawn here (its format, matplotlib)?"""
+    if not out.lower().endswith(FORMATS):
+        sys.stderr.write(f"plot.py: {out}: the name must end in .svg, .png or .pdf (the format drawn)\n")
+        return 2
+    load_matplotlib()
+    return 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--check":
+        return check(argv[2])
     if len(argv) != 3:
-        sys.stderr.write("usage: plot.py RUN.json OUT.svg|.png|.pdf\n")
+        sys.stderr.write("usage: plot.py RUN.json OUT.svg|.png|.pdf  (or plot.py --check OUT)\n")
         return 2
     try:
         with open(argv[1]) as f:
