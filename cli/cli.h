@@ -21,7 +21,8 @@ int cmd_segment(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 /* The end of every option switch: asked (--help) prints help on stdout and returns EXIT_ALL_GOOD;
- * otherwise (a bad option) on stderr, returning EXIT_USAGE. */
+ * otherwise (a usage error, already said on its own line) prints the synopsis's first line and how
+ * to get the rest on stderr, as git and coreutils do, returning EXIT_USAGE. */
 int cli_usage(const char *help, int asked);
 
 /* "inetcsum: " and the message on stderr, one line: control characters in it (a file name's

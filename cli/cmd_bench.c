@@ -58,7 +58,9 @@ static const char help_tail[] =
 
 static int usage(int asked)
 {
-    FILE *out = asked ? stdout : stderr;
+    if (!asked) /* a usage error, said on its own line: the synopsis and where the rest is */
+        return cli_usage(help_head, 0);
+    FILE *out = stdout;
     fputs(help_head, out);
     for (size_t i = 0; i < bench_experiment_count; i++)
         fprintf(out, "  %-9s %s\n", bench_experiments[i].name, bench_experiments[i].what);
@@ -177,8 +179,11 @@ static const char *scale_name(enum bench_scale s)
 
 int cmd_bench(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+    if (argc > 1 && strcmp(argv[1], "compare") == 0) {
+        char name[] = "inetcsum bench compare"; /* getopt's name for its messages */
+        argv[1] = name;
         return compare(argc - 1, argv + 1);
+    }
     static const struct option longopts[] = {
         {"quick", no_argument, 0, 'q'},       {"smoke", no_argument, 0, 's'},      {"json", required_argument, 0, 'j'},
         {"plot", required_argument, 0, 'p'},  {"impl", required_argument, 0, 'i'}, {"cpu", required_argument, 0, 'c'},

@@ -232,15 +232,13 @@ int cmd_fix(int argc, char **argv)
                 io[k] = argv[next++];
         if (!io[0] || !io[1] || next != argc) {
             cli_error("fix: needs IN and OUT (or --in-place CAPTURE...)");
-            fputs(help, stderr);
-            return EXIT_USAGE;
+            return cli_usage(help, 0);
         }
         return fix_one(io[0], io[1], &o, 0);
     }
     if (nargs < 1) {
         cli_error("fix: no capture given");
-        fputs(help, stderr);
-        return EXIT_USAGE;
+        return cli_usage(help, 0);
     }
     int status = EXIT_ALL_GOOD;
     for (int i = optind; i < argc; i++) {

@@ -263,8 +263,7 @@ int cmd_gen(int argc, char **argv)
     }
     if (argc - optind != 1) {
         cli_error("gen: needs one OUT file ('-' for standard output)");
-        fputs(help, stderr);
-        return EXIT_USAGE;
+        return cli_usage(help, 0);
     }
     if (o.size && frames_given) {
         cli_error("gen: --frames and --size exclude each other");

@@ -29,8 +29,12 @@ int cmd_impls(int argc, char **argv)
         "one in use (INETCSUM_IMPL=name selects another); which kernel sums each size (a tuning\n"
         "row for this CPU model may pick other kernels for some sizes); then the CRC32c kernels\n"
         "(INETCSUM_CRC32C_IMPL=name selects one).\n";
-    if (argc > 1)
-        return cli_usage(help, strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    if (argc > 1) {
+        const int asked = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0;
+        if (!asked)
+            cli_error("impls: takes no argument ('%s' given)", argv[1]);
+        return cli_usage(help, asked);
+    }
     list("checksum kernels", inetcsum_impl_list_built, inetcsum_impl_list, inetcsum_impl_name());
     /* What sums each size now: the tuning row's choices, or the one kernel at every size. */
     printf("kernel by size: inline scalar code");

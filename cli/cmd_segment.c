@@ -343,8 +343,7 @@ int cmd_segment(int argc, char **argv)
     }
     if (argc - optind != 2) {
         cli_error("segment: needs IN and OUT");
-        fputs(help, stderr);
-        return EXIT_USAGE;
+        return cli_usage(help, 0);
     }
     const char *in_path = argv[optind], *out_path = argv[optind + 1];
     struct seg_tally t;

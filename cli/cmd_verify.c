@@ -172,8 +172,7 @@ int cmd_verify(int argc, char **argv)
     }
     if (optind >= argc) {
         cli_error("verify: no capture given");
-        fputs(help, stderr);
-        return EXIT_USAGE;
+        return cli_usage(help, 0);
     }
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);

@@ -74,8 +74,17 @@ void cli_error(const char *fmt, ...)
 
 int cli_usage(const char *help, int asked)
 {
-    fputs(help, asked ? stdout : stderr);
-    return asked ? EXIT_ALL_GOOD : EXIT_USAGE;
+    if (asked) {
+        fputs(help, stdout);
+        return EXIT_ALL_GOOD;
+    }
+    /* "usage: inetcsum CMD ...": its first line, and the command's name for the hint. */
+    const char *eol = strchr(help, '\n'), *name = help + strlen("usage: ");
+    const char *name_end = strchr(strchr(name, ' ') + 1, ' '); /* after "inetcsum CMD" */
+    if (!name_end || name_end > eol)
+        name_end = eol;
+    fprintf(stderr, "%.*s\nTry '%.*s --help' for more.\n", (int)(eol - help), help, (int)(name_end - name), name);
+    return EXIT_USAGE;
 }
 
 FILE *cli_open_input(const char *path)
@@ -191,8 +200,13 @@ static int run(int argc, char **argv)
     } commands[] = {{"verify", cmd_verify}, {"fix", cmd_fix}, {"sum", cmd_sum}, {"impls", cmd_impls}, {"gen", cmd_gen},
                     {"segment", cmd_segment}, {"bench", cmd_bench}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(cmd, commands[i].name) == 0)
+        if (strcmp(cmd, commands[i].name) == 0) {
+            /* getopt names the program by argv[0] in its messages: "inetcsum verify: ..." */
+            char name[32];
+            snprintf(name, sizeof name, "inetcsum %s", cmd);
+            argv[1] = name;
             return commands[i].run(argc - 1, argv + 1);
+        }
     cli_error("unknown command '%s' (try 'inetcsum --help')", cmd);
     return EXIT_USAGE;
 }

@@ -175,6 +175,29 @@ class Verify(unittest.TestCase):
         self.assertEqual(run("verify", "--no-such-option", good).returncode, 2)
         self.assertEqual(run("nonsense").returncode, 2)
 
+    def test_usage_errors_are_short(self):
+        """A usage error says what was wrong on one line, then the synopsis and how to get help: three
+        lines on stderr, as git and coreutils print (the whole help, 30 lines, used to follow)."""
+        for cmd, args, said in [("verify", ["--bogus", "x"], "inetcsum verify: unrecognized option '--bogus'"),
+                                ("verify", [], "inetcsum: verify: no capture given"),
+                                ("fix", ["a"], "inetcsum: fix: needs IN and OUT"),
+                                ("sum", ["--seed"], "inetcsum sum: option '--seed' requires an argument"),
+                                ("segment", ["--mtu"], "inetcsum segment: option '--mtu' requires an argument"),
+                                ("gen", [], "inetcsum: gen: needs one OUT file"),
+                                ("impls", ["--x"], "inetcsum: impls: takes no argument"),
+                                ("bench", ["--nope"], "inetcsum bench: unrecognized option '--nope'")]:
+            res = run(cmd, *args)
+            self.assertEqual(res.returncode, 2, (cmd, args))
+            lines = res.stderr.decode().splitlines()
+            self.assertEqual(len(lines), 3, lines)
+            self.assertTrue(lines[0].startswith(said), lines)
+            self.assertTrue(lines[1].startswith(f"usage: inetcsum {cmd}"), lines)
+            self.assertEqual(lines[2], f"Try 'inetcsum {cmd} --help' for more.")
+            self.assertEqual(res.stdout, b"")
+            help_text = run(cmd, "--help")
+            self.assertEqual(help_text.returncode, 0)
+            self.assertGreater(len(help_text.stdout.splitlines()), 3)
+
     def test_bad_input_is_one_line_naming_file_and_frame(self):
         with tempfile.TemporaryDirectory() as d:
             junk = os.path.join(d, "junk.pcap")
