@@ -3,7 +3,7 @@ the Check / Verdict / Report containers.  The C extension builds its results fro
 (inetcsum/__init__.py registers them), so they are defined, documented and typed once, here."""
 
 import enum
-from typing import List, NamedTuple
+from typing import List, NamedTuple, Optional
 
 
 class Layer(str, enum.Enum):
@@ -157,6 +157,18 @@ class Check(NamedTuple):
         """Bad, partial or illegal."""
         return self.status in _PROBLEMS
 
+    def __repr__(self) -> str:
+        # Checksums as network people read them (Wireshark, tcpdump -v): hex, as wide as the field.
+        return (f"Check(layer={self.layer!r}, depth={self.depth}, status={self.status!r}, "
+                f"stored={_hex(self.stored, self.layer)}, expected={_hex(self.expected, self.layer)}, "
+                f"offset={self.offset}, length={self.length}, flags={self.flags!r})")
+
+
+def _hex(value: int, layer: Optional[Layer] = None) -> str:
+    """A checksum field's value in hex: 4 digits, 8 for the 32-bit ones (SCTP's CRC32c, the FCS)."""
+    wide = value > 0xFFFF or layer in (Layer.SCTP, Layer.FCS)
+    return f"0x{value:08x}" if wide else f"0x{value:04x}"
+
 
 class Verdict(NamedTuple):
     """The verdict on one upper-layer message (l4_verify, l4_fill); values as in Check."""
@@ -164,6 +176,9 @@ class Verdict(NamedTuple):
     status: Status
     stored: int
     expected: int
+
+    def __repr__(self) -> str:
+        return f"Verdict(status={self.status!r}, stored={_hex(self.stored)}, expected={_hex(self.expected)})"
 
 
 class Report(List[Check]):

@@ -348,6 +348,19 @@ def test_report_flags():
     assert "Report(" in repr(report)
 
 
+def test_reprs_show_checksums_in_hex():
+    """Checksums as Wireshark and tcpdump show them: hex, the field's width; offsets stay decimal."""
+    frame = bytes.fromhex("ffffffffffff00000000000008004500001d0001000040117ccd7f0000017f000001003500350009896f78")
+    report = inetcsum.verify(frame)
+    text = repr(report)
+    assert "stored=0x7ccd, expected=0x7ccd, offset=14, length=20" in text, text
+    assert "stored=0x896f, expected=0x896f, offset=34, length=9" in text, text
+    assert eval(repr(report[0]).split("stored=")[1].split(",")[0]) == report[0].stored
+    fcs = inetcsum.verify(frame + bytes(4), link=0x24000001)[0]
+    assert fcs.layer == Layer.FCS and "stored=0x00000000" in repr(fcs)
+    assert "stored=0x" in repr(inetcsum.l4_verify("udp", frame[34:], 0))
+
+
 def test_reports_are_plain_python_values():
     report = inetcsum.verify(bytes(SCAPY_PACKETS["ipv4 tcp"]))
     check = report[1]
