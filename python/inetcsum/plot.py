@@ -47,21 +47,37 @@ def contenders_in_order(figs):
     return seen
 
 
+def legend_outside(ax):
+    """The legend beside the panel, right of its data, never over the curves."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
+
+
+# Sized for a README (GitHub shows images about 900 px wide) and a slide: each panel 6 x 4 inches
+# with its legend beside it, drawn at 160 dpi in raster formats (a two-panel sizes plot: about
+# 1,900 x 640 px).
+PANEL = (6.0, 4.0)
+DPI = 160
+
+
 def plot_sizes(axes, run):
+    import matplotlib
+
+    palette = matplotlib.colormaps["tab20"]  # a colour per contender: a run has a dozen and more
     for ax, metric in zip(axes, ("throughput", "latency")):
         figs = [f for f in figures(run, "sizes", metric=metric, variant="even") if f["size"] > 0]
-        for name in contenders_in_order(figs):
+        for i, name in enumerate(contenders_in_order(figs)):
             pts = sorted((f["size"], f["median"] / f["size"]) for f in figs if f["contender"] == name)
-            style = "--" if name in ("read limit", "DPDK") else "-"
+            style = "--" if name in ("read limit", "DPDK", "Linux") else "-"
             width = 2.5 if name == "inetcsum" else 1.2
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", markersize=3, linewidth=width, label=name)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", markersize=3, linewidth=width,
+                    label=name, color="black" if name == "inetcsum" else palette(i % 20))
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("bytes per call")
         ax.set_ylabel("TSC ticks per byte")
         ax.set_title(f"sum, {metric} ({'independent' if metric == 'throughput' else 'dependent'} calls)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        legend_outside(ax)
 
 
 def nines(q):
@@ -95,7 +111,7 @@ def plot_distributions(axes, run, experiment):
         ax.set_ylabel("ns per call")
         ax.set_title(f"{experiment}: {size} B")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6)
+        legend_outside(ax)
 
 
 def plot_bars(ax, figs, title, unit):
@@ -123,19 +139,8 @@ def check(out: str) -> int:
     return 0
 
 
-def main(argv):
-    if len(argv) == 3 and argv[1] == "--check":
-        return check(argv[2])
-    if len(argv) != 3:
-        sys.stderr.write("usage: plot.py RUN.json OUT.svg|.png|.pdf  (or plot.py --check OUT)\n")
-        return 2
-    try:
-        with open(argv[1]) as f:
-            run = json.load(f)
-        run["figures"]
-    except (OSError, ValueError, KeyError) as e:
-        sys.stderr.write(f"plot.py: {argv[1]}: not an inetcsum bench run: {e}\n")
-        return 2
+def draw(run):
+    """The run's figure (matplotlib), or None when it holds nothing to plot."""
     plt = load_matplotlib()
 
     rows = []
@@ -149,10 +154,10 @@ def main(argv):
     if bars:
         rows.append(("bars", len(bars)))
     if not rows:
-        sys.stderr.write("plot.py: the run holds nothing to plot\n")
-        return 2
+        return None
     columns = max(n for _, n in rows)
-    fig, grid = plt.subplots(len(rows), columns, figsize=(4.2 * columns, 3.6 * len(rows)), squeeze=False)
+    fig, grid = plt.subplots(len(rows), columns, figsize=(PANEL[0] * columns, PANEL[1] * len(rows)), squeeze=False,
+                             layout="constrained")
     for r, (kind, n) in enumerate(rows):
         axes = list(grid[r][:n])
         for ax in grid[r][n:]:
@@ -176,8 +181,27 @@ def main(argv):
         f"({run.get('settings', {}).get('scale', '?')} run)",
         fontsize=10,
     )
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
-    fig.savefig(argv[2])
+    return fig
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--check":
+        return check(argv[2])
+    if len(argv) != 3:
+        sys.stderr.write("usage: plot.py RUN.json OUT.svg|.png|.pdf  (or plot.py --check OUT)\n")
+        return 2
+    try:
+        with open(argv[1]) as f:
+            run = json.load(f)
+        run["figures"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.stderr.write(f"plot.py: {argv[1]}: not an inetcsum bench run: {e}\n")
+        return 2
+    fig = draw(run)
+    if fig is None:
+        sys.stderr.write("plot.py: the run holds nothing to plot\n")
+        return 2
+    fig.savefig(argv[2], dpi=DPI)
     return 0
 
 

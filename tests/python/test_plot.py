@@ -1,0 +1,56 @@
+"""inetcsum bench's plots (python/inetcsum/plot.py), drawn from a run the tests make up: big enough
+for a README and a slide, and no legend over the data (they were 840 x 360 with the legend on the
+curves)."""
+import json
+import struct
+
+import pytest
+
+plot = pytest.importorskip("inetcsum.plot")
+pytest.importorskip("matplotlib")
+
+CONTENDERS = ["read limit", "DPDK", "Linux", "inetcsum", "avx512vnni", "avx2", "x86_64", "generic"]
+
+
+def made_run():
+    figs = []
+    for metric in ("throughput", "latency"):
+        for i, name in enumerate(CONTENDERS):
+            for size in (64, 256, 1500, 9000, 65536):
+                figs.append({"name": f"sizes/{metric}/{name}/even/{size}", "experiment": "sizes", "metric": metric,
+                             "contender": name, "unit": "ticks", "variant": "even", "size": size,
+                             "median": size * (0.02 + 0.01 * i)})
+    return {"version": "test", "machine": {"cpu_model": "made up", "tsc_hz": 2e9, "kernel_chosen": "avx2"},
+            "settings": {"scale": "smoke"}, "figures": figs}
+
+
+def test_png_is_large_enough_and_legends_are_outside_the_data(tmp_path):
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(made_run()))
+    out = tmp_path / "plot.png"
+    assert plot.main(["plot.py", str(run), str(out)]) == 0
+    width, height = struct.unpack(">II", out.read_bytes()[16:24])
+    assert width >= 1600 and height >= 560, (width, height)
+    fig = plot.draw(made_run())
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legends = 0
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not ax.get_visible():
+            continue
+        legends += 1
+        box, area = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+        assert box.x0 >= area.x1, "the legend lies over the data"
+        assert len(legend.get_texts()) == len(CONTENDERS)
+        # every contender its own colour
+        colours = {tuple(line.get_color()) if not isinstance(line.get_color(), str) else line.get_color()
+                   for line in ax.get_lines()}
+        assert len(colours) == len(CONTENDERS)
+    assert legends == 2
+
+
+def test_check_mode(tmp_path, capsys):
+    assert plot.main(["plot.py", "--check", str(tmp_path / "x.svg")]) == 0
+    assert plot.main(["plot.py", "--check", str(tmp_path / "x.txt")]) == 2
+    assert "must end in .svg, .png or .pdf" in capsys.readouterr().err
