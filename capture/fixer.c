@@ -214,11 +214,14 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     uint8_t *was = NULL; /* in place: the frame as IN holds it */
     size_t was_cap = 0;
     unsigned long long bytes = 0;
+    int stopped = 0;
     while (got == 0 && !k->w.err && !patch_err && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;
         bytes += rec.raw_len;
-        if (o->progress)
-            o->progress(o->ctx, bytes);
+        if (o->progress && o->progress(o->ctx, bytes, rec.frame)) {
+            stopped = 1;
+            break;
+        }
         if (rec.is_packet) {
             const uint64_t data_at = rd.offset - rec.raw_len + (uint64_t)(rec.data - rec.raw); /* in IN */
             if (!k->out) {
@@ -259,7 +262,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
             cap_writer_add(&k->w, &rec);
     }
     free(was);
-    if (got == 0 && !patch_err && k->out)
+    if (got == 0 && !patch_err && !stopped && k->out)
         cap_writer_flush(&k->w);
     cap_writer_detach(&k->w);
     if (!k->out && !patch_err)
@@ -272,7 +275,13 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     verifier_free(&view);
     int status = EXIT_ALL_GOOD;
     const int werr = k->w.err ? k->w.err : patch_err ? patch_err : k->err;
-    if (got == -1) {
+    if (stopped) {
+        snprintf(res->msg, sizeof res->msg, "%s: stopped at frame %llu, as asked (%s)", in_path,
+                 (unsigned long long)rd.frames,
+                 k->out ? "nothing written" : "the checksums written before it stay written");
+        res->stopped = 1;
+        status = EXIT_USAGE;
+    } else if (got == -1) {
         snprintf(res->msg, sizeof res->msg, "%s (%s not written)", rd.err, out_path);
         res->error = rd.err_errno;
         status = EXIT_USAGE;

@@ -19,8 +19,10 @@ struct fix_opts {
     /* Optional: the checks of a frame (or, whole != NULL, of the datagram it completed), as fill
      * reported them: those it wrote or mended carry INETCSUM_CHECK_WRITTEN / _MENDED. */
     void (*checks)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n, const struct reassembly *whole);
-    /* Optional: bytes of IN read so far. */
-    void (*progress)(void *ctx, unsigned long long bytes);
+    /* Optional: after each record, the bytes of IN decoded so far and the frames; a nonzero return
+     * stops the fix there (EXIT_USAGE, res->stopped: a copy is not written; in place, the
+     * checksums already written stay written, each one whole). */
+    int (*progress)(void *ctx, unsigned long long bytes, unsigned long long frames);
     void *ctx;
 };
 
@@ -30,6 +32,7 @@ struct fix_result {
                        * msg), EXIT_CUT (IN cut inside its last record: OUT holds what came before) */
     char msg[1024];   /* why, for EXIT_USAGE and EXIT_CUT; "" otherwise */
     int error;        /* EXIT_USAGE: the errno of a failed read or write, 0 when IN is not a capture */
+    int stopped;      /* EXIT_USAGE: the progress callback asked to stop */
     int cut;          /* IN ended inside a record: */
     uint64_t cut_after, cut_offset; /* the last whole frame; where the cut record starts */
     size_t cut_have, cut_need;      /* its bytes present, at least how many it needed */

@@ -39,15 +39,23 @@ const char *cli_name(const char *path);
  * when it cannot be opened. */
 FILE *cli_open_input(const char *path);
 
-/* Progress on stderr for inputs over 100 MiB when stderr is a terminal; done = bytes read.  f is
- * the input, or NULL for the file at name. */
+/* Progress on stderr while a capture is read, as pv and rsync --info=progress2 show it: bytes of
+ * the file read and its size, frames, the rate and the time left, one line redrawn in place.  Only
+ * when stderr is a terminal and not quiet, and only once the work has taken half a second (short
+ * runs show nothing).  fd is the input's descriptor (its position gives the bytes read, compressed
+ * or not), or -1 for the file at name (opened by someone else: its size alone). */
 struct cli_progress {
     const char *name;
-    unsigned long long total, next;
-    int on;
+    int fd, on;
+    unsigned long long total;      /* the file's size, 0 when not a regular file */
+    unsigned long long next_check; /* bytes decoded at which the clock is read next */
+    double start, next_draw;       /* seconds (CLOCK_MONOTONIC) */
+    int drawn;
+    int every_check; /* INETCSUM_PROGRESS=all: a line at every check, from the first */
 };
-void cli_progress_start(struct cli_progress *p, const char *name, FILE *f);
-void cli_progress_update(struct cli_progress *p, unsigned long long done);
+void cli_progress_start(struct cli_progress *p, const char *name, int fd, int quiet);
+/* After each record: the bytes decoded so far and the frames.  Cheap: the clock is read every 1 MiB. */
+void cli_progress_update(struct cli_progress *p, unsigned long long decoded, unsigned long long frames);
 void cli_progress_end(struct cli_progress *p);
 
 #endif

@@ -60,9 +60,10 @@ struct fix_view {
     struct cli_progress prog;
 };
 
-static void show_progress(void *ctx, unsigned long long bytes)
+static int show_progress(void *ctx, unsigned long long bytes, unsigned long long frames)
 {
-    cli_progress_update(&((struct fix_view *)ctx)->prog, bytes);
+    cli_progress_update(&((struct fix_view *)ctx)->prog, bytes, frames);
+    return 0;
 }
 
 /* --verbose: "OUT: frame 12 inner TCP 0x1a7f -> 0x1a7e (was bad)" for each check fill wrote, and
@@ -142,7 +143,7 @@ static int fix_one(const char *in_path, const char *out_path, const struct fix_c
     struct fix_result res;
     FILE *in = NULL;
     if (in_place) {
-        cli_progress_start(&view.prog, in_path, NULL);
+        cli_progress_start(&view.prog, in_path, -1, o->quiet);
         int status = fix_in_place(in_path, &e, &res);
         cli_progress_end(&view.prog);
         if (status >= 0)
@@ -150,7 +151,7 @@ static int fix_one(const char *in_path, const char *out_path, const struct fix_c
     }
     if (!(in = cli_open_input(in_path)))
         return EXIT_USAGE;
-    cli_progress_start(&view.prog, in_path, in);
+    cli_progress_start(&view.prog, in_path, fileno(in), o->quiet);
     fix_copy(in_path, in, out_path, &e, &res);
     cli_progress_end(&view.prog);
     if (in != stdin)

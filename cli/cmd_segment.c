@@ -253,15 +253,21 @@ static int segment_file(const char *in_path, const char *out_path, const struct 
     struct cap_record rec;
     struct cap_writer w;
     struct room m = {0};
+    struct cli_progress prog;
+    cli_progress_start(&prog, in_path, fileno(in), o->quiet);
     int got = cap_open(&rd, fileno(in), in_path, 0), err = 0;
+    unsigned long long bytes = 0;
     cap_writer_attach(&w, &rd, out.f);
     while (got == 0 && !err && !w.err && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;
+        bytes += rec.raw_len;
+        cli_progress_update(&prog, bytes, rec.frame);
         if (rec.is_packet)
             err = one_packet(in_path, &rd, &w, &rec, o, &m, t);
         else
             cap_writer_add(&w, &rec);
     }
+    cli_progress_end(&prog);
     if (got == 0 && !err)
         err = cap_writer_flush(&w);
     if (!err)

@@ -95,13 +95,13 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     struct verify_out out = {path, o};
     struct verifier ver;
     verifier_init(&ver, t, o->flags, o->reassemble, unfinished, &out);
-    cli_progress_start(&prog, path, f);
+    cli_progress_start(&prog, path, fileno(f), o->quiet);
     int got = cap_open(&rd, fileno(f), path, 0), status = EXIT_ALL_GOOD;
     unsigned long long bytes = 0;
     while (got == 0 && (got = cap_next(&rd, &rec)) == 1) {
         got = 0;
         bytes += rec.raw_len;
-        cli_progress_update(&prog, bytes);
+        cli_progress_update(&prog, bytes, rec.frame);
         if (!rec.is_packet)
             continue;
         struct inetcsum_report r;

@@ -175,6 +175,30 @@ class Verify(unittest.TestCase):
         self.assertEqual(run("verify", "--no-such-option", good).returncode, 2)
         self.assertEqual(run("nonsense").returncode, 2)
 
+    def test_progress_on_a_terminal(self):
+        """Progress on stderr as pv shows it (bytes of the file and its size, frames, rate, time
+        left), redrawn in place and cleared before the summary; INETCSUM_PROGRESS=all stands for a
+        terminal on which the work took long enough.  Never with --quiet, nor when stderr is not a
+        terminal."""
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("big.pcap", "big.pcap.gz"):  # (gzip: compressed bytes of the file)
+                path = os.path.join(d, name)
+                self.assertEqual(run("gen", "--quiet", "--size", "6M", path).returncode, 0)
+                env = {**os.environ, "INETCSUM_PROGRESS": "all"}
+                for args in (["verify", path], ["fix", path, os.path.join(d, "out.pcap")],
+                             ["segment", path, os.path.join(d, "seg.pcap")]):
+                    res = subprocess.run([CLI, *args], capture_output=True, env=env)
+                    self.assertIn(res.returncode, (0, 1), res.stderr)
+                    err = res.stderr.decode()
+                    lines = [l for l in err.split("\r") if " frames, " in l and "/s, " in l]
+                    self.assertGreaterEqual(len(lines), 3, (args, err[:300]))
+                    self.assertRegex(lines[-1], re.escape(name) + r": [0-9.]+ [KMG]?i?B of [0-9.]+ MiB \(\d+%\), "
+                                                r"\d+ frames, [0-9.]+ [KMG]?i?B/s, \d+:\d\d left\x1b\[K")
+                    self.assertIn("\r\x1b[K", err)  # cleared before the summary
+                    quiet = subprocess.run([CLI, args[0], "--quiet", *args[1:]], capture_output=True, env=env)
+                    self.assertNotIn(b"\r", quiet.stderr)
+                self.assertNotIn(b"\r", run("verify", path).stderr)  # not a terminal: never
+
     def test_usage_errors_are_short(self):
         """A usage error says what was wrong on one line, then the synopsis and how to get help: three
         lines on stderr, as git and coreutils print (the whole help, 30 lines, used to follow)."""

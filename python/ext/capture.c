@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "status.h" /* the exit statuses the fix engine returns */
@@ -163,6 +166,27 @@ static PyObject *py_capture_info(PyObject *self, PyObject *arg)
                                            (Py_ssize_t)r->cut_have, (Py_ssize_t)r->cut_need)
                            : (Py_INCREF(Py_None), Py_None);
     return Py_BuildValue("(ssN)", r->format == CAP_PCAPNG ? "pcapng" : "pcap", codec_name(r->codec), cut);
+}
+
+PyDoc_STRVAR(capture_position_doc,
+             "_capture_position($module, handle, /)\n--\n\n"
+             "(bytes of the file read, its size or None, frames read): for a progress callback.");
+
+static PyObject *py_capture_position(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    struct pycap *c = unwrap(arg);
+    if (!c)
+        return NULL;
+    struct stat st;
+    off_t at = c->f ? lseek(fileno(c->f), 0, SEEK_CUR) : -1;
+    int sized = c->f && fstat(fileno(c->f), &st) == 0 && S_ISREG(st.st_mode);
+    if (!c->f || at < 0) /* closed (the end) or a pipe: what was decoded */
+        at = (off_t)c->r.offset;
+    if (sized && at > st.st_size)
+        at = st.st_size;
+    PyObject *total = sized ? PyLong_FromLongLong((long long)st.st_size) : (Py_INCREF(Py_None), Py_None);
+    return Py_BuildValue("(LNK)", (long long)at, total, (unsigned long long)c->r.frames);
 }
 
 PyDoc_STRVAR(capture_close_doc, "_capture_close($module, handle, /)\n--\n\nCloses the file now.");
@@ -361,18 +385,68 @@ static PyObject *py_capture_summary(PyObject *self, PyObject *arg)
 
 /* ---- fix ---------------------------------------------------------------------------------------- */
 
+/* fix_capture's progress callback, called from the engine (the GIL released) at most every 0.2 s
+ * with a Progress-like tuple (bytes of the file read, its size or None, frames); an exception it
+ * raises stops the fix and is raised by fix_capture. */
+struct fix_progress {
+    PyObject *callback; /* or NULL */
+    int fd;             /* IN's descriptor, -1 when the engine opened IN itself (in place: decoded = read) */
+    long long total;    /* -1: unknown */
+    double next;
+    int failed;
+};
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int call_progress(struct fix_progress *p, unsigned long long decoded, unsigned long long frames, int last)
+{
+    if (!p->callback || p->failed)
+        return p->failed;
+    const double t = mono();
+    if (!last && t < p->next)
+        return 0;
+    p->next = t + 0.2;
+    off_t at = p->fd >= 0 ? lseek(p->fd, 0, SEEK_CUR) : -1;
+    long long done = at >= 0 ? (long long)at : (long long)decoded;
+    if (p->total >= 0 && (done > p->total || last))
+        done = p->total;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *total = p->total >= 0 ? PyLong_FromLongLong(p->total) : (Py_INCREF(Py_None), Py_None);
+    PyObject *r = PyObject_CallFunction(p->callback, "(LNK)", done, total, frames);
+    if (!r)
+        p->failed = 1; /* the exception stays set for fix_capture to raise */
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+    return p->failed;
+}
+
+static int fix_progress_cb(void *ctx, unsigned long long bytes, unsigned long long frames)
+{
+    return call_progress(ctx, bytes, frames, 0);
+}
+
 PyDoc_STRVAR(fix_capture_doc,
-             "_fix_capture($module, src, dst, all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok, /)\n--\n\n"
-             "fix_capture's work: dst None fixes src in place.  (tally, cut or None).");
+             "_fix_capture($module, src, dst, all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok, progress, /)"
+             "\n--\n\n"
+             "fix_capture's work: dst None fixes src in place; progress None or a callable.  (tally, cut or None).");
 
 static PyObject *py_fix_capture(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *src_obj, *dst_obj, *src = NULL, *dst = NULL;
+    PyObject *src_obj, *dst_obj, *src = NULL, *dst = NULL, *callback;
     int all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok;
-    if (!PyArg_ParseTuple(args, "OOppppp", &src_obj, &dst_obj, &all, &udp_zero, &udp6_zero_ok, &reassemble,
-                          &unfollowed_ok))
+    if (!PyArg_ParseTuple(args, "OOpppppO", &src_obj, &dst_obj, &all, &udp_zero, &udp6_zero_ok, &reassemble,
+                          &unfollowed_ok, &callback))
         return NULL;
+    if (callback != Py_None && !PyCallable_Check(callback)) {
+        PyErr_SetString(PyExc_TypeError, "fix_capture(): progress must be callable (or None)");
+        return NULL;
+    }
     const unsigned flags = (all ? INETCSUM_FILL_ALL : 0u) | (udp_zero ? INETCSUM_FILL_UDP_ZERO : 0u) |
                            (udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0u);
     if (!PyUnicode_FSConverter(src_obj, &src) || (dst_obj != Py_None && !PyUnicode_FSConverter(dst_obj, &dst))) {
@@ -380,7 +454,15 @@ static PyObject *py_fix_capture(PyObject *self, PyObject *args)
         return NULL;
     }
     const char *in_path = PyBytes_AS_STRING(src), *out_path = dst ? PyBytes_AS_STRING(dst) : in_path;
-    const struct fix_opts o = {.flags = flags, .reassemble = reassemble, .unfollowed_ok = unfollowed_ok};
+    struct fix_progress prog = {callback == Py_None ? NULL : callback, -1, -1, 0, 0};
+    struct stat src_st;
+    if (stat(in_path, &src_st) == 0 && S_ISREG(src_st.st_mode))
+        prog.total = (long long)src_st.st_size;
+    struct fix_opts o = {.flags = flags, .reassemble = reassemble, .unfollowed_ok = unfollowed_ok};
+    if (prog.callback) {
+        o.progress = fix_progress_cb;
+        o.ctx = &prog;
+    }
     struct fix_result *res = malloc(sizeof *res);
     if (!res) {
         Py_XDECREF(src);
@@ -396,13 +478,19 @@ static PyObject *py_fix_capture(PyObject *self, PyObject *args)
         if (!in) {
             open_errno = errno;
         } else {
+            prog.fd = fileno(in);
             status = fix_copy(in_path, in, out_path, &o, res);
+            prog.fd = -1;
             fclose(in);
         }
     }
+    if (status != EXIT_USAGE)
+        call_progress(&prog, 0, res->t.frames, 1); /* the end: done == total */
     Py_END_ALLOW_THREADS
     PyObject *result = NULL;
-    if (open_errno) {
+    if (prog.failed) {
+        /* the callback's exception, set when it was called, is what fix_capture raises */
+    } else if (open_errno) {
         errno = open_errno;
         PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, src_obj);
     } else if (status == EXIT_USAGE) {
@@ -428,6 +516,7 @@ PyMethodDef icspy_capture_methods[] = {
     {"_capture_next", py_capture_next, METH_O, capture_next_doc},
     {"_capture_info", py_capture_info, METH_O, capture_info_doc},
     {"_capture_close", py_capture_close, METH_O, capture_close_doc},
+    {"_capture_position", py_capture_position, METH_O, capture_position_doc},
     {"_capture_verify", py_capture_verify, METH_VARARGS, capture_verify_doc},
     {"_capture_summary", py_capture_summary, METH_O, capture_summary_doc},
     {"_fix_capture", py_fix_capture, METH_VARARGS, fix_capture_doc},

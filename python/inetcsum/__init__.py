@@ -67,6 +67,7 @@ from .capture import (  # noqa: E402 (after the types it uses are registered)
     Cut,
     FixResult,
     Frame,
+    Progress,
     Summary,
     Undecoded,
     fix_capture,
@@ -113,6 +114,7 @@ __all__ = [
     "Summary",
     "fix_capture",
     "FixResult",
+    "Progress",
     # kernels
     "impl_name",
     "impl_name_at",

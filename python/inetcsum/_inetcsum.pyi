@@ -2,7 +2,7 @@
 # what it does; the conventions are in inetcsum/__init__.py.
 from ipaddress import IPv4Address, IPv6Address
 import os
-from typing import Any, List, Optional, Sequence, Tuple, Type, Union, overload
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Type, Union, overload
 
 from _typeshed import ReadableBuffer, WriteableBuffer
 
@@ -102,6 +102,7 @@ def _capture_open(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes
 def _capture_next(handle: object, /) -> Optional[Tuple[int, bytes, int, int, Optional[int]]]: ...
 def _capture_info(handle: object, /) -> Tuple[str, str, Optional[Tuple[int, int, int, int]]]: ...
 def _capture_close(handle: object, /) -> None: ...
+def _capture_position(handle: object, /) -> Tuple[int, Optional[int], int]: ...
 
 # Verify and fix of whole captures (Capture.verify and fix_capture wrap these).
 _Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int, int, Tuple[Tuple[str, int], ...]]
@@ -129,6 +130,7 @@ def _fix_capture(
     udp6_zero_ok: bool,
     reassemble: bool,
     unfollowed_ok: bool,
+    progress: Optional[Callable[[int, Optional[int], int], object]],
     /,
 ) -> Tuple[_Tally, Optional[Tuple[int, int, int, int]]]: ...
 

@@ -6,7 +6,8 @@ command, fragment reassembly included, so results match it and tshark."""
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterator, NamedTuple, Optional, Tuple, Union
+import time
+from typing import Callable, Dict, Iterator, NamedTuple, Optional, Tuple, Union
 
 from . import _inetcsum
 from ._types import Check, CheckFlag, Layer, Link, Status
@@ -82,7 +83,12 @@ class Capture:
             yield Frame(number, data, _link(link), wirelen, time_ns)
 
     def verify(
-        self, *, udp6_zero_ok: bool = False, reassemble: bool = True, unfollowed_ok: bool = False
+        self,
+        *,
+        udp6_zero_ok: bool = False,
+        reassemble: bool = True,
+        unfollowed_ok: bool = False,
+        progress: Optional["ProgressCallback"] = None,
     ) -> Iterator[Union["CaptureCheck", "Undecoded"]]:
         """Every checksum of the capture judged as ``inetcsum verify`` judges it, in the order of
         its JSON Lines: a CaptureCheck per checksum (those of a fragmented datagram on the frame
@@ -91,8 +97,9 @@ class Capture:
         that could not be decoded or followed to its end.  ``x.problem`` says which to act on
         (with unfollowed_ok, a frame not followed is not one, as ``verify --unfollowed-ok``).  Once
         it is exhausted, ``summary`` holds the counts.  Uses the capture (instead of iterating its
-        frames)."""
-        return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok)
+        frames).  progress, if given, is called with a Progress every 0.2 s of work and once at the
+        end (an exception it raises ends the iteration there)."""
+        return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok, progress)
 
     @property
     def summary(self) -> Optional["Summary"]:
@@ -176,6 +183,23 @@ class Summary(NamedTuple):
         return self.problems == 0 and self.cut is None
 
 
+class Progress(NamedTuple):
+    """How far a long read has come, as given to a progress callback (verify(), fix_capture())."""
+
+    done: int  # bytes of the file read (compressed bytes for a compressed file)
+    total: Optional[int]  # the file's size; None when it is not a regular file (a pipe)
+    frames: int  # frames read
+
+    @property
+    def fraction(self) -> Optional[float]:
+        """done / total, or None when the size is not known."""
+        return self.done / self.total if self.total else None
+
+
+ProgressCallback = Callable[[Progress], object]
+PROGRESS_EVERY = 0.2  # seconds between two calls of a progress callback (and one at the end)
+
+
 class FixResult(NamedTuple):
     """What fix_capture did: the input as verify sees it, what was written, what is left."""
 
@@ -208,10 +232,15 @@ def _summary(tally: _Tally, cut: Optional[Tuple[int, int, int, int]]) -> Summary
 
 
 def _verify(
-    capture: "Capture", udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool
+    capture: "Capture", udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool,
+    progress: Optional[ProgressCallback] = None,
 ) -> Iterator[Union[CaptureCheck, Undecoded]]:
     handle = capture._handle
+    next_call = time.monotonic() + PROGRESS_EVERY
     while True:
+        if progress is not None and time.monotonic() >= next_call:
+            progress(Progress(*_inetcsum._capture_position(handle)))
+            next_call = time.monotonic() + PROGRESS_EVERY
         item = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble, unfollowed_ok)
         if item is None:
             return
@@ -220,6 +249,9 @@ def _verify(
             for check in checks:
                 yield CaptureCheck(first, check)
         if report is None:  # the end
+            if progress is not None:
+                done, total, frames = _inetcsum._capture_position(handle)
+                progress(Progress(total if total is not None else done, total, frames))
             capture._summary = _summary(_inetcsum._capture_summary(handle), _inetcsum._capture_info(handle)[2])
             capture.close()
             return
@@ -248,6 +280,7 @@ def fix_capture(
     udp6_zero_ok: bool = False,
     reassemble: bool = True,
     unfollowed_ok: bool = False,
+    progress: Optional[ProgressCallback] = None,
 ) -> FixResult:
     """Writes dst, a copy of the capture src with every bad, partial or illegal checksum
     recomputed, as ``inetcsum fix src dst`` does: innermost first, fragmented datagrams
@@ -259,10 +292,14 @@ def fix_capture(
 
     Raises OSError when a file cannot be read or written, ValueError when src is not a capture;
     nothing is written then.  A src cut short inside its last record is not an error: every record
-    before the cut is fixed and the result's input.cut says where.  The GIL is released throughout."""
+    before the cut is fixed and the result's input.cut says where.  The GIL is released throughout,
+    but for progress, if given: called with a Progress every 0.2 s of work and once at the end; an
+    exception it raises stops the fix (nothing written to dst; in place, what was written stays)
+    and is raised here."""
     if in_place == (dst is not None):
         raise TypeError("fix_capture: give dst, or in_place=True, not both" if in_place else "fix_capture: give dst (or in_place=True)")
     tally, cut = _inetcsum._fix_capture(
-        _fs_path(src), None if dst is None else _fs_path(dst), all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok
+        _fs_path(src), None if dst is None else _fs_path(dst), all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok,
+        None if progress is None else (lambda done, total, frames: progress(Progress(done, total, frames))),
     )
     return FixResult(_summary(tally, cut), tally[9], tally[10])

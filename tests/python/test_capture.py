@@ -394,3 +394,36 @@ def test_fix_capture_of_a_cut_capture(tmp_path):
     for _ in cap.verify():
         pass
     assert cap.summary.problems == 0 and cap.summary.cut is not None and not cap.summary.ok
+
+
+def test_progress_callbacks(tmp_path, monkeypatch):
+    """verify() and fix_capture() call progress with how far they are (bytes of the file, its
+    size, frames) every 0.2 s and once at the end; an exception it raises stops the work there."""
+    from inetcsum import Progress
+    import inetcsum.capture as capture_module
+    monkeypatch.setattr(capture_module, "PROGRESS_EVERY", 0.0)  # every frame, for the test
+    made = made_capture(tmp_path / "made.pcap", frames=30)
+    size = made.stat().st_size
+    seen = []
+    cap = Capture(made)
+    items = list(cap.verify(progress=seen.append))
+    assert items and seen and all(isinstance(p, Progress) for p in seen)
+    assert seen[-1] == Progress(size, size, 30) and seen[-1].fraction == 1.0
+    assert [p.frames for p in seen] == sorted(p.frames for p in seen)
+    calls = []
+    result = fix_capture(made, tmp_path / "out.pcap", progress=calls.append)
+    assert result.written == 30 and calls[-1] == Progress(size, size, 30)
+
+    class Enough(Exception):
+        pass
+
+    def stop(p):
+        raise Enough(p)
+
+    with pytest.raises(Enough):
+        fix_capture(made, tmp_path / "never.pcap", progress=stop)
+    assert not (tmp_path / "never.pcap").exists()
+    with pytest.raises(Enough):
+        list(Capture(made).verify(progress=stop))
+    with pytest.raises(TypeError, match="progress must be callable"):
+        capture_module._inetcsum._fix_capture(str(made), str(tmp_path / "x.pcap"), False, False, False, True, False, 3)
