@@ -39,6 +39,8 @@ struct tally {
 /* Counts one frame's report (link: its link type).  A frame that could not be decoded (an unknown
  * link type, or malformed) counts as a problem: nothing may pass unjudged looking clean. */
 void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t caplen, uint32_t wirelen, int link);
+/* Adds one file's tally to a sum over several (the reasons merged by their text). */
+void tally_add(struct tally *sum, const struct tally *t);
 /* Counts checks that belong to no one frame's report (those of a reassembled datagram). */
 void tally_checks(struct tally *t, const struct inetcsum_check *c, unsigned n);
 /* Whether a frame is malformed, as a problem: a fragment's inner headers run past its end by nature

@@ -9,15 +9,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "cli.h"
 #include "fixer.h"
+#include "paths.h"
 #include "report.h"
 
 static const char help[] =
     "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--unfollowed-ok]\n"
     "                    [--no-reassemble] [--quiet | --verbose] IN OUT\n"
     "       inetcsum fix [OPTIONS] -i IN -o OUT    (tcprewrite's spelling)\n"
-    "       inetcsum fix --in-place [OPTIONS] CAPTURE...\n"
+    "       inetcsum fix --in-place [OPTIONS] [-r] [-j N] CAPTURE...\n"
+    "       inetcsum fix -r [-j N] [OPTIONS] IN_DIR OUT_DIR\n"
     "\n"
     "Writes OUT, a pcap or pcapng capture in IN's format, with every bad, partial (left for TX\n"
     "checksum offload) or illegal checksum recomputed, innermost first, and every other byte as in\n"
@@ -42,6 +45,10 @@ static const char help[] =
     "  --no-reassemble    leave the checksums of fragmented datagrams alone\n"
     "  --quiet            no summary\n"
     "  --verbose          a line on stderr per checksum written: frame, layer, old and new value\n"
+    "  -r, --recursive    a directory: every capture in it and below (as verify -r finds them); with\n"
+    "                     IN_DIR OUT_DIR, each written to the same place under OUT_DIR (folders made)\n"
+    "  -j, --jobs N       fix N files at once (default: one per CPU); the output is the same as one\n"
+    "                     after another, in the files' order\n"
     "\n"
     "Exit status (docs/exit-status.md): 0 written and nothing left that is wrong or unseen, 1 written\n"
     "but problems remain that cannot be fixed in place (truncated or malformed frames, frames not\n"
@@ -52,6 +59,7 @@ static const char help[] =
 struct fix_cmd {
     struct fix_opts engine;
     int quiet, verbose;
+    int one_line; /* several files: IN's summary on one line, a total after them */
 };
 
 /* Where the engine's callbacks report: OUT's name, IN's progress. */
@@ -97,9 +105,12 @@ static void list_written(void *ctx, uint64_t frame, const struct inetcsum_check 
 
 
 /* Prints the summary: IN as verify sees it, then what was written and what is left. */
-static void summarize(const char *in_path, const char *out_path, const struct tally *t, int in_place)
+static void summarize(const char *in_path, const char *out_path, const struct tally *t, int in_place, int one_line)
 {
-    report_summary(stderr, in_path, t);
+    if (one_line)
+        report_summary_line(stderr, in_path, t);
+    else
+        report_summary(stderr, in_path, t);
     fprintf(stderr, "%s: %llu checksum%s written%s", cli_name(out_path), t->written, t->written == 1 ? "" : "s",
             in_place ? " in place" : "");
     const unsigned long long left = t->left - t->unfixable_stream;
@@ -127,12 +138,12 @@ static int finish(const char *in_path, const char *out_path, const struct fix_cm
     if (res->status == EXIT_CUT && res->t.left)
         cli_saw(EXIT_BAD); /* OUT holds problems too: said at the end */
     if (res->status != EXIT_USAGE && !o->quiet)
-        summarize(in_path, out_path, &res->t, in_place);
+        summarize(in_path, out_path, &res->t, in_place, o->one_line);
     return res->status;
 }
 
 /* Runs the engine on IN: in place (where it lies) or into OUT. */
-static int fix_one(const char *in_path, const char *out_path, const struct fix_cmd *o, int in_place)
+static int fix_one(const char *in_path, const char *out_path, const struct fix_cmd *o, int in_place, struct tally *t)
 {
     struct fix_view view = {.out_path = out_path};
     struct fix_opts e = o->engine;
@@ -146,8 +157,11 @@ static int fix_one(const char *in_path, const char *out_path, const struct fix_c
         cli_progress_start(&view.prog, in_path, -1, o->quiet);
         int status = fix_in_place(in_path, &e, &res);
         cli_progress_end(&view.prog);
-        if (status >= 0)
+        if (status >= 0) {
+            if (t)
+                *t = res.t;
             return finish(in_path, out_path, o, &res, 1);
+        }
     }
     if (!(in = cli_open_input(in_path)))
         return EXIT_USAGE;
@@ -156,7 +170,96 @@ static int fix_one(const char *in_path, const char *out_path, const struct fix_c
     cli_progress_end(&view.prog);
     if (in != stdin)
         fclose(in);
+    if (t)
+        *t = res.t;
     return finish(in_path, out_path, o, &res, 0);
+}
+
+/* Several files (batch.h): in place, or each IN to its OUT. */
+struct fix_batch {
+    const struct fix_cmd *o;
+    char **in, **out; /* out NULL: in place */
+    struct tally sum;
+    int status;
+    unsigned long long good, left, cut, failed; /* files by outcome */
+};
+
+static int fix_batch_one(size_t i, void *ctx, void *result)
+{
+    struct fix_batch *b = ctx;
+    if (b->out && paths_make_parents(b->out[i]) != 0)
+        return EXIT_USAGE;
+    return fix_one(b->in[i], b->out ? b->out[i] : b->in[i], b->o, !b->out, result);
+}
+
+static void fix_batch_done(size_t i, int status, const void *result, void *ctx)
+{
+    (void)i;
+    struct fix_batch *b = ctx;
+    const struct tally *t = result;
+    b->status = cli_worse(b->status, status);
+    if (status == EXIT_CUT && t->left)
+        cli_saw(EXIT_BAD);
+    tally_add(&b->sum, t);
+    if (status == EXIT_USAGE)
+        b->failed++;
+    else if (status == EXIT_CUT)
+        b->cut++;
+    else if (status == EXIT_BAD)
+        b->left++;
+    else
+        b->good++;
+}
+
+/* Runs the batch, then (several files, not quiet) the total. */
+static int fix_many(struct fix_cmd *o, char **in, char **out, size_t n, int errors, int jobs)
+{
+    o->one_line = n + (size_t)errors > 1;
+    struct fix_batch b = {.o = o, .in = in, .out = out, .status = errors ? EXIT_USAGE : EXIT_ALL_GOOD};
+    b.sum.unfollowed_ok = o->engine.unfollowed_ok;
+    if (batch_run(n, jobs, sizeof(struct tally), fix_batch_one, fix_batch_done, &b) != 0) {
+        cli_error("fix: out of memory");
+        return EXIT_USAGE;
+    }
+    if (o->one_line && n && !o->quiet) {
+        char head[200];
+        snprintf(head, sizeof head,
+                 "total: %zu file%s (%llu with nothing left, %llu with problems left, %llu cut short, %llu not "
+                 "written)",
+                 n, n == 1 ? "" : "s", b.good, b.left, b.cut, b.failed + (unsigned long long)errors);
+        report_summary(stderr, head, &b.sum);
+        fprintf(stderr, "total: %llu checksum%s written%s\n", b.sum.written, b.sum.written == 1 ? "" : "s",
+                out ? "" : " in place");
+    }
+    return b.status;
+}
+
+/* fix -r IN_DIR OUT_DIR: every capture under IN_DIR to the same place under OUT_DIR. */
+static int fix_tree(struct fix_cmd *o, const char *in_dir, const char *out_dir, int jobs)
+{
+    struct path_list files = {0};
+    char *const arg[] = {(char *)in_dir};
+    paths_expand(&files, "fix", arg, 1, 1);
+    char **outs = calloc(files.n ? files.n : 1, sizeof *outs);
+    if (!outs) {
+        paths_free(&files);
+        return EXIT_USAGE;
+    }
+    const size_t base = strlen(in_dir);
+    for (size_t i = 0; i < files.n; i++) {
+        const char *rel = files.paths[i] + base;
+        while (*rel == '/')
+            rel++;
+        const size_t len = strlen(out_dir) + 1 + strlen(rel) + 1;
+        if ((outs[i] = malloc(len)))
+            snprintf(outs[i], len, "%s/%s", out_dir, rel);
+    }
+    int status = fix_many(o, files.paths, outs, files.n, files.errors, jobs);
+    for (size_t i = 0; i < files.n; i++)
+        free(outs[i]);
+    free(outs);
+    paths_free(&files);
+    return status;
 }
 
 int cmd_fix(int argc, char **argv)
@@ -171,13 +274,22 @@ int cmd_fix(int argc, char **argv)
                                              {"no-reassemble", no_argument, NULL, 'n'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"verbose", no_argument, NULL, 'v'},
+                                             {"recursive", no_argument, NULL, 'r'},
+                                             {"jobs", required_argument, NULL, 'j'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     struct fix_cmd o = {.engine = {.reassemble = 1}};
-    int in_place = 0, c;
+    int in_place = 0, c, recursive = 0, jobs = batch_jobs_default();
     const char *in_opt = NULL, *out_opt = NULL;
-    while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:o:qhrj:", longopts, NULL)) != -1) {
         switch (c) {
+        case 'r':
+            recursive = 1;
+            break;
+        case 'j':
+            if (batch_parse_jobs("fix", optarg, &jobs) != 0)
+                return cli_usage(help, 0);
+            break;
         case 'a':
             o.engine.flags |= INETCSUM_FILL_ALL;
             break;
@@ -235,20 +347,32 @@ int cmd_fix(int argc, char **argv)
             cli_error("fix: needs IN and OUT (or --in-place CAPTURE...)");
             return cli_usage(help, 0);
         }
-        return fix_one(io[0], io[1], &o, 0);
+        struct stat st;
+        if (strcmp(io[0], "-") != 0 && stat(io[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (!recursive) {
+                cli_error("fix: %s: is a directory (-r fixes the captures in it into OUT_DIR)", io[0]);
+                return EXIT_USAGE;
+            }
+            if (stat(io[1], &st) == 0 && !S_ISDIR(st.st_mode)) {
+                cli_error("fix: %s: IN is a directory, so OUT must be one (or not exist yet)", io[1]);
+                return EXIT_USAGE;
+            }
+            return fix_tree(&o, io[0], io[1], jobs);
+        }
+        return fix_one(io[0], io[1], &o, 0, NULL);
     }
     if (nargs < 1) {
         cli_error("fix: no capture given");
         return cli_usage(help, 0);
     }
-    int status = EXIT_ALL_GOOD;
-    for (int i = optind; i < argc; i++) {
+    for (int i = optind; i < argc; i++)
         if (strcmp(argv[i], "-") == 0) {
             cli_error("fix: --in-place needs files, not standard input");
-            status = EXIT_USAGE;
-            continue;
+            return EXIT_USAGE;
         }
-        status = cli_worse(status, fix_one(argv[i], argv[i], &o, 1));
-    }
+    struct path_list files = {0};
+    paths_expand(&files, "fix", argv + optind, argc - optind, recursive);
+    int status = fix_many(&o, files.paths, NULL, files.n, files.errors, jobs);
+    paths_free(&files);
     return status;
 }

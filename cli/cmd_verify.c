@@ -5,14 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "capture.h"
 #include "cli.h"
+#include "paths.h"
 #include "verifier.h"
 #include "json.h"
 #include "report.h"
 
 static const char help[] =
-    "usage: inetcsum verify [--json] [--udp6-zero-ok] [--unfollowed-ok] [--no-reassemble] [--quiet] CAPTURE...\n"
+    "usage: inetcsum verify [--json] [--udp6-zero-ok] [--unfollowed-ok] [--no-reassemble] [--quiet]\n"
+    "                       [-r] [-j N] CAPTURE...\n"
     "\n"
     "Verifies every checksum in pcap and pcapng captures ('-': standard input): IPv4 headers, TCP,\n"
     "UDP, UDP-Lite, ICMP, ICMPv6, IGMP, GRE, SCTP (CRC32c), PIM, OSPF, VRRP/CARP, EIGRP, DCCP, RSVP, NHRP, PGM\n"
@@ -33,6 +36,13 @@ static const char help[] =
     "  --no-reassemble  judge each fragment alone: a first fragment's upper-layer checksum, which\n"
     "                   covers the whole datagram, is then unverifiable\n"
     "  --quiet          only the summaries\n"
+    "  -r, --recursive  a CAPTURE that is a directory: every capture in it and below (by name:\n"
+    "                   .pcap, .pcapng, .cap, .ntar, compressed or not; or by their first bytes)\n"
+    "  -j, --jobs N     verify N files at once (default: one per CPU); the output is the same as one\n"
+    "                   after another, in the files' order\n"
+    "\n"
+    "With several files, each file's summary is one line, then a total over all of them, the files\n"
+    "counted by outcome and every checksum by layer.\n"
     "\n"
     "The checksums of a datagram whose fragments never all arrive are unverifiable; they are\n"
     "reported, with the frame of its first fragment, once the file ends.\n"
@@ -45,6 +55,7 @@ static const char help[] =
 struct verify_opts {
     int json, quiet, reassemble, unfollowed_ok;
     unsigned flags;
+    int one_line; /* several files: each summary on one line, a total after them */
 };
 
 /* Where one file's checks go. */
@@ -136,21 +147,76 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
     return status;
 }
 
+/* Several files: what the total counts. */
+struct verify_batch {
+    const struct verify_opts *o;
+    char **paths;
+    struct tally sum;
+    int status;
+    unsigned long long good, bad, cut, unread; /* files by outcome */
+};
+
+/* One file, wherever it runs (batch.h): its checks, problem lines and summary; its tally for the
+ * total. */
+static int verify_one(size_t i, void *ctx, void *result)
+{
+    struct verify_batch *b = ctx;
+    struct tally *t = result;
+    t->unfollowed_ok = b->o->unfollowed_ok;
+    int s = verify_file(b->paths[i], b->o, t);
+    if (t->frames || s != EXIT_USAGE) {
+        FILE *out = b->o->json ? stderr : stdout;
+        if (b->o->one_line)
+            report_summary_line(out, b->paths[i], t);
+        else
+            report_summary(out, b->paths[i], t);
+    }
+    return s;
+}
+
+static void verify_done(size_t i, int status, const void *result, void *ctx)
+{
+    (void)i;
+    struct verify_batch *b = ctx;
+    const struct tally *t = result;
+    b->status = cli_worse(b->status, status);
+    if (t->problems)
+        b->status = cli_worse(b->status, EXIT_BAD); /* (remembered when a cut or an error outranks it) */
+    tally_add(&b->sum, t);
+    if (status == EXIT_USAGE)
+        b->unread++;
+    else if (status == EXIT_CUT)
+        b->cut++;
+    else if (t->problems || status == EXIT_BAD)
+        b->bad++;
+    else
+        b->good++;
+}
+
 int cmd_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
+    static const struct option longopts[] = {{"json", no_argument, NULL, 'J'},
+                                             {"recursive", no_argument, NULL, 'r'},
+                                             {"jobs", required_argument, NULL, 'j'},
                                              {"udp6-zero-ok", no_argument, NULL, 'z'},
                                              {"no-reassemble", no_argument, NULL, 'n'},
                                              {"unfollowed-ok", no_argument, NULL, 'u'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct verify_opts o = {0, 0, 1, 0, 0};
-    int c;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    struct verify_opts o = {0, 0, 1, 0, 0, 0};
+    int c, recursive = 0, jobs = batch_jobs_default();
+    while ((c = getopt_long(argc, argv, "qhrj:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'j':
+        case 'J':
             o.json = 1;
+            break;
+        case 'r':
+            recursive = 1;
+            break;
+        case 'j':
+            if (batch_parse_jobs("verify", optarg, &jobs) != 0)
+                return cli_usage(help, 0);
             break;
         case 'z':
             o.flags |= INETCSUM_UDP6_ZERO_OK;
@@ -176,18 +242,23 @@ int cmd_verify(int argc, char **argv)
     }
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    int status = EXIT_ALL_GOOD;
-    for (int i = optind; i < argc; i++) {
-        struct tally t;
-        memset(&t, 0, sizeof t);
-        t.unfollowed_ok = o.unfollowed_ok;
-        int s = verify_file(argv[i], &o, &t);
-        status = cli_worse(status, s);
-        if (t.problems)
-            status = cli_worse(status, EXIT_BAD); /* (remembered when a cut or an error outranks it) */
-        if (t.frames || s != EXIT_USAGE)
-            report_summary(o.json ? stderr : stdout, argv[i], &t);
+    struct path_list files = {0};
+    paths_expand(&files, "verify", argv + optind, argc - optind, recursive);
+    o.one_line = files.n + (size_t)files.errors > 1;
+    struct verify_batch b = {.o = &o, .paths = files.paths, .status = files.errors ? EXIT_USAGE : EXIT_ALL_GOOD};
+    b.sum.unfollowed_ok = o.unfollowed_ok;
+    if (batch_run(files.n, jobs, sizeof(struct tally), verify_one, verify_done, &b) != 0) {
+        cli_error("verify: out of memory");
+        b.status = EXIT_USAGE;
     }
+    if (o.one_line && files.n) {
+        char head[160];
+        snprintf(head, sizeof head, "total: %zu file%s (%llu good, %llu with problems, %llu cut short, %llu unreadable)",
+                 files.n, files.n == 1 ? "" : "s", b.good, b.bad, b.cut, b.unread + (unsigned long long)files.errors);
+        report_summary(o.json ? stderr : stdout, head, &b.sum);
+    }
+    paths_free(&files);
+    int status = b.status;
     if (fflush(stdout) != 0) {
         cli_error("writing the output: %m");
         return EXIT_USAGE;

@@ -71,6 +71,12 @@ void report_problem_line(FILE *out, const char *file, unsigned long long frame, 
 
 void report_summary(FILE *out, const char *file, const struct tally *t)
 {
+    report_summary_line(out, file, t);
+    report_layers(out, t);
+}
+
+void report_summary_line(FILE *out, const char *file, const struct tally *t)
+{
     unsigned long long by_status[INETCSUM_STATUS_COUNT] = {0};
     for (int l = 0; l < INETCSUM_LAYER_COUNT; l++)
         for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
@@ -99,6 +105,10 @@ void report_summary(FILE *out, const char *file, const struct tally *t)
         fprintf(out, "; %llu of the wrong ones in quoted packets (ICMP errors, sFlow, OpenFlow, NHRP: not counted as problems)",
                 t->quoted);
     fputc('\n', out);
+}
+
+void report_layers(FILE *out, const struct tally *t)
+{
     for (int l = 0; l < INETCSUM_LAYER_COUNT; l++) {
         unsigned long long n = 0;
         for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)

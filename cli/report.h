@@ -23,5 +23,8 @@ void report_problem_line(FILE *out, const char *file, unsigned long long frame, 
 
 /* The per-file summary: frames, checksums by status, then a line per layer present. */
 void report_summary(FILE *out, const char *file, const struct tally *t);
+/* Its two parts: the line naming the file and its counts, and a line per layer seen. */
+void report_summary_line(FILE *out, const char *file, const struct tally *t);
+void report_layers(FILE *out, const struct tally *t);
 
 #endif

@@ -1341,6 +1341,77 @@ def gen(*args):
     return res
 
 
+class ManyFiles(unittest.TestCase):
+    """verify and fix over many files and directories (-r), several at once (-j N): the output is
+    byte for byte that of one after another, each file's summary a line, and a total."""
+
+    def tree(self, d):
+        root = os.path.join(d, "tree")
+        os.makedirs(os.path.join(root, "a", "b"))
+        os.makedirs(os.path.join(root, "c"))
+        for i in range(6):
+            res = run("gen", "--quiet", "--frames", str(30 + 7 * i), "--bad", str(i % 3), "--seed", str(i),
+                      os.path.join(root, "a", f"x{i}.pcap"))
+            self.assertEqual(res.returncode, 0)
+        run("gen", "--quiet", "--frames", "25", os.path.join(root, "a", "b", "z.pcapng.gz"))
+        run("gen", "--quiet", "--frames", "20", "--seed", "9", os.path.join(root, "c", "no-extension"))
+        write_bytes(os.path.join(root, "c", "README"), b"not a capture\n")
+        os.symlink(os.path.join(root, "a"), os.path.join(root, "c", "loop"))  # a link to a folder: not followed
+        return root
+
+    def test_verify_tree_any_jobs_same_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = self.tree(d)
+            one = run("verify", "-r", "-j", "1", root)
+            self.assertEqual(one.returncode, 1, one.stderr)
+            lines = one.stdout.decode().splitlines()
+            named = [l for l in lines if ": " in l and " frames, " in l and not l.startswith("total")]
+            self.assertEqual(len(named), 8, lines)  # a line per capture found (the README and the link skipped)
+            self.assertEqual([os.path.relpath(l.split(": ")[0], root) for l in named],
+                             ["a/b/z.pcapng.gz"] + [f"a/x{i}.pcap" for i in range(6)] + ["c/no-extension"])  # name order
+            total = next(l for l in lines if l.startswith("total: "))
+            self.assertTrue(total.startswith("total: 8 files (4 good, 4 with problems, 0 cut short, 0 unreadable): "),
+                            total)
+            self.assertEqual(lines[lines.index(total) + 1].split()[0], "IPv4")  # then the layers, for all of them
+            self.assertIn(b"2 files skipped: not captures", one.stderr)
+            # The frames and checksums of the total are the files' sums.
+            frames = sum(int(re.search(r": (\d+) frames", l).group(1)) for l in named)
+            self.assertIn(f": {frames} frames, ", total)
+            for jobs in ("2", "3", "8"):
+                many = run("verify", "-r", "-j", jobs, root)
+                self.assertEqual((many.returncode, many.stdout, many.stderr), (one.returncode, one.stdout, one.stderr),
+                                 jobs)
+            js1, js2 = run("verify", "--json", "-r", "-j", "1", root), run("verify", "--json", "-r", "-j", "2", root)
+            self.assertEqual(js1.stdout, js2.stdout)
+            files = [o["file"] for o in map(json.loads, js2.stdout.splitlines()) if o["type"] == "summary"]
+            self.assertEqual(len(files), 8)
+            self.assertEqual(files, [l.split(": ")[0] for l in named])  # a summary object per file, in order
+            res = run("verify", root)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"is a directory (-r reads the captures in it)", res.stderr)
+            res = run("verify", "-j", "0", root)
+            self.assertEqual(res.returncode, 2)
+
+    def test_fix_tree_and_in_place(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = self.tree(d)
+            out = os.path.join(d, "fixed")
+            res = run("fix", "-r", "-j", "2", root, out)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertIn(b"total: 8 files (8 with nothing left", res.stderr)
+            made = sorted(os.path.relpath(os.path.join(p, f), out) for p, _, fs in os.walk(out) for f in fs)
+            self.assertEqual(made, ["a/b/z.pcapng.gz", "a/x0.pcap", "a/x1.pcap", "a/x2.pcap", "a/x3.pcap", "a/x4.pcap",
+                                    "a/x5.pcap", "c/no-extension"])
+            self.assertEqual(run("verify", "-q", "-r", out).returncode, 0)
+            # In place, several at once: the same bytes as the copies.
+            res = run("fix", "--in-place", "-r", "-j", "3", root)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            for rel in made:
+                if not rel.endswith(".gz"):
+                    self.assertEqual(read_bytes(os.path.join(root, rel)), read_bytes(os.path.join(out, rel)), rel)
+            self.assertEqual(run("fix", root, out).returncode, 2)  # a folder without -r
+
+
 class Gen(unittest.TestCase):
     SAMPLE_ARGS = ["--frames", "40", "--bad", "6", "--seed", "1"]
 

@@ -12,8 +12,10 @@ _inetcsum()
     cmd=${COMP_WORDS[1]}
     local opts captures=1
     case $cmd in
-        verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --help" ;;
-        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --verbose --help" ;;
+        verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --recursive --jobs --help"
+                case $prev in -j|--jobs) return ;; esac ;;
+        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --verbose --recursive --jobs --help"
+                case $prev in -j|--jobs) return ;; esac ;;
         sum)    opts="--seed --offset --length --partial --check --quiet --status --strict --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;
         gen)    opts="--frames --size --bad --mix --frame-size --fragment --seed --format --quiet --help"
@@ -44,7 +46,7 @@ _inetcsum()
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace
     elif [ "$captures" -eq 1 ]; then
-        COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|pcap.gz)' -- "$cur") $(compgen -d -- "$cur"))
+        COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|ntar)?(.gz|.zst|.xz)' -- "$cur") $(compgen -d -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -1,0 +1,186 @@
+/* The captures a command was given (paths.h): directories read for the captures in them. */
+#define _GNU_SOURCE
+#include "paths.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void add(struct path_list *l, const char *path)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **p = realloc(l->paths, cap * sizeof *p);
+        if (!p) {
+            l->errors++;
+            return;
+        }
+        l->paths = p;
+        l->cap = cap;
+    }
+    char *copy = strdup(path);
+    if (copy)
+        l->paths[l->n++] = copy;
+    else
+        l->errors++;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* A capture by its name: .pcap, .pcapng, .cap or .ntar (pcapng's old name), compressed or not. */
+static int capture_name(const char *name)
+{
+    static const char *const kinds[] = {".pcap", ".pcapng", ".cap", ".ntar"};
+    static const char *const packs[] = {"", ".gz", ".zst", ".xz"};
+    char want[32];
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t p = 0; p < sizeof packs / sizeof packs[0]; p++) {
+            snprintf(want, sizeof want, "%s%s", kinds[k], packs[p]);
+            if (ends_with(name, want))
+                return 1;
+        }
+    return 0;
+}
+
+/* A capture by its first four bytes: pcap (either byte order, micro- or nanoseconds) or pcapng. */
+static int capture_magic(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    unsigned char m[4];
+    ssize_t got = read(fd, m, 4);
+    close(fd);
+    if (got != 4)
+        return 0;
+    const uint32_t v = (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3];
+    return v == 0xA1B2C3D4u || v == 0xD4C3B2A1u || v == 0xA1B23C4Du || v == 0x4D3CB2A1u || v == 0x0A0D0D0Au;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every capture below dir, in name order (each directory's entries sorted, depth first). */
+static void walk(struct path_list *l, const char *cmd, const char *dir, unsigned long long *skipped)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        cli_error("%s: %s: %s", cmd, dir, strerror(errno));
+        l->errors++;
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **p = realloc(names, cap * sizeof *p);
+            if (!p)
+                break;
+            names = p;
+        }
+        names[n] = strdup(e->d_name);
+        if (names[n])
+            n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++) {
+        char *path;
+        if (asprintf(&path, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names[i]) < 0) {
+            l->errors++;
+            continue;
+        }
+        struct stat st, lst;
+        if (lstat(path, &lst) != 0 || stat(path, &st) != 0) {
+            if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+                ++*skipped; /* a dangling link */
+            else {
+                cli_error("%s: %s: %s", cmd, path, strerror(errno));
+                l->errors++;
+            }
+        } else if (S_ISDIR(st.st_mode)) {
+            if (S_ISLNK(lst.st_mode))
+                ++*skipped; /* links to directories are not followed: no loops, no tree read twice */
+            else
+                walk(l, cmd, path, skipped);
+        } else if (S_ISREG(st.st_mode) && (capture_name(names[i]) || capture_magic(path))) {
+            add(l, path);
+        } else {
+            ++*skipped;
+        }
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+}
+
+void paths_expand(struct path_list *l, const char *cmd, char *const *args, int nargs, int recursive)
+{
+    for (int i = 0; i < nargs; i++) {
+        struct stat st;
+        if (strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (!recursive) {
+                cli_error("%s: %s: is a directory (-r reads the captures in it)", cmd, args[i]);
+                l->errors++;
+                continue;
+            }
+            unsigned long long skipped = 0;
+            size_t before = l->n;
+            walk(l, cmd, args[i], &skipped);
+            if (skipped)
+                cli_error("%s: %s: %llu file%s skipped: not captures by name (.pcap, .pcapng, .cap, .ntar, "
+                          "compressed or not) or by their first bytes",
+                          cmd, args[i], skipped, skipped == 1 ? "" : "s");
+            if (l->n == before)
+                cli_error("%s: %s: no capture in it", cmd, args[i]);
+            continue;
+        }
+        add(l, args[i]); /* a file, "-", or a name that cannot be read (said when it is opened) */
+    }
+}
+
+int paths_make_parents(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+            cli_error("%s: cannot make the folder %s: %s", path, copy, strerror(errno));
+            free(copy);
+            return -1;
+        }
+        *p = '/';
+    }
+    free(copy);
+    return 0;
+}
+
+void paths_free(struct path_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    *l = (struct path_list){0};
+}
