@@ -1,7 +1,8 @@
-/* Many files at once (-j N): jobs worker processes take the files in turn; each file's standard
- * output and error go to files of their own in a private temporary folder, and the parent copies
- * them to its own in the files' order as each file (and every one before it) is done, so that the
- * output reads exactly as if the files had been done one after another, whatever finished first.
+/* Many files at once (-j N): jobs worker processes take the files in turn; a worker's standard
+ * output and error are memory files, sent to the parent over the worker's own pipe after each file
+ * with the file's result, and the parent prints them in the files' order as each file (and every
+ * one before it) is done, so that the output reads exactly as if the files had been done one after
+ * another, whatever finished first.
  * Processes rather than threads: the command's code writes to stdout and stderr as it goes and
  * keeps per-run state (signal guards, buffers), all of which a process has of its own.  Workers
  * live for the whole run (a fork per file would cost more than a small capture's verify). */
@@ -15,15 +16,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 
-/* What a worker says on the pipe when a file is done: one write, under PIPE_BUF (atomic). */
+/* What a worker sends its parent when a file is done, on its own pipe: this header, then out_len
+ * bytes of the file's stdout, err_len of its stderr, and the result. */
 struct done_msg {
-    size_t i;
+    size_t i, out_len, err_len;
     int status;
 };
 
@@ -46,65 +49,131 @@ int batch_parse_jobs(const char *cmd, const char *arg, int *jobs)
     return 0;
 }
 
-/* dir is at most PATH_MAX - 64 bytes (checked when it is made): the name always fits. */
-static void out_name(char *buf, size_t size, const char *dir, size_t i, const char *what)
+static int write_all(int fd, const void *buf, size_t n)
 {
-    if (snprintf(buf, size, "%s/%zu.%s", dir, i, what) >= (int)size)
-        buf[0] = '\0';
-}
-
-/* Copies the file at path to f (stdout or stderr) and removes it. */
-static void copy_out(const char *path, FILE *f)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        char buf[1 << 16];
-        ssize_t n;
-        while ((n = read(fd, buf, sizeof buf)) > 0)
-            fwrite(buf, 1, (size_t)n, f);
-        close(fd);
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
     }
-    unlink(path);
+    return 0;
 }
 
-/* A worker: takes files until none is left. */
-static void worker(_Atomic size_t *next, size_t n, const char *dir, int pipe_w, size_t result_size, batch_fn fn,
-                   void *ctx)
+static int read_all(int fd, void *buf, size_t n)
 {
-    unsigned char msg[PIPE_BUF];
+    char *p = buf;
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* A memory file's content (then emptied for the next file): malloc'd, its length in *len. */
+static char *take_content(int fd, size_t *len)
+{
+    off_t end = lseek(fd, 0, SEEK_END);
+    *len = end > 0 ? (size_t)end : 0;
+    char *buf = malloc(*len ? *len : 1);
+    if (buf && *len && pread(fd, buf, *len, 0) != (ssize_t)*len)
+        *len = 0;
+    if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+        *len = 0;
+    return buf;
+}
+
+static int memory_file(void)
+{
+    int fd = memfd_create("inetcsum-batch", MFD_CLOEXEC);
+    if (fd < 0) { /* (no memfd: an unnamed temporary file) */
+        FILE *f = tmpfile();
+        fd = f ? dup(fileno(f)) : -1;
+        if (f)
+            fclose(f);
+    }
+    return fd;
+}
+
+/* A worker: takes files until none is left.  Its stdout and stderr are memory files, emptied into
+ * the pipe after each file. */
+static void worker(_Atomic size_t *next, size_t n, int pipe_w, size_t result_size, batch_fn fn, void *ctx)
+{
+    int out = memory_file(), err = memory_file();
+    unsigned char *result = calloc(1, result_size ? result_size : 1);
+    if (out < 0 || err < 0 || !result)
+        _exit(3);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
     for (;;) {
         size_t i = atomic_fetch_add(next, 1);
         if (i >= n)
             break;
-        char path[PATH_MAX];
+        memset(result, 0, result_size);
+        struct done_msg d = {i, 0, 0, 0};
+        d.status = fn(i, ctx, result);
         fflush(stdout);
         fflush(stderr);
-        out_name(path, sizeof path, dir, i, "out");
-        int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        out_name(path, sizeof path, dir, i, "err");
-        int err = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (out < 0 || err < 0)
+        char *o = take_content(out, &d.out_len), *e = take_content(err, &d.err_len);
+        if (!o || !e || write_all(pipe_w, &d, sizeof d) || write_all(pipe_w, o, d.out_len) ||
+            write_all(pipe_w, e, d.err_len) || write_all(pipe_w, result, result_size))
             _exit(3);
-        dup2(out, STDOUT_FILENO);
-        dup2(err, STDERR_FILENO);
-        close(out);
-        close(err);
-        struct done_msg d = {i, 0};
-        memset(msg, 0, sizeof d + result_size);
-        d.status = fn(i, ctx, msg + sizeof d);
-        memcpy(msg, &d, sizeof d);
-        fflush(stdout);
-        fflush(stderr);
-        if (write(pipe_w, msg, sizeof d + result_size) != (ssize_t)(sizeof d + result_size))
-            _exit(3);
+        free(o);
+        free(e);
     }
     _exit(0);
 }
 
+/* A file done, waiting for the ones before it to be printed. */
+struct finished {
+    struct done_msg d;
+    char *out, *err;
+    unsigned char *result;
+};
+
+static void finished_free(struct finished *f)
+{
+    if (!f)
+        return;
+    free(f->out);
+    free(f->err);
+    free(f->result);
+    free(f);
+}
+
+/* Reads one message from a worker's pipe: NULL at its end (or on a broken message). */
+static struct finished *receive(int fd, size_t result_size)
+{
+    struct finished *f = calloc(1, sizeof *f);
+    if (!f || read_all(fd, &f->d, sizeof f->d) != 0) {
+        free(f);
+        return NULL;
+    }
+    f->out = malloc(f->d.out_len + 1);
+    f->err = malloc(f->d.err_len + 1);
+    f->result = calloc(1, result_size ? result_size : 1);
+    if (!f->out || !f->err || !f->result || read_all(fd, f->out, f->d.out_len) ||
+        read_all(fd, f->err, f->d.err_len) || read_all(fd, f->result, result_size)) {
+        finished_free(f);
+        return NULL;
+    }
+    return f;
+}
+
 int batch_run(size_t n, int jobs, size_t result_size, batch_fn fn, batch_done done, void *ctx)
 {
-    const size_t msg_size = sizeof(struct done_msg) + result_size;
-    if (jobs <= 1 || n <= 1 || msg_size > PIPE_BUF) { /* one after another, in this process */
+    if (jobs <= 1 || n <= 1) { /* one after another, in this process */
         void *result = calloc(1, result_size ? result_size : 1);
         if (!result)
             return -1;
@@ -118,85 +187,118 @@ int batch_run(size_t n, int jobs, size_t result_size, batch_fn fn, batch_done do
     }
     if ((size_t)jobs > n)
         jobs = (int)n;
-    const char *tmp = getenv("TMPDIR");
-    char dir[PATH_MAX];
-    if (!tmp || !*tmp || strlen(tmp) > sizeof dir - 64)
-        tmp = "/tmp";
-    snprintf(dir, sizeof dir - 40, "%s/inetcsum-batch-XXXXXX", tmp);
     _Atomic size_t *next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    unsigned char **finished = calloc(n, sizeof *finished); /* a file's message, until it is printed */
-    int fds[2] = {-1, -1};
+    struct finished **waiting = calloc(n, sizeof *waiting);
+    struct pollfd *fds = calloc((size_t)jobs, sizeof *fds);
     pid_t *pids = calloc((size_t)jobs, sizeof *pids);
-    if (next == MAP_FAILED || !finished || !pids || !mkdtemp(dir) || pipe2(fds, O_CLOEXEC) != 0) {
-        cli_error("cannot run files at once (%s): one after another instead", strerror(errno));
+    if (next == MAP_FAILED || !waiting || !fds || !pids) {
         if (next != MAP_FAILED)
             munmap(next, sizeof *next);
-        free(finished);
+        free(waiting);
+        free(fds);
         free(pids);
         return batch_run(n, 1, result_size, fn, done, ctx);
     }
     atomic_store(next, 0);
     fflush(stdout);
     fflush(stderr);
-    int started = 0;
+    int started = 0, open_pipes = 0;
     for (int w = 0; w < jobs; w++) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0)
+            break;
         pid_t pid = fork();
         if (pid == 0) {
-            close(fds[0]);
-            worker(next, n, dir, fds[1], result_size, fn, ctx);
+            close(p[0]);
+            for (int k = 0; k < started; k++)
+                close(fds[k].fd);
+            worker(next, n, p[1], result_size, fn, ctx);
         }
-        if (pid > 0)
-            pids[started++] = pid;
+        close(p[1]);
+        if (pid < 0) {
+            close(p[0]);
+            break;
+        }
+        pids[started] = pid;
+        fds[started].fd = p[0];
+        fds[started].events = POLLIN;
+        started++;
+        open_pipes++;
     }
-    close(fds[1]);
     size_t next_print = 0;
-    unsigned char msg[PIPE_BUF];
     while (next_print < n) {
-        ssize_t got = started ? read(fds[0], msg, msg_size) : 0;
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got == (ssize_t)msg_size) {
-            struct done_msg d;
-            memcpy(&d, msg, sizeof d);
-            if (d.i < n && !finished[d.i] && (finished[d.i] = malloc(msg_size)))
-                memcpy(finished[d.i], msg, msg_size);
-        } else {
-            /* Every worker is gone: a file none of them finished was being read by one that died
-             * (or none could start): said under its name, with what it had written. */
-            for (size_t i = next_print; i < n; i++)
-                if (!finished[i] && (finished[i] = calloc(1, msg_size))) {
-                    struct done_msg d = {i, EXIT_USAGE};
-                    memcpy(finished[i], &d, sizeof d);
-                    char path[PATH_MAX];
-                    out_name(path, sizeof path, dir, i, "err");
-                    FILE *e = fopen(path, "a");
-                    if (e) {
-                        fprintf(e, "inetcsum: file %zu of %zu: the process reading it ended before it was done\n",
-                                i + 1, n);
-                        fclose(e);
-                    }
+        if (open_pipes > 0) {
+            if (poll(fds, (nfds_t)started, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
+                break;
+            }
+            for (int w = 0; w < started; w++) {
+                if (fds[w].fd < 0 || !(fds[w].revents & (POLLIN | POLLHUP | POLLERR)))
+                    continue;
+                struct finished *f = receive(fds[w].fd, result_size);
+                if (!f || f->d.i >= n || waiting[f->d.i]) { /* the worker is done, or died */
+                    finished_free(f);
+                    close(fds[w].fd);
+                    fds[w].fd = -1;
+                    open_pipes--;
+                    continue;
                 }
+                waiting[f->d.i] = f;
+            }
+        } else {
+            /* Every worker is gone: a file none finished was being read by one that died (or
+             * none could start): done here, in this process, after its turn came. */
+            for (size_t i = next_print; i < n; i++)
+                if (!waiting[i] && atomic_load(next) > i) {
+                    struct finished *f = calloc(1, sizeof *f);
+                    if (f) {
+                        f->d = (struct done_msg){i, 0, 0, EXIT_USAGE};
+                        f->result = calloc(1, result_size ? result_size : 1);
+                        char msg[160];
+                        int len = snprintf(msg, sizeof msg,
+                                           "inetcsum: file %zu of %zu: the process reading it ended before it "
+                                           "was done\n", i + 1, n);
+                        f->err = strdup(msg);
+                        f->d.err_len = f->err && len > 0 ? (size_t)len : 0;
+                    }
+                    waiting[i] = f;
+                }
+            if (atomic_load(next) < n) { /* files no worker took: here */
+                size_t i;
+                while ((i = atomic_fetch_add(next, 1)) < n) {
+                    struct finished *f = calloc(1, sizeof *f);
+                    if (!f)
+                        break;
+                    f->result = calloc(1, result_size ? result_size : 1);
+                    fflush(stdout);
+                    f->d = (struct done_msg){i, 0, 0, fn(i, ctx, f->result)};
+                    waiting[i] = f;
+                }
+            }
         }
-        while (next_print < n && finished[next_print]) {
-            char path[PATH_MAX];
-            out_name(path, sizeof path, dir, next_print, "out");
-            copy_out(path, stdout);
+        while (next_print < n && waiting[next_print]) {
+            struct finished *f = waiting[next_print];
+            fwrite(f->out ? f->out : "", 1, f->d.out_len, stdout);
             fflush(stdout);
-            out_name(path, sizeof path, dir, next_print, "err");
-            copy_out(path, stderr);
-            struct done_msg d;
-            memcpy(&d, finished[next_print], sizeof d);
-            done(next_print, d.status, finished[next_print] + sizeof d, ctx);
-            free(finished[next_print]);
-            finished[next_print++] = NULL;
+            fwrite(f->err ? f->err : "", 1, f->d.err_len, stderr);
+            done(next_print, f->d.status, f->result, ctx);
+            finished_free(f);
+            waiting[next_print++] = NULL;
+        }
+        if (open_pipes == 0 && next_print < n && !waiting[next_print] && atomic_load(next) >= n) {
+            /* (nothing more can arrive: the loop above has filled every gap) */
+            break;
         }
     }
-    close(fds[0]);
-    for (int w = 0; w < started; w++)
+    for (int w = 0; w < started; w++) {
+        if (fds[w].fd >= 0)
+            close(fds[w].fd);
         waitpid(pids[w], NULL, 0);
-    rmdir(dir);
+    }
     munmap(next, sizeof *next);
-    free(finished);
+    free(waiting);
+    free(fds);
     free(pids);
     return 0;
 }
