@@ -46,6 +46,7 @@ python_packages=(
   pytest:pytest hypothesis:hypothesis   # tests/python
   scapy:scapy numpy:numpy               # tests/python: the reference checksum, packets, buffers
   mypy:mypy                             # tests/python: the type stubs against the module
+  "dask[distributed]":distributed pandas:pandas fsspec:fsspec   # inetcsum.distributed (the dask extra)
 )
 missing=()
 for p in "${python_packages[@]}"; do

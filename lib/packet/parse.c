@@ -59,6 +59,7 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
         }
     }
     out->why = INETCSUM_FOLLOWED;
+    out->why_value = out->why_off = 0;
     enum ics_hdr h = ics_walk_named(&w, ics_follow_link(link), INETCSUM_UNFOLLOWED_LINK, INETCSUM_LINK_TYPE(link), 0);
     if (h == ICS_H_UNKNOWN)
         out->flags |= INETCSUM_FRAME_UNKNOWN_LINK;
@@ -66,10 +67,12 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
     /* A walk that ended at a number it does not know says so, unless it ended inside an ICMP
      * error's quote or a first fragment (never followed beyond their upper layer: what a
      * fragmented datagram carries is walked once it is whole). */
-    if (h == ICS_H_UNKNOWN && !w.quoted && !(w.ip.frag & INETCSUM_CHECK_FRAGMENT))
+    if (h == ICS_H_UNKNOWN && !w.quoted && !(w.ip.frag & INETCSUM_CHECK_FRAGMENT)) {
         out->flags |= INETCSUM_FRAME_NOT_FOLLOWED;
-    else
+    } else { /* followed: nothing to name, and no stale place from a walk that went on */
         out->why = INETCSUM_FOLLOWED;
+        out->why_value = out->why_off = 0;
+    }
     if (w.ips == 0)
         out->flags |= INETCSUM_FRAME_NOT_IP;
     return w.frag_found;

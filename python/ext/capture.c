@@ -306,29 +306,28 @@ PyDoc_STRVAR(capture_verify_doc,
              "was not followed or None, where it starts); at the end (0, None, None, None, unfinished,\n"
              "None, 0, None, 0) once, then None.");
 
-static PyObject *py_capture_verify(PyObject *self, PyObject *args)
+/* Whether a frame's judgement holds anything a caller that wants only problems must see: a check
+ * that counts as a problem, a frame not decoded or not followed, a reassembled datagram's
+ * problem, or datagrams given up on. */
+static int worth_reporting(const struct pycap *c, const struct inetcsum_report *r, int whole)
 {
-    (void)self;
-    PyObject *handle;
-    int udp6_zero_ok, reassemble, unfollowed_ok;
-    if (!PyArg_ParseTuple(args, "Oppp", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok))
-        return NULL;
-    struct pycap *c = unwrap(handle);
-    if (!c || icspy_types_ready() < 0)
-        return NULL;
-    if (!c->judging) {
-        if (c->r.frames) {
-            PyErr_SetString(PyExc_ValueError, "verify: the capture's frames were already read (a Capture is used once)");
-            return NULL;
-        }
-        c->judging = 1;
-        c->flags = udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0;
-        c->reassemble = reassemble;
-        c->t.unfollowed_ok = unfollowed_ok;
-        verifier_init(&c->ver, &c->t, c->flags, reassemble, queue_unfinished, c);
-    }
-    if (c->finished)
-        Py_RETURN_NONE;
+    for (unsigned i = 0; i < r->count; i++)
+        if (report_counts_as_problem(&r->checks[i]))
+            return 1;
+    if (report_undecodable(r) || report_unfollowed(r) || c->npend)
+        return 1;
+    if (whole)
+        for (size_t i = 0; i < c->ver.df.nwhole; i++)
+            if (report_counts_as_problem(&c->ver.df.whole[i]))
+                return 1;
+    return 0;
+}
+
+/* One frame judged: its tuple (see capture_verify_doc), the end's tuple, NULL with an exception, or
+ * (problems_only, a frame with nothing to report) NULL with *skipped set. */
+static PyObject *verify_step(struct pycap *c, int problems_only, int *skipped)
+{
+    *skipped = 0;
     struct cap_record rec;
     int got = next_packet(c, &rec);
     if (got < 0)
@@ -342,6 +341,10 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
     struct inetcsum_report r;
     inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, c->flags, &r);
     const int whole = verifier_frame(&c->ver, &rec, &r);
+    if (problems_only && !worth_reporting(c, &r, whole)) {
+        *skipped = 1;
+        return NULL;
+    }
     const struct reassembly *df = &c->ver.df;
     PyObject *whole_report = Py_None, *frames = Py_None;
     Py_INCREF(Py_None);
@@ -371,6 +374,74 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
     inetcsum_report_why(&r, why, sizeof why);
     return Py_BuildValue("(KNNNNzIzI)", (unsigned long long)rec.frame, icspy_report(&r, 0), whole_report, frames,
                          take_unfinished(c), reason, rec.link, why[0] ? why : NULL, r.unfollowed_offset);
+}
+
+/* The verify state set up on first use. */
+static struct pycap *judging(PyObject *handle, int udp6_zero_ok, int reassemble, int unfollowed_ok)
+{
+    struct pycap *c = unwrap(handle);
+    if (!c || icspy_types_ready() < 0)
+        return NULL;
+    if (!c->judging) {
+        if (c->r.frames) {
+            PyErr_SetString(PyExc_ValueError, "verify: the capture's frames were already read (a Capture is used once)");
+            return NULL;
+        }
+        c->judging = 1;
+        c->flags = udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0;
+        c->reassemble = reassemble;
+        c->t.unfollowed_ok = unfollowed_ok;
+        verifier_init(&c->ver, &c->t, c->flags, reassemble, queue_unfinished, c);
+    }
+    return c;
+}
+
+static PyObject *py_capture_verify(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    int udp6_zero_ok, reassemble, unfollowed_ok, skipped;
+    if (!PyArg_ParseTuple(args, "Oppp", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok))
+        return NULL;
+    struct pycap *c = judging(handle, udp6_zero_ok, reassemble, unfollowed_ok);
+    if (!c)
+        return NULL;
+    if (c->finished)
+        Py_RETURN_NONE;
+    return verify_step(c, 0, &skipped);
+}
+
+PyDoc_STRVAR(capture_verify_problems_doc,
+             "_capture_verify_problems($module, handle, udp6_zero_ok, reassemble, unfollowed_ok, max_frames, /)\n"
+             "--\n\n"
+             "Judges up to max_frames frames (as _capture_verify) and returns the tuples of those with\n"
+             "something a caller wanting only problems must see, the end's tuple last once reached: a\n"
+             "list, empty when none of those frames had any; None once the end was given.");
+
+static PyObject *py_capture_verify_problems(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    int udp6_zero_ok, reassemble, unfollowed_ok;
+    Py_ssize_t max_frames;
+    if (!PyArg_ParseTuple(args, "Opppn", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok, &max_frames))
+        return NULL;
+    struct pycap *c = judging(handle, udp6_zero_ok, reassemble, unfollowed_ok);
+    if (!c)
+        return NULL;
+    if (c->finished)
+        Py_RETURN_NONE;
+    PyObject *items = PyList_New(0);
+    for (Py_ssize_t k = 0; items && k < max_frames && !c->finished; k++) {
+        int skipped;
+        PyObject *item = verify_step(c, 1, &skipped);
+        if (skipped)
+            continue;
+        if (!item || PyList_Append(items, item) < 0)
+            Py_CLEAR(items);
+        Py_XDECREF(item);
+    }
+    return items;
 }
 
 PyDoc_STRVAR(capture_summary_doc, "_capture_summary($module, handle, /)\n--\n\n"
@@ -518,6 +589,7 @@ PyMethodDef icspy_capture_methods[] = {
     {"_capture_close", py_capture_close, METH_O, capture_close_doc},
     {"_capture_position", py_capture_position, METH_O, capture_position_doc},
     {"_capture_verify", py_capture_verify, METH_VARARGS, capture_verify_doc},
+    {"_capture_verify_problems", py_capture_verify_problems, METH_VARARGS, capture_verify_problems_doc},
     {"_capture_summary", py_capture_summary, METH_O, capture_summary_doc},
     {"_fix_capture", py_fix_capture, METH_VARARGS, fix_capture_doc},
     {NULL, NULL, 0, NULL},

@@ -122,6 +122,9 @@ def _capture_verify(
     ]
 ]: ...
 def _capture_summary(handle: object, /) -> _Tally: ...
+def _capture_verify_problems(
+    handle: object, udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool, max_frames: int, /
+) -> Optional[List[Tuple[Any, ...]]]: ...
 def _fix_capture(
     src: Union[str, bytes],
     dst: Union[str, bytes, None],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, Dict, Iterator, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, NamedTuple, Optional, Tuple, Union
 
 from . import _inetcsum
 from ._types import Check, CheckFlag, Layer, Link, Status
@@ -89,6 +89,7 @@ class Capture:
         reassemble: bool = True,
         unfollowed_ok: bool = False,
         progress: Optional["ProgressCallback"] = None,
+        problems_only: bool = False,
     ) -> Iterator[Union["CaptureCheck", "Undecoded"]]:
         """Every checksum of the capture judged as ``inetcsum verify`` judges it, in the order of
         its JSON Lines: a CaptureCheck per checksum (those of a fragmented datagram on the frame
@@ -98,8 +99,10 @@ class Capture:
         (with unfollowed_ok, a frame not followed is not one, as ``verify --unfollowed-ok``).  Once
         it is exhausted, ``summary`` holds the counts.  Uses the capture (instead of iterating its
         frames).  progress, if given, is called with a Progress every 0.2 s of work and once at the
-        end (an exception it raises ends the iteration there)."""
-        return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok, progress)
+        end (an exception it raises ends the iteration there).  With problems_only, only the items
+        whose ``problem`` is true are given, and the frames with none never reach Python: a capture
+        with few problems is judged at the C engine's speed (the summary counts everything alike)."""
+        return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok, progress, problems_only)
 
     @property
     def summary(self) -> Optional["Summary"]:
@@ -231,9 +234,26 @@ def _summary(tally: _Tally, cut: Optional[Tuple[int, int, int, int]]) -> Summary
                    quoted, None if cut is None else Cut(*cut), tally[11], dict(tally[12]))
 
 
+def _items(item: Tuple[Any, ...], unfollowed_ok: bool) -> Iterator[Union[CaptureCheck, Undecoded]]:
+    """One frame's tuple from the C engine as the items verify() gives, in their order."""
+    number, report, whole, frames, unfinished, reason, link, why, why_offset = item
+    for first, checks in unfinished:  # datagrams given up on: on their first fragment
+        for check in checks:
+            yield CaptureCheck(first, check)
+    if report is None:  # the end
+        return
+    for check in report:
+        yield CaptureCheck(number, check)
+    if reason is not None:
+        yield Undecoded(number, reason, _link(link), why, why_offset, unfollowed_ok and reason != "malformed")
+    if whole is not None:
+        for check in whole:
+            yield CaptureCheck(number, check, frames)
+
+
 def _verify(
     capture: "Capture", udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool,
-    progress: Optional[ProgressCallback] = None,
+    progress: Optional[ProgressCallback] = None, problems_only: bool = False,
 ) -> Iterator[Union[CaptureCheck, Undecoded]]:
     handle = capture._handle
     next_call = time.monotonic() + PROGRESS_EVERY
@@ -241,27 +261,24 @@ def _verify(
         if progress is not None and time.monotonic() >= next_call:
             progress(Progress(*_inetcsum._capture_position(handle)))
             next_call = time.monotonic() + PROGRESS_EVERY
-        item = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble, unfollowed_ok)
-        if item is None:
+        if problems_only:
+            batch = _inetcsum._capture_verify_problems(handle, udp6_zero_ok, reassemble, unfollowed_ok, 1 << 14)
+        else:
+            one = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble, unfollowed_ok)
+            batch = None if one is None else [one]
+        if batch is None:
             return
-        number, report, whole, frames, unfinished, reason, link, why, why_offset = item
-        for first, checks in unfinished:  # datagrams given up on: on their first fragment
-            for check in checks:
-                yield CaptureCheck(first, check)
-        if report is None:  # the end
-            if progress is not None:
-                done, total, frames = _inetcsum._capture_position(handle)
-                progress(Progress(total if total is not None else done, total, frames))
-            capture._summary = _summary(_inetcsum._capture_summary(handle), _inetcsum._capture_info(handle)[2])
-            capture.close()
-            return
-        for check in report:
-            yield CaptureCheck(number, check)
-        if reason is not None:
-            yield Undecoded(number, reason, _link(link), why, why_offset, unfollowed_ok and reason != "malformed")
-        if whole is not None:
-            for check in whole:
-                yield CaptureCheck(number, check, frames)
+        for item in batch:
+            for x in _items(item, unfollowed_ok):
+                if not problems_only or x.problem:
+                    yield x
+            if item[1] is None:  # the end
+                if progress is not None:
+                    done, total, frames = _inetcsum._capture_position(handle)
+                    progress(Progress(total if total is not None else done, total, frames))
+                capture._summary = _summary(_inetcsum._capture_summary(handle), _inetcsum._capture_info(handle)[2])
+                capture.close()
+                return
 
 
 def _fs_path(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]) -> Union[str, bytes]:
