@@ -156,3 +156,22 @@ def test_readme_example_runs_and_says_true(page):
     assert eval(lines[1].split("#")[0], env) == 0x442E and "0x442e" in lines[1]
     report = eval(lines[2].split("#")[0], env)
     assert [(c.layer, c.status) for c in report] == [("ipv4", "good"), ("udp", "good")]
+
+
+def test_every_layer_is_named_in_the_docs():
+    """The protocol lists people read name every checksum layer the library has (the JSON's layer
+    values, the README's protocol table, the man page): "mh" was missing from one."""
+    layers = [layer.value for layer in inetcsum.Layer]
+    json_row = next(line for line in (REPO / "docs" / "json.md").read_text().splitlines() if line.startswith("| `layer` |"))
+    named = set(re.findall(r"`([a-z0-9]+)`", json_row))
+    assert set(layers) <= named, set(layers) - named
+    # The README's "Checksums:" list and the man page's DESCRIPTION name them as people read them.
+    words = {"ipv4": "IPv4", "udplite": "UDP-Lite", "mh": "Mobility Header", "icmpv6": "ICMPv6"}
+    readme = (REPO / "README.md").read_text()
+    listed = readme[readme.index("- Checksums:"):readme.index("- `fill` writes")]
+    man = (REPO / "docs" / "inetcsum.1").read_text().replace("\\-", "-")
+    described = man[man.index(".SH DESCRIPTION"):man.index(".SH COMMANDS")]
+    for name in layers:
+        word = words.get(name, name.upper())
+        assert word in listed, f"{name} ({word}) missing from the README's checksum list"
+        assert word in described, f"{name} ({word}) missing from the man page's description"
