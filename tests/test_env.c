@@ -15,6 +15,8 @@
 #include "inetcsum_proto.h"
 #include "testutil.h"
 
+#define EXEC_FAILED 125
+
 /* The second run's stderr lines (printed), and its exit status through *status. */
 static int child_stderr_lines(char **argv, int *status)
 {
@@ -26,8 +28,8 @@ static int child_stderr_lines(char **argv, int *status)
     if (pid == 0) {
         dup2(fileno(cap), 2);
         setenv("TEST_ENV_CHILD", "1", 1);
-        execv("/proc/self/exe", argv);
-        _exit(127);
+        execv(argv[0], argv); /* (ctest gives the full path; under qemu-user, without binfmt, it fails) */
+        _exit(EXEC_FAILED);
     }
     int st = 0;
     waitpid(pid, &st, 0);
@@ -95,9 +97,16 @@ int main(int argc, char **argv)
             want_warnings = usable ? 0 : 1;
         }
         int lines = child_stderr_lines(argv, &status);
-        CHECK(status == 0, "the second run failed (status %d)", status);
-        CHECK(lines == want_warnings, "%d warning lines, want %d", lines, want_warnings);
-        return tu_finish();
+        if (status == EXEC_FAILED) {
+            tu_skip("the warnings said when the library loads",
+                    "this test cannot run itself again here (an emulator without binfmt): the kernel choice "
+                    "is checked in this process instead");
+            setenv("TEST_ENV_CHILD", "1", 1); /* and on to the checks below */
+        } else {
+            CHECK(status == 0, "the second run failed (status %d)", status);
+            CHECK(lines == want_warnings, "%d warning lines, want %d", lines, want_warnings);
+            return tu_finish();
+        }
     }
     if (strcmp(argv[1], "short") == 0) { /* only header-sized sums: no kernel is ever resolved */
         static const uint8_t header[20] = {0x45};
