@@ -796,8 +796,9 @@ class CorpusFix(unittest.TestCase):
             self.skipTest(f"needs the shared corpora: {corpus} is missing")
         if not shutil.which("tshark"):
             self.skipTest("needs tshark (Debian's tshark package)")
-        if os.environ.get("INETCSUM_SANITIZE"):
-            self.skipTest("tshark's half of this test does not change under a sanitizer; the release build runs it")
+        if os.environ.get("INETCSUM_SANITIZE") or os.environ.get("INETCSUM_TEST_QUICK"):
+            self.skipTest("a quick run (sanitizer and no-SIMD builds): tshark's half does not change with the "
+                          "build; the release build runs it")
         names = sorted(n for n in os.listdir(corpus) if n.endswith((".pcap", ".pcapng")))
         self.assertGreater(len(names), 800)
         with tempfile.TemporaryDirectory() as d:
@@ -1416,11 +1417,12 @@ class Examples(unittest.TestCase):
     """Every `inetcsum` example of the README and the man page runs as written, on files made here
     with the names the examples use, and ends as it should (0, or 1 where the capture holds wrong
     checksums: finding them is its job).  What cannot run here is stood in for by name: tcpreplay's
-    interface (the replayed bytes go to cat), bench's full runs (--smoke), gen's 256M (2M)."""
+    interface (the replayed bytes go to cat), bench all (bench sizes --smoke: the same options, in
+    seconds), gen's 256M (2M)."""
 
     STAND_INS = [("tcpreplay -i eth0 -", "cat > /dev/null"), ("tcpreplay -i eth0 wire.pcap", "test -s wire.pcap"),
-                 ("/srv/captures", "captures"), ("--size 256M", "--size 2M"), (" --quick ", " --smoke "),
-                 ("bench all --json run.json", "bench all --smoke --json run.json")]
+                 ("/srv/captures", "captures"), ("--size 256M", "--size 2M"),
+                 ("bench all --quick ", "bench sizes --smoke "), ("bench all --json", "bench sizes --smoke --json")]
 
     def examples(self):
         readme = read_bytes(os.path.join(os.path.dirname(MANPAGE), "..", "README.md")).decode()
@@ -1433,8 +1435,8 @@ class Examples(unittest.TestCase):
         return lines
 
     def test_every_example_runs(self):
-        if os.environ.get("INETCSUM_SANITIZE"):
-            self.skipTest("the examples' benchmark runs take minutes under a sanitizer; the release build runs them")
+        if os.environ.get("INETCSUM_SANITIZE") or os.environ.get("INETCSUM_TEST_QUICK"):
+            self.skipTest("a quick run (sanitizer and no-SIMD builds): the release build runs the examples")
         lines = self.examples()
         self.assertGreater(len(lines), 25)
         with tempfile.TemporaryDirectory() as d:
