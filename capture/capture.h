@@ -77,6 +77,9 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window);
  * back in the window. */
 int cap_next(struct cap_reader *r, struct cap_record *rec);
 void cap_close(struct cap_reader *r);
+/* Whether a file's first four bytes are a pcap (either byte order, micro- or nanoseconds) or
+ * pcapng magic number. */
+int cap_magic_is_capture(const uint8_t first[4]);
 /* "NAME: cut short after frame N: its last record holds H of at least W bytes, from byte O" (or
  * "inside its first record" when no frame came before it) */
 void cap_cut_message(const struct cap_reader *r, char *buf, size_t size);

@@ -121,6 +121,14 @@ static int at_end(struct cap_reader *r)
     return r->dec && decoder_cut(r->dec) ? cut_here(r, 0) : 0;
 }
 
+int cap_magic_is_capture(const uint8_t first[4])
+{
+    uint32_t magic;
+    memcpy(&magic, first, 4); /* as it lies: pcap's magic tells the byte order by which way it reads */
+    return magic == 0x0A0D0D0A || magic == 0xA1B2C3D4 || magic == 0xA1B23C4D || magic == 0xD4C3B2A1 ||
+           magic == 0x4D3CB2A1;
+}
+
 void cap_cut_message(const struct cap_reader *r, char *buf, size_t size)
 {
     if (r->cut_need == 0) {
@@ -191,18 +199,14 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
         return fail(r, "%zu bytes: too short for a pcap or pcapng header", r->end - r->pos);
     uint32_t magic;
     memcpy(&magic, r->buf, 4);
+    if (!cap_magic_is_capture(r->buf))
+        return fail(r, "not a pcap or pcapng file%s", r->codec ? " (once decompressed)" : "");
     if (magic == 0x0A0D0D0A) {
         r->format = CAP_PCAPNG;
         return 0;
     }
     r->nanosecond = magic == 0xA1B23C4D || magic == 0x4D3CB2A1;
-    if (magic == 0xA1B2C3D4 || magic == 0xA1B23C4D) {
-        r->swapped = 0;
-    } else if (magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1) {
-        r->swapped = 1;
-    } else {
-        return fail(r, "not a pcap or pcapng file%s", r->codec ? " (once decompressed)" : "");
-    }
+    r->swapped = magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1; /* (the other two read as they lie) */
     r->format = CAP_PCAP;
     if ((got = need(r, 24, 0)) <= 0) {
         if (got == -2)

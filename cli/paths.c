@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cli.h"
+#include "compress.h"
 
 static void add(struct path_list *l, const char *path)
 {
@@ -39,34 +41,30 @@ static int ends_with(const char *s, const char *tail)
     return n >= m && strcmp(s + n - m, tail) == 0;
 }
 
-/* A capture by its name: .pcap, .pcapng, .cap or .ntar (pcapng's old name), compressed or not. */
+/* A capture by its name: .pcap, .pcapng, .cap or .ntar (pcapng's old name), before any compression
+ * suffix the capture library reads (.gz, .zst, .xz). */
 static int capture_name(const char *name)
 {
     static const char *const kinds[] = {".pcap", ".pcapng", ".cap", ".ntar"};
-    static const char *const packs[] = {"", ".gz", ".zst", ".xz"};
-    char want[32];
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        for (size_t p = 0; p < sizeof packs / sizeof packs[0]; p++) {
-            snprintf(want, sizeof want, "%s%s", kinds[k], packs[p]);
-            if (ends_with(name, want))
-                return 1;
-        }
+    const size_t n = strlen(name) - codec_suffix_length(name);
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const size_t m = strlen(kinds[k]);
+        if (n >= m && strncmp(name + n - m, kinds[k], m) == 0)
+            return 1;
+    }
     return 0;
 }
 
-/* A capture by its first four bytes: pcap (either byte order, micro- or nanoseconds) or pcapng. */
+/* A capture by its first four bytes, as the capture library tells one. */
 static int capture_magic(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return 0;
-    unsigned char m[4];
+    uint8_t m[4];
     ssize_t got = read(fd, m, 4);
     close(fd);
-    if (got != 4)
-        return 0;
-    const uint32_t v = (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3];
-    return v == 0xA1B2C3D4u || v == 0xD4C3B2A1u || v == 0xA1B23C4Du || v == 0x4D3CB2A1u || v == 0x0A0D0D0Au;
+    return got == 4 && cap_magic_is_capture(m);
 }
 
 static int by_name(const void *a, const void *b)
