@@ -105,6 +105,8 @@ def test_enums_cover_the_c_library():
 
 def test_type_stubs_match_the_module():
     pytest.importorskip("mypy")
+    if os.environ.get("INETCSUM_SANITIZE"):
+        pytest.skip("type checks do not change with the build: the release build and the wheel's venvs run them")
     pkg_dir = pathlib.Path(inetcsum.__file__).parent
     assert (pkg_dir / "py.typed").exists() and (pkg_dir / "_inetcsum.pyi").exists()
     out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "inetcsum._inetcsum"], capture_output=True,
@@ -114,6 +116,8 @@ def test_type_stubs_match_the_module():
 
 def test_type_checker_accepts_typical_use(tmp_path):
     pytest.importorskip("mypy")
+    if os.environ.get("INETCSUM_SANITIZE"):
+        pytest.skip("type checks do not change with the build: the release build and the wheel's venvs run them")
     pkg_dir = pathlib.Path(inetcsum.__file__).parent
     program = tmp_path / "use.py"
     program.write_text(

@@ -59,6 +59,8 @@ def test_every_block_is_found():
 
 def test_every_block_passes_mypy_strict(tmp_path):
     pytest.importorskip("mypy")
+    if os.environ.get("INETCSUM_SANITIZE"):
+        pytest.skip("type checks do not change with the build: the release build and the wheel's venvs run them")
     files = []
     for page in PAGES:
         for i, block in enumerate(python_blocks(page)):
