@@ -464,6 +464,7 @@ struct fix_progress {
     int fd;             /* IN's descriptor, -1 when the engine opened IN itself (in place: decoded = read) */
     long long total;    /* -1: unknown */
     double next;
+    unsigned long long next_bytes; /* decoded bytes before the clock is read again (it is per record) */
     int failed;
 };
 
@@ -478,6 +479,9 @@ static int call_progress(struct fix_progress *p, unsigned long long decoded, uns
 {
     if (!p->callback || p->failed)
         return p->failed;
+    if (!last && p->next > 0 && decoded < p->next_bytes) /* (the first record always calls) */
+        return 0;
+    p->next_bytes = decoded + (256u << 10);
     const double t = mono();
     if (!last && t < p->next)
         return 0;
@@ -525,7 +529,7 @@ static PyObject *py_fix_capture(PyObject *self, PyObject *args)
         return NULL;
     }
     const char *in_path = PyBytes_AS_STRING(src), *out_path = dst ? PyBytes_AS_STRING(dst) : in_path;
-    struct fix_progress prog = {callback == Py_None ? NULL : callback, -1, -1, 0, 0};
+    struct fix_progress prog = {callback == Py_None ? NULL : callback, -1, -1, 0, 0, 0};
     struct stat src_st;
     if (stat(in_path, &src_st) == 0 && S_ISREG(src_st.st_mode))
         prog.total = (long long)src_st.st_size;

@@ -263,9 +263,9 @@ def _verify(
             next_call = time.monotonic() + PROGRESS_EVERY
         if problems_only:
             batch = _inetcsum._capture_verify_problems(handle, udp6_zero_ok, reassemble, unfollowed_ok, 1 << 14)
-        else:
+        else:  # (a frame at a time: a tuple is a one-frame batch, without a list made per frame)
             one = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble, unfollowed_ok)
-            batch = None if one is None else [one]
+            batch = None if one is None else (one,)
         if batch is None:
             return
         for item in batch:
