@@ -4,7 +4,7 @@
     bench/tuning_data.py add RUN.json        # RUN.json from `inetcsum bench sweep --json RUN.json`
     bench/tuning_data.py summary             # every machine kept: what its row should say
 
-`add` writes bench/tuning-data/<cpu>-<date>.csv: a comment header naming the machine (CPU model,
+`add` writes bench/tuning-data/<cpu>-<date>.csv (<cpu>-<date>-2.csv and on for more runs that day): a comment header naming the machine (CPU model,
 family and model numbers, TSC, compiler, the kernel and row the run used), then one line per size
 and start parity with every contender's median TSC ticks per call.  Nothing else is kept, so a
 file is a few hundred kilobytes and the next machine's run adds to the folder, not to a table by
@@ -40,8 +40,18 @@ def add(run_path: str) -> str:
     model = re.sub(r"\((R|TM|tm|r)\)", "", m["cpu_model"])
     slug = re.sub(r"[^a-z0-9]+", "-", f"{model} f{m['cpu_family']} m{m['cpu_model_number']}".lower()).strip("-")
     os.makedirs(DATA, exist_ok=True)
-    path = os.path.join(DATA, f"{slug}-{date}.csv")
-    with open(path, "w", newline="") as out:
+    # A second run of the same machine on the same day gets a file of its own (-2, -3, ...): a run
+    # kept is never overwritten, the figures of an earlier build are what its rows were read from.
+    for n in range(1, 1000):
+        path = os.path.join(DATA, f"{slug}-{date}{'' if n == 1 else f'-{n}'}.csv")
+        try:
+            out = open(path, "x", newline="")
+            break
+        except FileExistsError:
+            continue
+    else:
+        sys.exit(f"tuning_data: {DATA} holds 999 runs of {slug} on {date} already")
+    with out:
         out.write(f"# cpu: {m['cpu_model']} (family {m['cpu_family']} model {m['cpu_model_number']}), "
                   f"{m['cpus_online']} CPUs, TSC {m['tsc_hz'] / 1e9:.3f} GHz, {m['os']} {m['os_release']}\n")
         out.write(f"# build: compiler {m['compiler']}, {m.get('dpdk', 'no DPDK')}, best-first kernel {m['kernel_chosen']}\n")

@@ -95,6 +95,11 @@ class SmokeRun(unittest.TestCase):
         self.assertTrue(text.startswith("# cpu: "), text[:200])
         self.assertIn("\nsize,parity,", text)
         self.assertIn("\n1,odd,", text)
+        again = subprocess.run([sys.executable, script, "add", self.json_path], capture_output=True, text=True, env=env)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertTrue(again.stdout.strip().endswith("-2.csv"), again.stdout)  # the first run is kept
+        with open(added.stdout.strip()) as f:
+            self.assertEqual(f.read(), text)
         summary = subprocess.run([sys.executable, script, "summary"], capture_output=True, text=True, env=env)
         self.assertEqual(summary.returncode, 0, summary.stderr)
         self.assertRegex(summary.stdout, r'row: steps \{\{0, "[a-z0-9_]+"\}.*\}, inline_below (64|128|256)')
