@@ -134,6 +134,33 @@ static int write_changed(struct sink *k, uint8_t *frame, const uint8_t *was, siz
     return 0;
 }
 
+/* In place: holds the fields fill wrote in frame (at `at` in the file), as its report names them:
+ * every byte it changed lies in one of them (inetcsum_check_field). */
+static void hold_written(struct sink *k, const uint8_t *frame, const struct inetcsum_report *r, uint64_t at)
+{
+    for (unsigned i = 0; i < r->count; i++) {
+        if (!(r->checks[i].flags & INETCSUM_CHECK_WRITTEN))
+            continue;
+        unsigned width;
+        const size_t f = inetcsum_check_field(&r->checks[i], &width);
+        sink_hold(k, frame + f, width, at + f);
+    }
+}
+
+/* The frame as it was before fill wrote the fields its report flags: each one's `stored`, the
+ * field as it was, put back (big-endian: the wire bytes read in network order). */
+static void unfill(uint8_t *frame, const struct inetcsum_report *r)
+{
+    for (unsigned i = 0; i < r->count; i++) {
+        if (!(r->checks[i].flags & INETCSUM_CHECK_WRITTEN))
+            continue;
+        unsigned width;
+        const size_t f = inetcsum_check_field(&r->checks[i], &width);
+        for (unsigned b = 0; b < width; b++)
+            frame[f + b] = (uint8_t)(r->checks[i].stored >> (8 * (width - 1 - b)));
+    }
+}
+
 /* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
  * the checksums around it (a tunnel's outer checksum covers the fragment); 0 or an errno. */
 static int patch_written(struct sink *k, const struct reassembly_change *ch, size_t n, unsigned flags, struct tally *t)
@@ -224,18 +251,6 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         }
         if (rec.is_packet) {
             const uint64_t data_at = rd.offset - rec.raw_len + (uint64_t)(rec.data - rec.raw); /* in IN */
-            if (!k->out) {
-                if (rec.caplen > was_cap) {
-                    free(was);
-                    was_cap = rec.caplen > 65536 ? rec.caplen : 65536;
-                    if (!(was = malloc(was_cap))) {
-                        patch_err = ENOMEM;
-                        break;
-                    }
-                }
-                if (rec.caplen) /* a zero-length record's data may be NULL (olsr-oobr-2.pcap) */
-                    memcpy(was, rec.data, rec.caplen);
-            }
             struct inetcsum_report r;
             unsigned wrote =
                 inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
@@ -253,10 +268,31 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
                 if (!seekable)
                     for (unsigned i = 0; i < df.nwhole; i++)
                         t->unfixable_stream += (unsigned long long)report_counts_as_problem(&df.whole[i]);
+                if (!k->out && df.nchanges) {
+                    /* The datagram's fill writes into this frame too, where its report does not
+                     * say: what changed is found against the frame as IN holds it. */
+                    if (rec.caplen > was_cap) {
+                        free(was);
+                        was_cap = rec.caplen > 65536 ? rec.caplen : 65536;
+                        if (!(was = malloc(was_cap))) {
+                            patch_err = ENOMEM;
+                            break;
+                        }
+                    }
+                    if (rec.caplen)
+                        memcpy(was, rec.data, rec.caplen);
+                    unfill(was, &r);
+                }
                 patch_err = patch_fragments(&df, &rec, k, o->flags, t);
+                if (!k->out && !patch_err && df.nchanges) {
+                    patch_err = write_changed(k, rec.data, was, rec.caplen, data_at, 1);
+                    wrote = 0; /* (its fields were among the changes) */
+                }
             }
-            if (!k->out && !patch_err && (wrote || (whole && df.nchanges)))
-                patch_err = write_changed(k, rec.data, was, rec.caplen, data_at, 1);
+            /* In place, every frame but those: only the fields fill wrote, as its report names
+             * them, with no copy of the frame to compare against. */
+            if (!k->out && !patch_err && wrote)
+                hold_written(k, rec.data, &r, data_at);
         }
         if (k->out)
             cap_writer_add(&k->w, &rec);

@@ -4,24 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-int report_problem(unsigned status)
-{
-    return status == INETCSUM_BAD || status == INETCSUM_PARTIAL || status == INETCSUM_ILLEGAL;
-}
-
 int report_undecodable(const struct inetcsum_report *r)
 {
     return (r->flags & INETCSUM_FRAME_UNKNOWN_LINK) || report_malformed(r);
-}
-
-int report_unjudged(const struct tally *t, const struct inetcsum_report *r)
-{
-    return (report_malformed(r) && !(r->flags & INETCSUM_FRAME_UNKNOWN_LINK)) || (report_unfollowed(r) && !t->unfollowed_ok);
-}
-
-int report_counts_as_problem(const struct inetcsum_check *c)
-{
-    return report_problem(c->status) && !(c->flags & INETCSUM_CHECK_QUOTED);
 }
 
 /* Counts frames not followed under their reason. */

@@ -98,6 +98,13 @@ struct inetcsum_check {
     uint32_t expected; /* read in network order (see struct inetcsum_verdict) */
 };
 
+/* Where a check's field lies in its frame: the offset of its first byte (returned) and its width
+ * (*width, if not NULL: 2, or 4 for SCTP's CRC32c and an FCS).  The field holds `stored` before a
+ * fill and `expected` after it, as the wire bytes read in network order.  After inetcsum_fill, the
+ * checks flagged INETCSUM_CHECK_WRITTEN name every byte it changed: a caller putting a frame back
+ * where it came from (a file, a device's memory) need write only those. */
+INETCSUM_API size_t inetcsum_check_field(const struct inetcsum_check *check, unsigned *width);
+
 /* Flags on a whole frame (struct inetcsum_report.flags). */
 #define INETCSUM_FRAME_NOT_IP 0x01    /* no IP header found (ARP, LLDP, an unknown link type, ...) */
 #define INETCSUM_FRAME_TRUNCATED 0x02 /* captured length below the wire length, or a header runs past it */

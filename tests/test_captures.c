@@ -213,22 +213,41 @@ static void fill_round_trip(const char *file, long frame, const struct frame *f,
     unsigned written = inetcsum_fill(copy, f->caplen, f->wirelen, (enum inetcsum_link)f->link, 0, &filled);
     inetcsum_verify(copy, f->caplen, f->wirelen, (enum inetcsum_link)f->link, 0, &after);
     CHECK(after.count == before->count, "%s frame %ld: fill changed the structure", file, frame);
-    /* Bytes: only written fields may differ. */
-    uint8_t *mask = calloc(f->caplen + 1, 1);
+    /* Bytes: only written fields may differ, where inetcsum_check_field says (held against this
+     * test's own table of field offsets); each holds `expected`, and putting `stored` back gives
+     * the frame as it was (what fix --in-place writes, and how it undoes a fill: capture/fixer.c). */
+    uint8_t *mask = calloc(f->caplen + 1, 1), *undone = malloc(f->caplen + 1);
+    memcpy(undone, copy, f->caplen);
+    unsigned flagged = 0;
     for (unsigned i = 0; i < filled.count; i++) {
         const struct inetcsum_check *c = &filled.checks[i];
         if (!(c->flags & INETCSUM_CHECK_WRITTEN))
             continue;
         static const uint8_t field[INETCSUM_LAYER_COUNT] = {10, 16, 6, 6, 2, 2, 2, 4, 8, 4, 2, 12, 6, 2, 6, 2, 12, 0, 6};
         const int crc = c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS;
-        for (int b = 0; b < (crc ? 4 : 2); b++) /* (an FCS's field follows what it covers) */
-            mask[c->offset + (c->layer == INETCSUM_LAYER_FCS ? c->length : field[c->layer]) + b] = 1;
+        const size_t at = c->offset + (c->layer == INETCSUM_LAYER_FCS ? c->length : field[c->layer]);
+        unsigned width = 0;
+        CHECK(inetcsum_check_field(c, &width) == at && width == (crc ? 4u : 2u),
+              "%s frame %ld: inetcsum_check_field puts the %s field at %zu (%u bytes), not %zu", file, frame,
+              inetcsum_layer_name(c->layer), inetcsum_check_field(c, NULL), width, at);
+        flagged++;
+        for (unsigned b = 0; b < (crc ? 4u : 2u) && at + b < f->caplen; b++) { /* (an FCS follows what it covers) */
+            const unsigned shift = 8 * ((crc ? 3 : 1) - b);
+            mask[at + b] = 1;
+            CHECK(copy[at + b] == (uint8_t)(c->expected >> shift), "%s frame %ld: the %s field is not `expected`",
+                  file, frame, inetcsum_layer_name(c->layer));
+            undone[at + b] = (uint8_t)(c->stored >> shift);
+        }
     }
+    CHECK(flagged == written, "%s frame %ld: fill wrote %u fields, its report flags %u", file, frame, written, flagged);
+    CHECK(memcmp(undone, f->data, f->caplen) == 0, "%s frame %ld: `stored` put back is not the frame as it was",
+          file, frame);
     for (uint32_t i = 0; i < f->caplen; i++)
         if (!mask[i] && copy[i] != f->data[i]) {
             CHECK(0, "%s frame %ld: fill changed byte %u outside a checksum field", file, frame, i);
             break;
         }
+    free(undone);
     for (unsigned i = 0; i < after.count && i < before->count; i++) {
         const struct inetcsum_check *a = &after.checks[i], *b = &before->checks[i];
         /* An outer checksum covers inner fields: once one of them was written it changes too. */

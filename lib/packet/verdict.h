@@ -15,8 +15,7 @@
 /* The checksum field of an item: where it is and how wide. */
 static inline size_t field_at(const struct ics_item *it)
 {
-    /* (an FCS follows the bytes it covers) */
-    return (size_t)it->off + (it->layer == INETCSUM_LAYER_FCS ? it->len : ics_l4_rules[it->layer].field);
+    return ics_field_at(it->layer, it->off, it->len);
 }
 
 /* Whether the field is a 32-bit CRC stored little-endian (SCTP's CRC32c, an FCS's CRC-32). */
@@ -27,7 +26,7 @@ static inline int field_is_crc(const struct ics_item *it)
 
 static inline size_t field_width(const struct ics_item *it)
 {
-    return field_is_crc(it) ? 4 : 2;
+    return ics_field_width(it->layer);
 }
 
 /* The CRC-32 of the bytes an FCS covers. */

@@ -20,6 +20,19 @@ struct ics_l4_rule {
 };
 extern const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT];
 
+/* Where a layer's checksum field is, for a header at `off` covering `len` bytes: at its rule's
+ * offset into the header, or (an FCS) right after the bytes it covers; 2 bytes wide, or 4 for the
+ * CRCs (SCTP's CRC32c, an FCS's CRC-32). */
+static inline size_t ics_field_at(unsigned layer, size_t off, size_t len)
+{
+    return off + (layer == INETCSUM_LAYER_FCS ? len : ics_l4_rules[layer].field);
+}
+
+static inline size_t ics_field_width(unsigned layer)
+{
+    return layer == INETCSUM_LAYER_SCTP || layer == INETCSUM_LAYER_FCS ? 4 : 2;
+}
+
 /* The network-order value of a 16-bit field loaded in memory order (what the reports show). */
 static inline uint32_t ics_net16(uint16_t mem)
 {
