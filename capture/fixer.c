@@ -3,6 +3,7 @@
 #include "fixer.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,13 @@ static void tally_as_verify(struct verifier *view, const struct cap_record *rec,
  * the bytes that change are written (--in-place on a plain regular file). */
 #define SINK_RUNS 64 /* changed runs held per read window before one write covers them all */
 
+/* A changed run: n bytes at p, to go at `at` in the file. */
+struct run {
+    const uint8_t *p;
+    size_t n;
+    uint64_t at;
+};
+
 struct sink {
     FILE *out;           /* the copy; NULL in place */
     struct cap_writer w;
@@ -53,30 +61,133 @@ struct sink {
     /* In place: changed runs of the current read window, written when it moves (or earlier when
      * needed): a write per run while they are few, one write over all of them when there are
      * many (a capture where every checksum is wrong then costs one write per window, not two per
-     * frame). */
-    struct {
-        const uint8_t *p;
-        size_t n;
-        uint64_t at;
-    } run[SINK_RUNS];
+     * frame).  nruns == SINK_RUNS + 1: the span from run[0].p to run[1].p. */
+    struct run run[SINK_RUNS];
     size_t nruns;
     int err;
+    uint64_t err_frame; /* in place: the frames up to this one were being written when err came */
+    /* In place, writing from a second thread (sink_start_async): a window's runs are handed over
+     * when the reader moves on, the reader double buffered so that the window stays as it was
+     * until they are written; the command reads and fills on while the writes (one system call
+     * per changed checksum when few are wrong) happen. */
+    const struct cap_reader *rd;
+    int async, busy, stop;
+    struct run job[SINK_RUNS];
+    size_t job_nruns;
+    uint64_t job_frame;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
 };
 
-/* In place: writes the runs held. */
+/* Writes runs[0..n) (n == SINK_RUNS + 1: the span runs[0].p .. runs[1].p) at their places in fd:
+ * 0 or an errno. */
+static int write_runs(int fd, const struct run *runs, size_t n)
+{
+    if (n == SINK_RUNS + 1) { /* many: one write from the first to the end of the last */
+        const size_t len = (size_t)(runs[1].p - runs[0].p);
+        return pwrite(fd, runs[0].p, len, (off_t)runs[0].at) == (ssize_t)len ? 0 : errno ? errno : EIO;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (pwrite(fd, runs[i].p, runs[i].n, (off_t)runs[i].at) != (ssize_t)runs[i].n)
+            return errno ? errno : EIO;
+    return 0;
+}
+
+static void *write_run_jobs(void *arg)
+{
+    struct sink *k = arg;
+    pthread_mutex_lock(&k->lock);
+    for (;;) {
+        while (!k->busy && !k->stop)
+            pthread_cond_wait(&k->cond, &k->lock);
+        if (!k->busy)
+            break;
+        pthread_mutex_unlock(&k->lock);
+        const int err = write_runs(k->fd, k->job, k->job_nruns);
+        pthread_mutex_lock(&k->lock);
+        if (err && !k->err) {
+            k->err = err;
+            k->err_frame = k->job_frame;
+        }
+        k->busy = 0;
+        pthread_cond_broadcast(&k->cond);
+    }
+    pthread_mutex_unlock(&k->lock);
+    return NULL;
+}
+
+/* In place: hands the runs held to the thread once it has written the ones before (which lie in
+ * the other window, the one the reader is about to fill again). */
+static void sink_submit(struct sink *k)
+{
+    pthread_mutex_lock(&k->lock);
+    while (k->busy)
+        pthread_cond_wait(&k->cond, &k->lock);
+    if (k->nruns && !k->err) {
+        const size_t n = k->nruns == SINK_RUNS + 1 ? 2 : k->nruns;
+        memcpy(k->job, k->run, n * sizeof k->run[0]);
+        k->job_nruns = k->nruns;
+        k->job_frame = k->rd ? k->rd->frames : 0;
+        k->busy = 1;
+        pthread_cond_broadcast(&k->cond);
+    }
+    pthread_mutex_unlock(&k->lock);
+    k->nruns = 0;
+}
+
+/* In place: writes the runs held, and everything handed over before them: when it returns, IN
+ * holds them.  0 or an errno. */
 static int sink_flush_runs(struct sink *k)
 {
-    if (k->nruns == SINK_RUNS + 1) { /* many: one write from the first to the end of the last */
-        const size_t n = (size_t)(k->run[1].p - k->run[0].p);
-        if (!k->err && pwrite(k->fd, k->run[0].p, n, (off_t)k->run[0].at) != (ssize_t)n)
-            k->err = errno ? errno : EIO;
-    } else {
-        for (size_t i = 0; i < k->nruns && !k->err; i++)
-            if (pwrite(k->fd, k->run[i].p, k->run[i].n, (off_t)k->run[i].at) != (ssize_t)k->run[i].n)
-                k->err = errno ? errno : EIO;
+    if (k->async) {
+        sink_submit(k);
+        pthread_mutex_lock(&k->lock);
+        while (k->busy)
+            pthread_cond_wait(&k->cond, &k->lock);
+        pthread_mutex_unlock(&k->lock);
+        return k->err;
     }
+    if (!k->err && (k->err = write_runs(k->fd, k->run, k->nruns)) != 0)
+        k->err_frame = k->rd ? k->rd->frames : 0;
     k->nruns = 0;
     return k->err;
+}
+
+/* In place: from now on the writes go through a second thread (the reader double buffered).  Where
+ * that cannot be had, they stay on this one. */
+static void sink_start_async(struct sink *k, struct cap_reader *rd)
+{
+    if (!(rd->spare = malloc(rd->buf_cap)))
+        return;
+    rd->spare_cap = rd->buf_cap;
+    pthread_mutex_init(&k->lock, NULL);
+    pthread_cond_init(&k->cond, NULL);
+    if (pthread_create(&k->thread, NULL, write_run_jobs, k) != 0) {
+        pthread_mutex_destroy(&k->lock);
+        pthread_cond_destroy(&k->cond);
+        free(rd->spare);
+        rd->spare = NULL;
+        return;
+    }
+    k->async = 1;
+}
+
+/* In place: writes what was handed over (not what is held) and stops the thread. */
+static void sink_stop_async(struct sink *k)
+{
+    if (!k->async)
+        return;
+    pthread_mutex_lock(&k->lock);
+    while (k->busy)
+        pthread_cond_wait(&k->cond, &k->lock);
+    k->stop = 1;
+    pthread_cond_broadcast(&k->cond);
+    pthread_mutex_unlock(&k->lock);
+    pthread_join(k->thread, NULL);
+    pthread_mutex_destroy(&k->lock);
+    pthread_cond_destroy(&k->cond);
+    k->async = 0;
 }
 
 /* In place: holds a changed run of the read window (p .. p + n, at `at` in the file). */
@@ -99,7 +210,11 @@ static void sink_hold(struct sink *k, const uint8_t *p, size_t n, uint64_t at)
 
 static void sink_window_moves(void *ctx)
 {
-    sink_flush_runs(ctx);
+    struct sink *k = ctx;
+    if (k->async)
+        sink_submit(k);
+    else
+        sink_flush_runs(k);
 }
 
 /* Makes everything given to the sink readable at its place in fd: 0 or an errno. */
@@ -237,6 +352,9 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         k->w = (struct cap_writer){0};
         rd.before_move = sink_window_moves;
         rd.ctx = k;
+        k->rd = &rd;
+        if (got == 0)
+            sink_start_async(k, &rd);
     }
     uint8_t *was = NULL; /* in place: the frame as IN holds it */
     size_t was_cap = 0;
@@ -303,6 +421,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     cap_writer_detach(&k->w);
     if (!k->out && !patch_err)
         patch_err = sink_flush_runs(k);
+    sink_stop_async(k); /* (after an error too: what was handed over is written) */
     t->written += df.refilled;
     t->left += df.unmapped;
     reassembly_finish(&df);
@@ -333,6 +452,10 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         if (k->w.err && k->w.err_first)
             snprintf(res->msg, sizeof res->msg, "%s: writing frames %llu-%llu: %s (nothing written)", out_path,
                      (unsigned long long)k->w.err_first, (unsigned long long)k->w.err_last, strerror(werr));
+        else if (!k->out)
+            snprintf(res->msg, sizeof res->msg,
+                     "%s: writing checksums of the frames up to %llu: %s (those written before stay written)",
+                     out_path, (unsigned long long)(k->err_frame ? k->err_frame : rd.frames), strerror(werr));
         else
             snprintf(res->msg, sizeof res->msg, "%s: writing after frame %llu: %s (nothing written)", out_path,
                      (unsigned long long)rd.frames, strerror(werr));
