@@ -303,17 +303,7 @@ static inline __attribute__((always_inline)) int64_t body(const struct consts *k
     return total;
 }
 
-#if MASKED
-/* Inputs under SHORT_VECTORS vectors (384 B on zmm, 192 B on ymm) take a path with less fixed cost
- * (issue 27, docs/perf.md): whole vectors loaded from the start as it is (a load may split a cache
- * line; at five loads or fewer that costs less than aligning), the rest by one byte-masked load
- * (masked-out bytes are not read, so nothing outside [src, src+len) is touched), two chains, and a
- * 32-bit end: at most six vectors move the biased total by less than 2^24, so it lies in int32 and
- * the bias added back fits a uint32 with no fold and, the pairing being the buffer's own, no
- * rotation.  On the Intel guest (Emerald Rapids class) this takes the 512-bit VNNI kernel at
- * 128-255 B from 12.1 to 8.5 TSC ticks and at 256-383 B from 13.3 to 10.6 (an aligned-load path
- * with eight chains stays ahead from 384 B: there the split loads add up). */
-#define SHORT_VECTORS 6
+/* Short inputs (sum_short below, issue 27): one vector from anywhere (to anywhere). */
 static inline __attribute__((always_inline)) vec take_unaligned(const uint8_t *s, uint8_t *d, const int copy)
 {
     vec v = V_LOADU(s);
@@ -328,6 +318,17 @@ static inline __attribute__((always_inline)) vec widen_first(const struct consts
     return V_MADD(V_XOR(v, k->bias), k->ones);
 }
 
+#if MASKED
+/* Inputs under SHORT_VECTORS vectors (384 B on zmm, 192 B on ymm) take a path with less fixed cost
+ * (issue 27, docs/perf.md): whole vectors loaded from the start as it is (a load may split a cache
+ * line; at five loads or fewer that costs less than aligning), the rest by one byte-masked load
+ * (masked-out bytes are not read, so nothing outside [src, src+len) is touched), two chains, and a
+ * 32-bit end: at most six vectors move the biased total by less than 2^24, so it lies in int32 and
+ * the bias added back fits a uint32 with no fold and, the pairing being the buffer's own, no
+ * rotation.  On the Intel guest (Emerald Rapids class) this takes the 512-bit VNNI kernel at
+ * 128-255 B from 12.1 to 8.5 TSC ticks and at 256-383 B from 13.3 to 10.6 (an aligned-load path
+ * with eight chains stays ahead from 384 B: there the split loads add up). */
+#define SHORT_VECTORS 6
 static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, const uint8_t *s, size_t len,
                                                                 uint32_t sum, const int copy)
 {
@@ -352,13 +353,10 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
     return ics_add32(total, sum);
 }
 
-static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, const uint8_t *src, size_t len,
-                                                              uint32_t sum, const int copy)
+/* The general path: from SHORT_VECTORS vectors up. */
+static inline __attribute__((always_inline)) uint32_t sum_long(uint8_t *dst, const uint8_t *src, size_t len,
+                                                               uint32_t sum, const int copy)
 {
-    /* Laid out as the fall-through: at these sizes a taken jump is a measurable part of the call.
-     * (An empty input takes it too: no byte loaded, the bias of the one empty vector taken back.) */
-    if (__builtin_expect(len < SHORT_VECTORS * VEC_BYTES, 1))
-        return sum_short(dst, src, len, sum, copy);
     /* Offset of the data within its first aligned vector (the destination's, when copying). */
     const size_t head = (uintptr_t)(copy ? (const void *)dst : (const void *)src) & (VEC_BYTES - 1);
     const uint8_t *s = (const uint8_t *)((uintptr_t)src - head);
@@ -389,11 +387,58 @@ static const uint8_t tail_mask[2 * VEC_BYTES] __attribute__((aligned(VEC_BYTES))
     [VEC_BYTES ... 2 * VEC_BYTES - 1] = 0xFF,
 };
 
-static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, const uint8_t *src, size_t len,
-                                                              uint32_t sum, const int copy)
+/* Inputs under SHORT_VECTORS vectors (384 B on ymm) take a path with less fixed cost, as the masked
+ * kernels' do: four chains started without an accumulator, no chunking, and a 32-bit end (twelve
+ * vectors move the biased total by less than 2^24).  The loads are the general path's (from the
+ * start as it is, the tail by one load ending at the last even byte).  The AVX2 kernel called
+ * directly on the Emerald Rapids guest, the build before and this one side by side (standalone
+ * harness, 31 interleaved trials, odd start): 32 B 10.2 -> 7.9 TSC ticks, 128 B 13.3 -> 10.2,
+ * 256 B 15.2 -> 12.3, 383 B 18.7 -> 16.1 (Linux's algorithm there: 7.0, 10.9, 18.0, 29.0).  What
+ * it does on Zen 3, whose default plan runs this kernel from 256 B, is not measured. */
+#define SHORT_VECTORS 12
+static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, const uint8_t *s, size_t len,
+                                                                uint32_t sum, const int copy)
 {
-    if (len < VEC_BYTES)
-        return copy ? ics_copy_small(dst, src, len, sum) : ics_partial_small(src, len, sum);
+    const struct consts k = consts_make();
+    const uint8_t *const end = s + len;
+    const size_t full = len >> LOG2_VEC; /* 1 .. SHORT_VECTORS - 1 */
+    const size_t rest = len & (VEC_BYTES - 1), even = rest & ~(size_t)1;
+    vec a = widen_first(&k, take_unaligned(s, d, copy)), b = V_ZERO(), c = V_ZERO(), e = V_ZERO();
+    if (full >= 2)
+        b = widen_first(&k, take_unaligned(s + VEC_BYTES, d + VEC_BYTES, copy));
+    if (full >= 3)
+        c = widen_first(&k, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
+    if (full >= 4) {
+        e = widen_first(&k, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+        size_t i = 4;
+        for (; i + 4 <= full; i += 4) {
+            a = widen(&k, a, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
+            b = widen(&k, b, take_unaligned(s + (i + 1) * VEC_BYTES, d + (i + 1) * VEC_BYTES, copy));
+            c = widen(&k, c, take_unaligned(s + (i + 2) * VEC_BYTES, d + (i + 2) * VEC_BYTES, copy));
+            e = widen(&k, e, take_unaligned(s + (i + 3) * VEC_BYTES, d + (i + 3) * VEC_BYTES, copy));
+        }
+        if (i + 2 <= full) {
+            a = widen(&k, a, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
+            b = widen(&k, b, take_unaligned(s + (i + 1) * VEC_BYTES, d + (i + 1) * VEC_BYTES, copy));
+            i += 2;
+        }
+        if (i < full)
+            c = widen(&k, c, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
+    }
+    if (even) /* as in sum_vec below: the vector ending at the last even byte, what was summed cleared */
+        e = widen(&k, e, V_AND(V_LOADU(s + (full << LOG2_VEC) + even - VEC_BYTES), V_LOADU(tail_mask + even)));
+    if (copy && rest)
+        V_STORE_UNALIGNED(d + len - VEC_BYTES, V_LOADU(end - VEC_BYTES));
+    const uint32_t total = (uint32_t)hsum(V_ADD32(V_ADD32(a, b), V_ADD32(c, e))) +
+                           ((uint32_t)(full + (even != 0)) << (LOG2_VEC - 1 + 15));
+    const uint32_t r = ics_add32(total, sum);
+    return (rest & 1) ? ics_add32(r, ics_odd_byte(end[-1])) : r;
+}
+
+/* The general path: from SHORT_VECTORS vectors up. */
+static inline __attribute__((always_inline)) uint32_t sum_long(uint8_t *dst, const uint8_t *src, size_t len,
+                                                               uint32_t sum, const int copy)
+{
     const uint8_t *const end = src + len;
     const size_t rest = len & (VEC_BYTES - 1), even = rest & ~(size_t)1;
     /* Vectors loaded, each VEC_BYTES/2 words of bias: the whole ones plus the cleared tail if any. */
@@ -417,9 +462,41 @@ static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, cons
 }
 #endif
 
+/* Without masks (16 vector registers), the general path in functions of their own: inlined beside
+ * the short path, GCC 12 allocated the AVX2 loop's accumulators afresh and copied four of them
+ * every iteration (the AVX2 kernel at 1,500 B: 62 -> 72 TSC ticks).  The masked kernels' 32
+ * registers leave their loop as it was, and there the call would cost 1-2 ticks at 384 B. */
+#if MASKED
+#define LONG_PATH static inline __attribute__((always_inline))
+#else
+#define LONG_PATH static __attribute__((noinline))
+#endif
+LONG_PATH uint32_t long_partial(const uint8_t *src, size_t len, uint32_t sum)
+{
+    /* dst is never written when copy == 0; passing src keeps the pointer arithmetic defined. */
+    return sum_long((uint8_t *)(uintptr_t)src, src, len, sum, 0);
+}
+
+LONG_PATH uint32_t long_copy(uint8_t *dst, const uint8_t *src, size_t len, uint32_t sum)
+{
+    return sum_long(dst, src, len, sum, 1);
+}
+
+static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, const uint8_t *src, size_t len,
+                                                              uint32_t sum, const int copy)
+{
+#if !MASKED
+    if (len < VEC_BYTES) /* (the masked kernels' short path takes these too, an empty input included) */
+        return copy ? ics_copy_small(dst, src, len, sum) : ics_partial_small(src, len, sum);
+#endif
+    /* Laid out as the fall-through: at these sizes a taken jump is a measurable part of the call. */
+    if (__builtin_expect(len < SHORT_VECTORS * VEC_BYTES, 1))
+        return sum_short(dst, src, len, sum, copy);
+    return copy ? long_copy(dst, src, len, sum) : long_partial(src, len, sum);
+}
+
 uint32_t KERNEL(partial)(const void *buf, size_t len, uint32_t sum)
 {
-    /* dst is never written when copy == 0; passing buf keeps the pointer arithmetic defined. */
     return sum_vec((uint8_t *)(uintptr_t)buf, (const uint8_t *)buf, len, sum, 0);
 }
 
