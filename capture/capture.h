@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <pthread.h>
+#include "handoff.h"
 #include <stdio.h>
 
 #include "compress.h"
@@ -100,14 +100,12 @@ struct cap_writer {
     int err;          /* errno of a failed write, or 0 */
     uint64_t span_first, span_last; /* the frames the held run holds (0, 0: none) */
     uint64_t err_first, err_last;   /* ... and the run whose write failed */
-    /* asynchronous mode */
-    int async, fd, busy, stop;
+    /* asynchronous mode: the job the thread writes */
+    int async, fd;
+    struct handoff h;
     const uint8_t *job;
     size_t job_len;
     uint64_t job_first, job_last;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
 };
 void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out);
 /* The same, writing with write(2) on out's descriptor from a second thread, the reader double

@@ -3,7 +3,6 @@
 #include "fixer.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +70,11 @@ struct sink {
      * until they are written; the command reads and fills on while the writes (one system call
      * per changed checksum when few are wrong) happen. */
     const struct cap_reader *rd;
-    int async, busy, stop;
+    int async;
+    struct handoff h;
     struct run job[SINK_RUNS];
     size_t job_nruns;
     uint64_t job_frame;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
 };
 
 /* Writes runs[0..n) (n == SINK_RUNS + 1: the span runs[0].p .. runs[1].p) at their places in fd:
@@ -94,45 +91,36 @@ static int write_runs(int fd, const struct run *runs, size_t n)
     return 0;
 }
 
-static void *write_run_jobs(void *arg)
+/* The job's writes, on the writer's thread. */
+static int write_run_job(void *ctx)
 {
-    struct sink *k = arg;
-    pthread_mutex_lock(&k->lock);
-    for (;;) {
-        while (!k->busy && !k->stop)
-            pthread_cond_wait(&k->cond, &k->lock);
-        if (!k->busy)
-            break;
-        pthread_mutex_unlock(&k->lock);
-        const int err = write_runs(k->fd, k->job, k->job_nruns);
-        pthread_mutex_lock(&k->lock);
-        if (err && !k->err) {
-            k->err = err;
-            k->err_frame = k->job_frame;
-        }
-        k->busy = 0;
-        pthread_cond_broadcast(&k->cond);
+    struct sink *k = ctx;
+    return write_runs(k->fd, k->job, k->job_nruns);
+}
+
+/* In place: waits for the thread's job; a failure it met becomes the sink's, named by the frames
+ * that job held. */
+static void await_runs(struct sink *k)
+{
+    const int err = handoff_idle(&k->h);
+    if (err && !k->err) {
+        k->err = err;
+        k->err_frame = k->job_frame;
     }
-    pthread_mutex_unlock(&k->lock);
-    return NULL;
 }
 
 /* In place: hands the runs held to the thread once it has written the ones before (which lie in
  * the other window, the one the reader is about to fill again). */
 static void sink_submit(struct sink *k)
 {
-    pthread_mutex_lock(&k->lock);
-    while (k->busy)
-        pthread_cond_wait(&k->cond, &k->lock);
+    await_runs(k);
     if (k->nruns && !k->err) {
         const size_t n = k->nruns == SINK_RUNS + 1 ? 2 : k->nruns;
         memcpy(k->job, k->run, n * sizeof k->run[0]);
         k->job_nruns = k->nruns;
         k->job_frame = k->rd ? k->rd->frames : 0;
-        k->busy = 1;
-        pthread_cond_broadcast(&k->cond);
+        handoff_go(&k->h);
     }
-    pthread_mutex_unlock(&k->lock);
     k->nruns = 0;
 }
 
@@ -142,10 +130,7 @@ static int sink_flush_runs(struct sink *k)
 {
     if (k->async) {
         sink_submit(k);
-        pthread_mutex_lock(&k->lock);
-        while (k->busy)
-            pthread_cond_wait(&k->cond, &k->lock);
-        pthread_mutex_unlock(&k->lock);
+        await_runs(k);
         return k->err;
     }
     if (!k->err && (k->err = write_runs(k->fd, k->run, k->nruns)) != 0)
@@ -161,11 +146,7 @@ static void sink_start_async(struct sink *k, struct cap_reader *rd)
     if (!(rd->spare = malloc(rd->buf_cap)))
         return;
     rd->spare_cap = rd->buf_cap;
-    pthread_mutex_init(&k->lock, NULL);
-    pthread_cond_init(&k->cond, NULL);
-    if (pthread_create(&k->thread, NULL, write_run_jobs, k) != 0) {
-        pthread_mutex_destroy(&k->lock);
-        pthread_cond_destroy(&k->cond);
+    if (handoff_start(&k->h, write_run_job, k) != 0) {
         free(rd->spare);
         rd->spare = NULL;
         return;
@@ -178,15 +159,8 @@ static void sink_stop_async(struct sink *k)
 {
     if (!k->async)
         return;
-    pthread_mutex_lock(&k->lock);
-    while (k->busy)
-        pthread_cond_wait(&k->cond, &k->lock);
-    k->stop = 1;
-    pthread_cond_broadcast(&k->cond);
-    pthread_mutex_unlock(&k->lock);
-    pthread_join(k->thread, NULL);
-    pthread_mutex_destroy(&k->lock);
-    pthread_cond_destroy(&k->cond);
+    await_runs(k);
+    handoff_stop(&k->h);
     k->async = 0;
 }
 

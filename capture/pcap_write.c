@@ -7,22 +7,48 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The job's write, on the writer's thread: 0 or an errno. */
+static int write_job(void *ctx)
+{
+    struct cap_writer *w = ctx;
+    const uint8_t *p = w->job;
+    size_t n = w->job_len;
+    while (n) {
+        const ssize_t put = write(w->fd, p, n);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put < 0)
+            return errno;
+        p += put;
+        n -= (size_t)put;
+    }
+    return 0;
+}
+
+/* Waits for the thread's job: a failure it met becomes the writer's, named by that job's frames
+ * (no job follows a failed one, so the job set up is still that one). */
+static void await_job(struct cap_writer *w)
+{
+    const int err = handoff_idle(&w->h);
+    if (err && !w->err) {
+        w->err = err;
+        w->err_first = w->job_first;
+        w->err_last = w->job_last;
+    }
+}
+
 /* Hands what is held to the thread, once it has written what it had (the other window, which
  * the reader is about to fill again). */
 static void submit(struct cap_writer *w)
 {
-    pthread_mutex_lock(&w->lock);
-    while (w->busy)
-        pthread_cond_wait(&w->cond, &w->lock);
+    await_job(w);
     if (w->len && !w->err) {
         w->job = w->start;
         w->job_len = w->len;
         w->job_first = w->span_first;
         w->job_last = w->span_last;
-        w->busy = 1;
-        pthread_cond_broadcast(&w->cond);
+        handoff_go(&w->h);
     }
-    pthread_mutex_unlock(&w->lock);
     w->written += w->len;
     w->len = 0;
     w->span_first = w->span_last = 0;
@@ -44,43 +70,6 @@ void cap_writer_attach(struct cap_writer *w, struct cap_reader *r, FILE *out)
     r->ctx = w;
 }
 
-static void *write_jobs(void *arg)
-{
-    struct cap_writer *w = arg;
-    pthread_mutex_lock(&w->lock);
-    for (;;) {
-        while (!w->busy && !w->stop)
-            pthread_cond_wait(&w->cond, &w->lock);
-        if (!w->busy)
-            break;
-        const uint8_t *p = w->job;
-        size_t n = w->job_len;
-        pthread_mutex_unlock(&w->lock);
-        int err = 0;
-        while (n && !err) {
-            ssize_t put = write(w->fd, p, n);
-            if (put < 0 && errno == EINTR)
-                continue;
-            if (put < 0)
-                err = errno;
-            else {
-                p += put;
-                n -= (size_t)put;
-            }
-        }
-        pthread_mutex_lock(&w->lock);
-        if (err && !w->err) {
-            w->err = err;
-            w->err_first = w->job_first;
-            w->err_last = w->job_last;
-        }
-        w->busy = 0;
-        pthread_cond_broadcast(&w->cond);
-    }
-    pthread_mutex_unlock(&w->lock);
-    return NULL;
-}
-
 int cap_writer_attach_async(struct cap_writer *w, struct cap_reader *r, FILE *out)
 {
     cap_writer_attach(w, r, out);
@@ -88,12 +77,8 @@ int cap_writer_attach_async(struct cap_writer *w, struct cap_reader *r, FILE *ou
         return ENOMEM;
     r->spare_cap = r->buf_cap;
     w->fd = fileno(out);
-    pthread_mutex_init(&w->lock, NULL);
-    pthread_cond_init(&w->cond, NULL);
-    int rc = pthread_create(&w->thread, NULL, write_jobs, w);
+    const int rc = handoff_start(&w->h, write_job, w);
     if (rc) {
-        pthread_mutex_destroy(&w->lock);
-        pthread_cond_destroy(&w->cond);
         free(r->spare);
         r->spare = NULL;
         return rc;
@@ -120,12 +105,8 @@ int cap_writer_flush(struct cap_writer *w)
 {
     if (w->async) {
         submit(w);
-        pthread_mutex_lock(&w->lock);
-        while (w->busy)
-            pthread_cond_wait(&w->cond, &w->lock);
-        int err = w->err;
-        pthread_mutex_unlock(&w->lock);
-        return err;
+        await_job(w);
+        return w->err;
     }
     if (w->len && !w->err && fwrite(w->start, 1, w->len, w->out) != w->len) {
         w->err = errno ? errno : EIO;
@@ -143,13 +124,7 @@ void cap_writer_detach(struct cap_writer *w)
     if (!w->async)
         return;
     cap_writer_flush(w);
-    pthread_mutex_lock(&w->lock);
-    w->stop = 1;
-    pthread_cond_broadcast(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-    pthread_join(w->thread, NULL);
-    pthread_mutex_destroy(&w->lock);
-    pthread_cond_destroy(&w->cond);
+    handoff_stop(&w->h);
     w->async = 0;
 }
 
