@@ -243,6 +243,12 @@ struct inetcsum_offload {
 INETCSUM_API uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link,
                                        const struct inetcsum_offload *offload, struct inetcsum_report *report);
 
+/* The same on a frame held as a list of segments (any lengths, odd ones included; headers may
+ * straddle them): the frame is their concatenation, written in place, never linearised.  For a
+ * DPDK mbuf chain or a scatter-gather list as a driver holds it. */
+INETCSUM_API uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsum_link link,
+                                           const struct inetcsum_offload *offload, struct inetcsum_report *report);
+
 /* Linux CHECKSUM_PARTIAL completion (skb_checksum_help, and skb_crc32c_csum_help for SCTP): the
  * checksum of pkt[csum_start..len), whose field at csum_start + csum_offset already holds the
  * pseudo-header seed, is computed and stored there (a computed 0 stored as 0xFFFF, as Linux does).

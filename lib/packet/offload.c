@@ -65,12 +65,12 @@ static uint32_t offload_sum(const struct ics_view *v, const struct ics_parsed *p
     return inetcsum_block_add(sum, ics_view_sum(v, pos, end - pos, 0), pos - it->off);
 }
 
-uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
+static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link link, const struct inetcsum_offload *o,
                              struct inetcsum_report *report)
 {
-    struct ics_view v = contiguous(frame, len);
+    const struct ics_view v = *view;
     struct ics_parsed p;
-    ics_parse(&v, len, link, &p, NULL);
+    ics_parse(&v, v.len, link, &p, NULL);
     uint8_t device[INETCSUM_MAX_CHECKS], skip[INETCSUM_MAX_CHECKS];
     size_t cov[INETCSUM_MAX_CHECKS];
 
@@ -108,11 +108,16 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
             vd.expected = seed.expected;
             extra = INETCSUM_CHECK_DEVICE;
         } else {
+            /* The field lies inside the frame: the parse checked the header holding it. */
+            uint8_t sc[4];
+            const uint8_t *field = ics_view_get(&v, field_at(it), field_width(it), sc);
+            if (!field)
+                continue;
             if (it->layer == INETCSUM_LAYER_SCTP) {
-                vd = ics_sctp_verdict(ics_get_le32((const uint8_t *)frame + field_at(it)), sctp_crc(&v, it));
+                vd = ics_sctp_verdict(ics_get_le32(field), sctp_crc(&v, it));
             } else {
                 uint16_t mem;
-                memcpy(&mem, (const uint8_t *)frame + field_at(it), 2);
+                memcpy(&mem, field, 2);
                 vd = ics_inet_verdict((enum inetcsum_layer)it->layer, mem, offload_sum(&v, &p, device, i, cov[i]),
                                       it->pseudo, verdict_flags(it, 0));
             }
@@ -126,6 +131,23 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
     if (report)
         ics_report_frame(report, &p);
     return software;
+}
+
+uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
+                             struct inetcsum_report *report)
+{
+    const struct ics_view v = contiguous(frame, len);
+    return offload_view(&v, link, o, report);
+}
+
+uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsum_link link,
+                              const struct inetcsum_offload *o, struct inetcsum_report *report)
+{
+    /* Headers and payload in one buffer (the usual single-segment case): the shortcut applies. */
+    if (nseg == 1)
+        return inetcsum_offload(seg[0].iov_base, seg[0].iov_len, link, o, report);
+    const struct ics_view v = segments(seg, nseg);
+    return offload_view(&v, link, o, report);
 }
 
 uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
