@@ -1,0 +1,64 @@
+/* Internal to the DPDK layer (dpdk/): the TX queue's object, and the steps of one packet's
+ * fallback.  Nothing under lib/ sees an mbuf: this layer turns an mbuf's metadata into the packet
+ * layer's request (what the packet asks for, what the port does) and a chain into an iovec. */
+#ifndef ICS_DPDK_INTERNAL_H
+#define ICS_DPDK_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "inetcsum_dpdk.h"
+
+/* The layer's log type, "lib.inetcsum.dpdk": refusals are said at DEBUG, naming the field. */
+extern int ics_dpdk_logtype;
+#define ICS_DPDK_LOG(level, ...) rte_log(RTE_LOG_##level, ics_dpdk_logtype, "inetcsum_dpdk: " __VA_ARGS__)
+
+struct inetcsum_dpdk_tx {
+    uint16_t port, queue;
+    uint64_t capa; /* RTE_ETH_TX_OFFLOAD_* the port is trusted with */
+    /* Precomputed from capa for the per-packet test "does the port do all this packet asks"
+     * (ics_dpdk_port_does_all): the request bits it cannot honour, and per L4 request value
+     * (ol_flags bits 52-53: none, TCP, SCTP, UDP) whether it can. */
+    uint64_t undoable;
+    uint8_t l4_undoable; /* bit v set: L4 request v needs software */
+    uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
+    struct rte_mempool *pool;
+    struct iovec *iov; /* scratch for a chain's segments, grown to the longest chain seen */
+    unsigned iov_cap;
+    struct inetcsum_dpdk_tx_stats stats;
+};
+
+/* The TX requests this layer acts on: checksums and the tunnel flags that place them. */
+#define ICS_DPDK_CSUM_REQUESTS                                                                      \
+    (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_OUTER_IP_CKSUM |               \
+     RTE_MBUF_F_TX_OUTER_UDP_CKSUM)
+#define ICS_DPDK_SEG_REQUESTS (RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_UDP_SEG)
+
+/* Whether the port does everything m asks for (then m is not read). */
+static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
+{
+    const uint64_t f = m->ol_flags;
+    if (f & tx->undoable)
+        return 0;
+    if ((tx->l4_undoable >> ((f & RTE_MBUF_F_TX_L4_MASK) >> 52)) & 1u)
+        return 0;
+    /* A tunnel flag on a port that would take l2_len from the outer headers. */
+    return !(f & RTE_MBUF_F_TX_TUNNEL_MASK) || tx->tunnel_aware ||
+           !(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS));
+}
+
+/* The trusted capabilities set, with what follows from them. */
+void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa);
+
+/* The software fallback of one packet (index: its place in the burst, for the log): 0, or a
+ * negative errno when its metadata cannot be honoured. */
+int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index);
+
+/* The chain's segments as an iovec in tx's scratch (*n of them): 0, or -EINVAL when the chain's
+ * lengths disagree (pkt_len against the data_len sum, nb_segs against the links), -ENOMEM. */
+int ics_dpdk_chain_iov(struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, struct iovec **iov, unsigned *n);
+
+#endif

@@ -1,0 +1,360 @@
+/* One packet's software fallback: what its ol_flags ask for and where its l2_len, l3_len, ...
+ * place it, held to the bytes; the packet layer's offload (inetcsum_offload_iov) asked for exactly
+ * that, with the port's share left prepared for it; the walk's report held to the metadata; the
+ * flags of what was done here cleared. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <rte_ethdev.h>
+
+#include "inetcsum_packet.h"
+#include "internal.h"
+
+/* mbuf header-length fields are bit-fields: l2_len 7 bits, l3_len 9. */
+#define ICS_DPDK_L2_LEN_MAX 127u
+
+#define ICS_ETH_HLEN 14u
+#define ICS_IPV4_MIN 20u
+#define ICS_IPV6_HLEN 40u
+
+/* Where the metadata puts the headers, in bytes from the packet's start. */
+struct placement {
+    uint64_t flags;
+    size_t outer_l3, outer_l4; /* with a tunnel flag */
+    size_t l3, l4;             /* the IP header the (inner) requests are about, and its upper layer */
+    unsigned depth;            /* that IP header's depth in the walk: 0, or 1 (one tunnel in) */
+    int tunnel;                /* a tunnel flag */
+};
+
+static int refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Says at DEBUG why packet `index` of a burst is not sent; returns -err. */
+static int refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
+{
+    if (rte_log_can_log(ics_dpdk_logtype, RTE_LOG_DEBUG)) {
+        char why[200];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, sizeof why, fmt, ap);
+        va_end(ap);
+        ICS_DPDK_LOG(DEBUG, "port %u queue %u, packet %u of the burst not sent: %s\n", tx->port, tx->queue, index, why);
+    }
+    return -err;
+}
+
+/* n bytes at off (copied into buf when they straddle segments), or NULL past the packet's end. */
+static const uint8_t *bytes(const struct rte_mbuf *m, size_t off, size_t n, uint8_t *buf)
+{
+    if (off > m->pkt_len || n > m->pkt_len - off)
+        return NULL;
+    return rte_pktmbuf_read(m, (uint32_t)off, (uint32_t)n, buf);
+}
+
+static const char *l4_request_name(uint64_t f)
+{
+    switch (f & RTE_MBUF_F_TX_L4_MASK) {
+    case RTE_MBUF_F_TX_TCP_CKSUM:
+        return "RTE_MBUF_F_TX_TCP_CKSUM";
+    case RTE_MBUF_F_TX_UDP_CKSUM:
+        return "RTE_MBUF_F_TX_UDP_CKSUM";
+    case RTE_MBUF_F_TX_SCTP_CKSUM:
+        return "RTE_MBUF_F_TX_SCTP_CKSUM";
+    default:
+        return "no L4 request";
+    }
+}
+
+/* The IP protocol an L4 request is about, and the fewest header bytes it has. */
+static unsigned l4_protocol(uint64_t f, size_t *min_len)
+{
+    switch (f & RTE_MBUF_F_TX_L4_MASK) {
+    case RTE_MBUF_F_TX_TCP_CKSUM:
+        *min_len = 20;
+        return 6;
+    case RTE_MBUF_F_TX_UDP_CKSUM:
+        *min_len = 8;
+        return 17;
+    case RTE_MBUF_F_TX_SCTP_CKSUM:
+        *min_len = 12;
+        return 132;
+    default:
+        *min_len = 0;
+        return 0;
+    }
+}
+
+/* The IP header at off that `what` (a field name, for the log) places, of header length hlen:
+ * its version, held to the IPV4/IPV6 flags given (v4_flag, v6_flag) and to hlen; with protocol
+ * (not 0), the protocol it carries, where the header says it without extension headers.  0 or a
+ * refusal. */
+static int ip_header(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index, const char *what,
+                     size_t off, size_t hlen, int want_v4, int want_v6, unsigned protocol, const char *proto_what)
+{
+    uint8_t buf[ICS_IPV6_HLEN];
+    const uint8_t *h = bytes(m, off, 1, buf);
+    if (!h)
+        return refuse(tx, index, EINVAL, "%s puts the IP header at %zu, past the packet's %u bytes", what, off,
+                      m->pkt_len);
+    const unsigned version = h[0] >> 4;
+    if (version != 4 && version != 6)
+        return refuse(tx, index, EINVAL, "%s puts the IP header at %zu, where the version nibble is %u", what, off,
+                      version);
+    if ((want_v4 && version != 4) || (want_v6 && version != 6))
+        return refuse(tx, index, EINVAL, "the flags say IPv%d, the header at %zu (%s) is IPv%u", want_v4 ? 4 : 6, off,
+                      what, version);
+    const size_t need = version == 4 ? ICS_IPV4_MIN : ICS_IPV6_HLEN;
+    h = bytes(m, off, need, buf);
+    if (!h)
+        return refuse(tx, index, EINVAL, "the IPv%u header at %zu (%s) runs past the packet's %u bytes", version, off,
+                      what, m->pkt_len);
+    if (version == 4 && (size_t)(h[0] & 15u) * 4u != hlen)
+        return refuse(tx, index, EINVAL, "the IPv4 header at %zu (%s) is %u bytes, its length field says %zu", off,
+                      what, (h[0] & 15u) * 4u, hlen);
+    if (version == 6 && hlen < ICS_IPV6_HLEN)
+        return refuse(tx, index, EINVAL, "the IPv6 header at %zu (%s) is 40 bytes at least, its length field says %zu",
+                      off, what, hlen);
+    if (protocol) {
+        /* With IPv6 extension headers the walk finds the protocol, and is held to it after. */
+        const int said = version == 4 || hlen == ICS_IPV6_HLEN;
+        const unsigned carried = version == 4 ? h[9] : h[6];
+        if (said && carried != protocol)
+            return refuse(tx, index, EINVAL, "%s on an IPv%u header at %zu that carries protocol %u", proto_what,
+                          version, off, carried);
+    }
+    return 0;
+}
+
+/* Reads the metadata and checks it against the headers it names. */
+static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index, struct placement *pl)
+{
+    const uint64_t f = m->ol_flags;
+    *pl = (struct placement){.flags = f, .tunnel = (f & RTE_MBUF_F_TX_TUNNEL_MASK) != 0};
+    if (pl->tunnel) {
+        pl->outer_l3 = m->outer_l2_len;
+        pl->outer_l4 = (size_t)m->outer_l2_len + m->outer_l3_len;
+        pl->l3 = pl->outer_l4 + m->l2_len;
+        pl->depth = 1;
+    } else {
+        if (f & (RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM))
+            return refuse(tx, index, EINVAL, "an outer checksum request without a RTE_MBUF_F_TX_TUNNEL_* type");
+        pl->l3 = m->l2_len;
+    }
+    pl->l4 = pl->l3 + m->l3_len;
+
+    size_t l4_min;
+    const unsigned protocol = l4_protocol(f, &l4_min);
+    if (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) {
+        const char *what = pl->tunnel ? "outer_l2_len + outer_l3_len + l2_len" : "l2_len";
+        int rc = ip_header(tx, m, index, what, pl->l3, m->l3_len,
+                           (f & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM)) != 0, (f & RTE_MBUF_F_TX_IPV6) != 0,
+                           protocol, l4_request_name(f));
+        if (rc)
+            return rc;
+        if (protocol && (pl->l4 > m->pkt_len || l4_min > m->pkt_len - pl->l4))
+            return refuse(tx, index, EINVAL, "%s: the header at l3_len %u beyond the IP header (%zu) runs past the packet's %u bytes",
+                          l4_request_name(f), m->l3_len, pl->l4, m->pkt_len);
+    }
+    if (f & (RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)) {
+        int rc = ip_header(tx, m, index, "outer_l2_len", pl->outer_l3, m->outer_l3_len,
+                           (f & (RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IP_CKSUM)) != 0,
+                           (f & RTE_MBUF_F_TX_OUTER_IPV6) != 0, (f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) ? 17 : 0,
+                           "RTE_MBUF_F_TX_OUTER_UDP_CKSUM");
+        if (rc)
+            return rc;
+    }
+
+    /* Without a tunnel flag, l2_len may still reach past an outer IP header to an inner one (the
+     * mbuf guide's way of offloading inner checksums on a port that knows no tunnel): that IP
+     * header is then one tunnel in.  Ethernet with up to two VLAN tags is read here; another
+     * link layer (MPLS, PPPoE) is left to the walk, held to the metadata after. */
+    if (!pl->tunnel) {
+        uint8_t buf[2];
+        size_t at = 12;
+        const uint8_t *t = bytes(m, at, 2, buf);
+        unsigned type = t ? (unsigned)t[0] << 8 | t[1] : 0;
+        for (int tags = 0; t && tags < 2 && (type == 0x8100 || type == 0x88A8 || type == 0x9100); tags++) {
+            at += 4;
+            t = bytes(m, at, 2, buf);
+            type = t ? (unsigned)t[0] << 8 | t[1] : 0;
+        }
+        const size_t first_ip = at + 2;
+        if ((type == 0x0800 || type == 0x86DD) && (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK))) {
+            if (pl->l3 < first_ip)
+                return refuse(tx, index, EINVAL, "l2_len %u ends inside the link-layer header (IP starts at %zu)",
+                              m->l2_len, first_ip);
+            pl->depth = pl->l3 > first_ip;
+        }
+    }
+    return 0;
+}
+
+/* The packet layer's checksum kinds of a DPDK L4 request, and of a port's L4 capabilities. */
+static uint32_t l4_kinds(uint64_t f)
+{
+    switch (f & RTE_MBUF_F_TX_L4_MASK) {
+    case RTE_MBUF_F_TX_TCP_CKSUM:
+        return INETCSUM_OFL_TCP4 | INETCSUM_OFL_TCP6;
+    case RTE_MBUF_F_TX_UDP_CKSUM:
+        return INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6;
+    case RTE_MBUF_F_TX_SCTP_CKSUM:
+        return INETCSUM_OFL_SCTP4 | INETCSUM_OFL_SCTP6;
+    default:
+        return 0;
+    }
+}
+
+static uint32_t capa_kinds(uint64_t capa)
+{
+    uint32_t k = 0;
+    if (capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM)
+        k |= INETCSUM_OFL_IPV4;
+    if (capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM)
+        k |= INETCSUM_OFL_TCP4 | INETCSUM_OFL_TCP6;
+    if (capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
+        k |= INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6;
+    if (capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM)
+        k |= INETCSUM_OFL_SCTP4 | INETCSUM_OFL_SCTP6;
+    return k;
+}
+
+/* The check the walk found of `layer` at off and depth, or NULL. */
+static const struct inetcsum_check *found(const struct inetcsum_report *r, enum inetcsum_layer layer, size_t off,
+                                          unsigned depth)
+{
+    for (unsigned i = 0; i < r->count; i++)
+        if (r->checks[i].layer == layer && r->checks[i].offset == off && r->checks[i].depth == depth &&
+            !(r->checks[i].flags & INETCSUM_CHECK_QUOTED))
+            return &r->checks[i];
+    return NULL;
+}
+
+/* A request held to the walk: the check it asked for was found where the metadata says, and was
+ * done (here, or left to the port).  *done: it was done here. */
+static int honoured(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index,
+                    const struct inetcsum_report *r, enum inetcsum_layer layer, size_t off, unsigned depth,
+                    const char *request, int *done)
+{
+    const struct inetcsum_check *c = found(r, layer, off, depth);
+    *done = 0;
+    if (!c) {
+        char why[120] = "";
+        inetcsum_report_why(r, why, sizeof why);
+        return refuse(tx, index, (r->flags & INETCSUM_FRAME_NOT_FOLLOWED) ? EPROTONOSUPPORT : EINVAL,
+                      "%s: no %s header at %zu%s in the packet's headers%s%s", request, inetcsum_layer_name(layer), off,
+                      depth ? " one tunnel in" : "", why[0] ? ": " : "", why);
+    }
+    if (!(c->flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_DEVICE))) {
+        const char *why = (c->flags & INETCSUM_CHECK_FRAGMENT)    ? "it is in an IP fragment"
+                          : (c->flags & INETCSUM_CHECK_TRUNCATED) ? "its length runs past the packet's end"
+                          : (c->flags & INETCSUM_CHECK_MALFORMED) ? "its lengths contradict each other"
+                                                                  : "it cannot be computed";
+        return refuse(tx, index, EINVAL, "%s: the %s header at %zu (pkt_len %u): %s", request,
+                      inetcsum_layer_name(layer), off, m->pkt_len, why);
+    }
+    *done = (c->flags & INETCSUM_CHECK_WRITTEN) != 0;
+    return 0;
+}
+
+static enum inetcsum_layer l4_layer(uint64_t f)
+{
+    switch (f & RTE_MBUF_F_TX_L4_MASK) {
+    case RTE_MBUF_F_TX_TCP_CKSUM:
+        return INETCSUM_LAYER_TCP;
+    case RTE_MBUF_F_TX_SCTP_CKSUM:
+        return INETCSUM_LAYER_SCTP;
+    default:
+        return INETCSUM_LAYER_UDP;
+    }
+}
+
+int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
+{
+    uint64_t f = m->ol_flags;
+    if (f & ICS_DPDK_SEG_REQUESTS)
+        return refuse(tx, index, EPROTONOSUPPORT, "%s on a port without it: segmentation in software is not done yet",
+                      (f & RTE_MBUF_F_TX_TCP_SEG) ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG");
+    struct placement pl;
+    int rc = place(tx, m, index, &pl);
+    if (rc)
+        return rc;
+
+    const uint32_t port = capa_kinds(tx->capa);
+    uint32_t in_req = l4_kinds(f) | ((f & RTE_MBUF_F_TX_IP_CKSUM) ? INETCSUM_OFL_IPV4 : 0u), in_dev = in_req & port;
+    uint32_t out_req = 0, out_dev = 0;
+    if (f & RTE_MBUF_F_TX_OUTER_IP_CKSUM) {
+        out_req |= INETCSUM_OFL_IPV4;
+        out_dev |= (tx->capa & RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM) ? INETCSUM_OFL_IPV4 : 0u;
+    }
+    if (f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) {
+        out_req |= INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6;
+        out_dev |= (tx->capa & RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM) ? INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6 : 0u;
+    }
+    /* A port that knows no tunnel takes the packet flattened (the outer headers in l2_len), which
+     * the 7-bit l2_len must hold; else the inner checksums are done here too. */
+    const int unaware = pl.tunnel && !tx->tunnel_aware;
+    const size_t flat_l2 = pl.l3;
+    if (unaware && (in_dev == 0 || flat_l2 > ICS_DPDK_L2_LEN_MAX))
+        in_dev = 0;
+
+    struct inetcsum_offload o = {in_req, in_dev, 0};
+    if (pl.depth) {
+        o.request = out_req | INETCSUM_OFL_INNER(in_req);
+        o.device = out_dev | INETCSUM_OFL_INNER(in_dev);
+    }
+    struct iovec *iov;
+    unsigned nseg;
+    rc = ics_dpdk_chain_iov(tx, m, &iov, &nseg);
+    if (rc == -EINVAL)
+        return refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
+                      m->nb_segs);
+    if (rc)
+        return refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
+    struct inetcsum_report r;
+    inetcsum_offload_iov(iov, nseg, INETCSUM_LINK_ETHERNET, &o, &r);
+
+    /* Every request held to the walk, and what was done here taken off the flags. */
+    const struct {
+        uint64_t mask; /* the request's bits */
+        enum inetcsum_layer layer;
+        size_t off;
+        unsigned depth;
+        const char *name;
+        uint64_t *count;
+    } requests[] = {
+        {RTE_MBUF_F_TX_IP_CKSUM, INETCSUM_LAYER_IPV4, pl.l3, pl.depth, "RTE_MBUF_F_TX_IP_CKSUM", &tx->stats.ip_csum},
+        {RTE_MBUF_F_TX_L4_MASK, l4_layer(f), pl.l4, pl.depth, l4_request_name(f), &tx->stats.l4_csum},
+        {RTE_MBUF_F_TX_OUTER_IP_CKSUM, INETCSUM_LAYER_IPV4, pl.outer_l3, 0, "RTE_MBUF_F_TX_OUTER_IP_CKSUM",
+         &tx->stats.ip_csum},
+        {RTE_MBUF_F_TX_OUTER_UDP_CKSUM, INETCSUM_LAYER_UDP, pl.outer_l4, 0, "RTE_MBUF_F_TX_OUTER_UDP_CKSUM",
+         &tx->stats.l4_csum},
+    };
+    for (unsigned q = 0; q < sizeof requests / sizeof requests[0]; q++) {
+        if (!(f & requests[q].mask))
+            continue;
+        int done;
+        rc = honoured(tx, m, index, &r, requests[q].layer, requests[q].off, requests[q].depth, requests[q].name, &done);
+        if (rc)
+            return rc;
+        if (done) { /* (an L4 request cleared is RTE_MBUF_F_TX_L4_NO_CKSUM) */
+            f &= ~requests[q].mask;
+            ++*requests[q].count;
+        }
+    }
+    if (unaware) {
+        /* What is left is the port's: the inner requests, on the flattened form; with none left
+         * the tunnel's metadata is dropped too (such a port may refuse a tunnel flag). */
+        if (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) {
+            m->l2_len = flat_l2 & ICS_DPDK_L2_LEN_MAX;
+            tx->stats.tunnel_flattened++;
+        }
+        m->outer_l2_len = 0;
+        m->outer_l3_len = 0;
+        f &= ~(RTE_MBUF_F_TX_TUNNEL_MASK | RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6 |
+               RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM);
+    }
+    m->ol_flags = f;
+    tx->stats.prepared++;
+    return 0;
+}

@@ -1,0 +1,120 @@
+/* The TX queue's object: what the port is trusted with, read once, and the burst that does the
+ * rest in software before rte_eth_tx_burst. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include "internal.h"
+
+RTE_LOG_REGISTER(ics_dpdk_logtype, lib.inetcsum.dpdk, NOTICE);
+
+/* The capabilities that let a port take a tunnel flag with outer lengths: it reads outer_l2_len
+ * and outer_l3_len (a port without any of them would take l2_len from the outer Ethernet header). */
+#define ICS_DPDK_TUNNEL_CAPA                                                                        \
+    (RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM |                     \
+     RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO | RTE_ETH_TX_OFFLOAD_GRE_TNL_TSO | RTE_ETH_TX_OFFLOAD_IPIP_TNL_TSO | \
+     RTE_ETH_TX_OFFLOAD_GENEVE_TNL_TSO | RTE_ETH_TX_OFFLOAD_UDP_TNL_TSO | RTE_ETH_TX_OFFLOAD_IP_TNL_TSO)
+
+void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
+{
+    tx->capa = capa;
+    tx->undoable = 0;
+    if (!(capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))
+        tx->undoable |= RTE_MBUF_F_TX_IP_CKSUM;
+    if (!(capa & RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM))
+        tx->undoable |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
+    if (!(capa & RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM))
+        tx->undoable |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+    if (!(capa & RTE_ETH_TX_OFFLOAD_TCP_TSO))
+        tx->undoable |= RTE_MBUF_F_TX_TCP_SEG;
+    if (!(capa & RTE_ETH_TX_OFFLOAD_UDP_TSO))
+        tx->undoable |= RTE_MBUF_F_TX_UDP_SEG;
+    /* ol_flags bits 52-53: 0 none, 1 TCP, 2 SCTP, 3 UDP. */
+    tx->l4_undoable = (uint8_t)((!(capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) << 1) |
+                                (!(capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM) << 2) |
+                                (!(capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) << 3));
+    tx->tunnel_aware = (capa & ICS_DPDK_TUNNEL_CAPA) != 0;
+}
+
+struct inetcsum_dpdk_tx *inetcsum_dpdk_tx_new(uint16_t port_id, uint16_t queue_id,
+                                              const struct inetcsum_dpdk_tx_conf *conf)
+{
+    struct rte_eth_dev_info info;
+    if (!rte_eth_dev_is_valid_port(port_id) || rte_eth_dev_info_get(port_id, &info) != 0) {
+        rte_errno = ENODEV;
+        return NULL;
+    }
+    if (queue_id >= info.nb_tx_queues || (conf && conf->flags)) {
+        rte_errno = EINVAL;
+        return NULL;
+    }
+    /* An offload is the port's only when it was configured too: PMDs pick TX paths without the
+     * ones not asked for at configuration (the port's, or the queue's own). */
+    uint64_t configured = 0;
+    struct rte_eth_conf dev_conf;
+    if (rte_eth_dev_conf_get(port_id, &dev_conf) == 0)
+        configured = dev_conf.txmode.offloads;
+    struct rte_eth_txq_info queue;
+    if (rte_eth_tx_queue_info_get(port_id, queue_id, &queue) == 0)
+        configured |= queue.conf.offloads;
+    uint64_t capa = info.tx_offload_capa & configured;
+    if (conf && conf->tx_offload_capa)
+        capa &= conf->tx_offload_capa;
+
+    struct inetcsum_dpdk_tx *tx = calloc(1, sizeof *tx);
+    if (!tx) {
+        rte_errno = ENOMEM;
+        return NULL;
+    }
+    tx->port = port_id;
+    tx->queue = queue_id;
+    tx->pool = conf ? conf->pool : NULL;
+    ics_dpdk_tx_set_capa(tx, capa);
+    return tx;
+}
+
+void inetcsum_dpdk_tx_free(struct inetcsum_dpdk_tx *tx)
+{
+    if (!tx)
+        return;
+    free(tx->iov);
+    free(tx);
+}
+
+uint64_t inetcsum_dpdk_tx_capa(const struct inetcsum_dpdk_tx *tx)
+{
+    return tx->capa;
+}
+
+void inetcsum_dpdk_tx_stats(const struct inetcsum_dpdk_tx *tx, struct inetcsum_dpdk_tx_stats *stats)
+{
+    *stats = tx->stats;
+}
+
+uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+    rte_errno = 0;
+    uint16_t i = 0, untouched = 0;
+    for (; i < n; i++) {
+        if (ics_dpdk_port_does_all(tx, pkts[i])) {
+            untouched++;
+            continue;
+        }
+        const int rc = ics_dpdk_prepare(tx, pkts[i], i);
+        if (rc < 0) {
+            tx->stats.refused++;
+            rte_errno = -rc;
+            break;
+        }
+    }
+    tx->stats.packets += i;
+    tx->stats.untouched += untouched;
+    const int err = rte_errno; /* a PMD's tx_burst may leave its own */
+    const uint16_t sent = i ? rte_eth_tx_burst(tx->port, tx->queue, pkts, i) : 0;
+    rte_errno = err;
+    tx->stats.sent += sent;
+    return sent;
+}

@@ -1,0 +1,109 @@
+/* inetcsum for DPDK: the late software fallback for a port's TX offloads, where DPDK applications
+ * hold their packets (rte_mbuf chains with offload requests in ol_flags), and software checks of
+ * what a port did not check on receive.
+ *
+ * One call stands in for rte_eth_tx_burst:
+ *
+ *     struct inetcsum_dpdk_tx *tx = inetcsum_dpdk_tx_new(port, queue, NULL);   (once per queue)
+ *     ...
+ *     uint16_t sent = inetcsum_dpdk_tx_burst(tx, pkts, n);
+ *
+ * For each packet it does, in software, exactly what the packet asks for in ol_flags and the port
+ * cannot do, and leaves the rest to the port:
+ *   - RTE_MBUF_F_TX_IP_CKSUM, _TCP_CKSUM, _UDP_CKSUM, _SCTP_CKSUM, and for a tunnelled packet
+ *     (RTE_MBUF_F_TX_TUNNEL_*) _OUTER_IP_CKSUM and _OUTER_UDP_CKSUM: a checksum the port cannot
+ *     compute is computed here and its request cleared from ol_flags (the L4 one set to
+ *     RTE_MBUF_F_TX_L4_NO_CKSUM); one it can is left to it, its field prepared as the PMD expects
+ *     (an IPv4 header checksum zeroed, a TCP or UDP one seeded with the pseudo-header sum, an SCTP
+ *     one zeroed: what rte_net_intel_cksum_prepare writes), its request kept.  An outer UDP
+ *     checksum computed here over inner checksums the port will fill counts their final values
+ *     without reading the inner payload (Linux's local checksum offload).
+ *   - A tunnelled packet sent to a port that knows no tunnel (no outer checksum or tunnel TSO
+ *     capability, so it would take l2_len from the wrong header) has its outer checksums done here
+ *     and its metadata rewritten to the form such a port takes (the outer headers counted in
+ *     l2_len, no tunnel or outer flags), its inner checksums left to the port.
+ *   - Chains: headers may be split across segments at any byte, segments of any length (odd and
+ *     tiny ones too); nothing is linearised.
+ * The packet's headers are found by the library's own walk (include/inetcsum_packet.h) and held to
+ * its metadata: the IP header at l2_len (after outer_l2_len + outer_l3_len with a tunnel flag),
+ * its upper layer at l3_len beyond, the IP version its flags name, the protocol its L4 request
+ * names.  A packet whose metadata cannot be honoured (lengths that contradict the headers or each
+ * other, l2_len past the data, an L4 request on a packet without that protocol, a fragment, an
+ * IPv4 request on IPv6, a tunnel the walk does not know) is not sent: it is the first packet not
+ * taken, rte_errno says why (EINVAL, EPROTONOSUPPORT for what this layer does not do yet), and a
+ * debug log (logtype "lib.inetcsum.dpdk") names the packet and the field.  Its checksum fields may
+ * have been written; nothing else of it is changed, and it is still the caller's.
+ *
+ * Not done in software yet (such a packet is refused with EPROTONOSUPPORT when the port lacks the
+ * offload): segmentation (RTE_MBUF_F_TX_TCP_SEG, _UDP_SEG), VLAN insertion, linearising a chain for
+ * a port without RTE_ETH_TX_OFFLOAD_MULTI_SEGS.
+ *
+ * Cost: when the port does everything a packet asks, the packet is not read (its flags and the
+ * port's capabilities are compared, a few instructions).
+ *
+ * Threads: a struct inetcsum_dpdk_tx belongs to one TX queue and, as the queue, to one thread at a
+ * time (no locks inside).  Different queues' objects may be used from different threads at once.
+ * inetcsum_dpdk_rx_verify keeps no state and may be called from any thread on distinct packets. */
+#ifndef INETCSUM_DPDK_H
+#define INETCSUM_DPDK_H
+
+#include <stdint.h>
+
+#include "inetcsum.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+struct rte_mempool;
+
+/* What the application may set when it makes the object. */
+struct inetcsum_dpdk_tx_conf {
+    /* 0: the port's capabilities as it reports them (rte_eth_dev_info.tx_offload_capa) intersected
+     * with the TX offloads the port and queue were configured with.  Else those intersected with
+     * these RTE_ETH_TX_OFFLOAD_* bits: a narrower set (a PMD known to do one of them wrong, or a
+     * test of the software path on a port that has the offload). */
+    uint64_t tx_offload_capa;
+    /* Where segments' mbufs come from; NULL: the pool of the packet being segmented. */
+    struct rte_mempool *pool;
+    uint32_t flags; /* 0; none defined yet */
+};
+
+/* Counters, since inetcsum_dpdk_tx_new (inetcsum_dpdk_tx_stats). */
+struct inetcsum_dpdk_tx_stats {
+    uint64_t packets;     /* offered to inetcsum_dpdk_tx_burst */
+    uint64_t untouched;   /* the port did all they asked: not read */
+    uint64_t prepared;    /* read and prepared: some checksum done here */
+    uint64_t ip_csum;     /* IPv4 header checksums computed here, outer ones included */
+    uint64_t l4_csum;     /* TCP, UDP and SCTP checksums computed here, outer UDP included */
+    uint64_t tunnel_flattened; /* tunnelled packets given to a port without tunnel offloads in the
+                                * form it takes (see above) */
+    uint64_t refused;     /* not sent: metadata that cannot be honoured (rte_errno said why) */
+    uint64_t sent;        /* taken by rte_eth_tx_burst */
+};
+
+/* Makes the fallback for one TX queue of a port that is configured (rte_eth_dev_configure and
+ * rte_eth_tx_queue_setup done; it may be started later).  conf may be NULL.  It reads the port's
+ * capabilities once.  NULL with rte_errno ENODEV (no such port), EINVAL (no such queue, or a conf
+ * with unknown flags) or ENOMEM. */
+INETCSUM_API struct inetcsum_dpdk_tx *inetcsum_dpdk_tx_new(uint16_t port_id, uint16_t queue_id,
+                                              const struct inetcsum_dpdk_tx_conf *conf);
+INETCSUM_API void inetcsum_dpdk_tx_free(struct inetcsum_dpdk_tx *tx);
+
+/* rte_eth_tx_burst's contract, after the software fallback above: returns how many of
+ * pkts[0..n) the port took (they are its now); pkts[ret..n) stay the caller's, to send again or
+ * free.  When a packet's metadata cannot be honoured, the packets before it are sent, it and
+ * those after are not taken, and rte_errno says why (it is 0 when the port only ran out of room). */
+INETCSUM_API uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n);
+
+/* The RTE_ETH_TX_OFFLOAD_* bits the port is trusted with (after conf's narrowing). */
+INETCSUM_API uint64_t inetcsum_dpdk_tx_capa(const struct inetcsum_dpdk_tx *tx);
+
+INETCSUM_API void inetcsum_dpdk_tx_stats(const struct inetcsum_dpdk_tx *tx, struct inetcsum_dpdk_tx_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INETCSUM_DPDK_H */
