@@ -1,21 +1,22 @@
 /* An mbuf chain as the packet layer takes a frame held in pieces: an iovec, one entry a segment,
- * in the TX object's scratch (no allocation per packet once the longest chain has been seen). */
+ * in a scratch array the caller keeps (no allocation per packet once the longest chain has been
+ * seen). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-int ics_dpdk_chain_iov(struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, struct iovec **iov, unsigned *n)
+int ics_dpdk_chain_iov(struct ics_dpdk_scratch *sc, const struct rte_mbuf *m, struct iovec **iov, unsigned *n)
 {
     const unsigned segs = m->nb_segs;
     if (segs == 0)
         return -EINVAL;
-    if (segs > tx->iov_cap) {
-        struct iovec *grown = realloc(tx->iov, segs * sizeof *grown);
+    if (segs > sc->cap) {
+        struct iovec *grown = realloc(sc->iov, segs * sizeof *grown);
         if (!grown)
             return -ENOMEM;
-        tx->iov = grown;
-        tx->iov_cap = segs;
+        sc->iov = grown;
+        sc->cap = segs;
     }
     /* A chain's lengths are the application's to keep right; a wrong one would have the walk read
      * past a segment's data, so each is held to the others. */
@@ -24,13 +25,13 @@ int ics_dpdk_chain_iov(struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, st
     for (const struct rte_mbuf *s = m; s; s = s->next, k++) {
         if (k == segs)
             return -EINVAL; /* more links than nb_segs says */
-        tx->iov[k].iov_base = rte_pktmbuf_mtod(s, void *);
-        tx->iov[k].iov_len = s->data_len;
+        sc->iov[k].iov_base = rte_pktmbuf_mtod(s, void *);
+        sc->iov[k].iov_len = s->data_len;
         total += s->data_len;
     }
     if (k != segs || total != m->pkt_len)
         return -EINVAL;
-    *iov = tx->iov;
+    *iov = sc->iov;
     *n = segs;
     return 0;
 }

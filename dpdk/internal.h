@@ -16,6 +16,12 @@
 extern int ics_dpdk_logtype;
 #define ICS_DPDK_LOG(level, ...) rte_log(RTE_LOG_##level, ics_dpdk_logtype, "inetcsum_dpdk: " __VA_ARGS__)
 
+/* An iovec array grown to the longest chain seen. */
+struct ics_dpdk_scratch {
+    struct iovec *iov;
+    unsigned cap;
+};
+
 struct inetcsum_dpdk_tx {
     uint16_t port, queue;
     uint64_t capa; /* RTE_ETH_TX_OFFLOAD_* the port is trusted with */
@@ -26,8 +32,7 @@ struct inetcsum_dpdk_tx {
     uint8_t l4_undoable; /* bit v set: L4 request v needs software */
     uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
     struct rte_mempool *pool;
-    struct iovec *iov; /* scratch for a chain's segments, grown to the longest chain seen */
-    unsigned iov_cap;
+    struct ics_dpdk_scratch scratch; /* a chain's segments */
     struct inetcsum_dpdk_tx_stats stats;
 };
 
@@ -57,8 +62,8 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa);
  * negative errno when its metadata cannot be honoured. */
 int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index);
 
-/* The chain's segments as an iovec in tx's scratch (*n of them): 0, or -EINVAL when the chain's
- * lengths disagree (pkt_len against the data_len sum, nb_segs against the links), -ENOMEM. */
-int ics_dpdk_chain_iov(struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, struct iovec **iov, unsigned *n);
+/* The chain's segments as an iovec in sc (*n of them): 0, or -EINVAL when the chain's lengths
+ * disagree (pkt_len against the data_len sum, nb_segs against the links), -ENOMEM. */
+int ics_dpdk_chain_iov(struct ics_dpdk_scratch *sc, const struct rte_mbuf *m, struct iovec **iov, unsigned *n);
 
 #endif

@@ -305,7 +305,7 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     }
     struct iovec *iov;
     unsigned nseg;
-    rc = ics_dpdk_chain_iov(tx, m, &iov, &nseg);
+    rc = ics_dpdk_chain_iov(&tx->scratch, m, &iov, &nseg);
     if (rc == -EINVAL)
         return refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
                       m->nb_segs);

@@ -80,7 +80,7 @@ void inetcsum_dpdk_tx_free(struct inetcsum_dpdk_tx *tx)
 {
     if (!tx)
         return;
-    free(tx->iov);
+    free(tx->scratch.iov);
     free(tx);
 }
 

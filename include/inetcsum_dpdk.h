@@ -102,6 +102,29 @@ INETCSUM_API uint64_t inetcsum_dpdk_tx_capa(const struct inetcsum_dpdk_tx *tx);
 
 INETCSUM_API void inetcsum_dpdk_tx_stats(const struct inetcsum_dpdk_tx *tx, struct inetcsum_dpdk_tx_stats *stats);
 
+/* ---- Receive ---------------------------------------------------------------------------------- */
+
+#define INETCSUM_DPDK_RX_COMPLETE 0x1u /* complete what is delivered unfinished (below) */
+
+/* For each of pkts[0..n) (Ethernet frames, as rte_eth_rx_burst gave them), the checksums its
+ * ol_flags say the port did not check are checked here and the flags set as a port that checks
+ * would set them:
+ *   - RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN: the IPv4 header's checksum, GOOD or BAD (an IPv6 packet has
+ *     none: it stays UNKNOWN);
+ *   - RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN: the TCP, UDP or SCTP checksum, GOOD or BAD (an IPv4 UDP 0,
+ *     no checksum sent, is GOOD; an IPv6 UDP 0 BAD; a field holding only the pseudo-header sum
+ *     BAD; a fragment's or a cut packet's stays UNKNOWN);
+ *   - with a tunnel the port recognised (a RTE_PTYPE_TUNNEL_* in packet_type) those are the inner
+ *     headers', and RTE_MBUF_F_RX_OUTER_L4_CKSUM_UNKNOWN the tunnel's UDP checksum (when
+ *     packet_type's outer L4 is RTE_PTYPE_L4_UDP); a bad outer
+ *     IPv4 header sets RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD.  Without one, the outermost headers'.
+ * With INETCSUM_DPDK_RX_COMPLETE, a packet marked RTE_MBUF_F_RX_L4_CKSUM_NONE (or _IP_CKSUM_NONE:
+ * the data is valid, the field not filled in, as virtio and vhost ports deliver a peer's packet
+ * sent with checksum offload) has that checksum computed and stored, and its flag set GOOD: so it
+ * can be forwarded out of a port that will not compute it.  Packets whose flags say all there is
+ * to say are not read.  Returns how many packets were read. */
+INETCSUM_API uint16_t inetcsum_dpdk_rx_verify(struct rte_mbuf **pkts, uint16_t n, unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif
