@@ -14,3 +14,13 @@ cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/n
 cmake --build "$work/cmake" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_shared"
 "$work/cmake/consumer_static"
+# The DPDK layer, when it was installed (pkg-config found libdpdk at build time).
+if [ -f "$prefix/lib/pkgconfig/inetcsum_dpdk.pc" ]; then
+  cc "$here/consumer_dpdk.c" -o "$work/pc_dpdk_shared" $(pkg-config --cflags --libs inetcsum_dpdk)
+  LD_LIBRARY_PATH="$prefix/lib" "$work/pc_dpdk_shared"
+  cc "$here/consumer_dpdk.c" -o "$work/pc_dpdk_static" $(pkg-config --cflags inetcsum_dpdk) \
+    "$prefix/lib/libinetcsum_dpdk.a" "$prefix/lib/libinetcsum.a" $(pkg-config --libs libdpdk) -pthread
+  "$work/pc_dpdk_static"
+  LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_dpdk_shared"
+  "$work/cmake/consumer_dpdk_static"
+fi
