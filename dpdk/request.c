@@ -269,9 +269,83 @@ static enum inetcsum_layer l4_layer(uint64_t f)
     }
 }
 
+static uint16_t be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The common case, without the walk's report: one segment, no tunnel, Ethernet with up to two
+ * VLAN tags, IPv4 without options or fragments or IPv6 without extension headers at l2_len, TCP
+ * or UDP at l3_len beyond, lengths that agree.  There the metadata alone places every request
+ * (checked here byte by byte), so the kinds the packet layer says it computed are the requests
+ * done here; anything else (or a disagreement, which cannot happen) takes the general path, which
+ * holds the walk's report to the metadata.  Returns 1 when done. */
+static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t f, uint32_t port)
+{
+    const uint64_t l4req = f & RTE_MBUF_F_TX_L4_MASK;
+    if (m->nb_segs != 1 || m->data_len != m->pkt_len || l4req == RTE_MBUF_F_TX_SCTP_CKSUM ||
+        (f & (RTE_MBUF_F_TX_TUNNEL_MASK | RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)))
+        return 0;
+    uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+    const size_t len = m->data_len, l3 = m->l2_len, l4 = l3 + m->l3_len;
+    if (len < l4 + 20)
+        return 0;
+    size_t at = 12;
+    unsigned type = be16(p + at);
+    for (int tags = 0; tags < 2 && (type == 0x8100 || type == 0x88A8 || type == 0x9100); tags++) {
+        at += 4;
+        type = be16(p + at);
+    }
+    if (at + 2 != l3)
+        return 0;
+    const uint8_t *ip = p + l3;
+    size_t payload;
+    unsigned protocol;
+    if (type == 0x0800 && ip[0] == 0x45 && m->l3_len == 20 && !(f & RTE_MBUF_F_TX_IPV6)) {
+        const size_t tot = be16(ip + 2);
+        if ((be16(ip + 6) & 0x3FFF) || tot < 20 || tot > len - l3)
+            return 0;
+        payload = tot - 20;
+        protocol = ip[9];
+    } else if (type == 0x86DD && (ip[0] >> 4) == 6 && m->l3_len == 40 &&
+               !(f & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM))) {
+        payload = be16(ip + 4);
+        if (payload > len - l4)
+            return 0;
+        protocol = ip[6];
+    } else {
+        return 0;
+    }
+    if (l4req == RTE_MBUF_F_TX_TCP_CKSUM && (protocol != 6 || payload < 20))
+        return 0;
+    if (l4req == RTE_MBUF_F_TX_UDP_CKSUM && (protocol != 17 || be16(p + l4 + 4) < 8 || be16(p + l4 + 4) > payload))
+        return 0;
+    const uint32_t req = l4_kinds(f) | ((f & RTE_MBUF_F_TX_IP_CKSUM) ? INETCSUM_OFL_IPV4 : 0u);
+    const struct inetcsum_offload o = {req, req & port, 0};
+    const uint32_t sw = inetcsum_offload(p, len, INETCSUM_LINK_ETHERNET, &o, NULL);
+    /* (the kinds come in IPv4 and IPv6 pairs: the packet layer names the one it found) */
+    const uint32_t owed = req & ~port;
+    if ((sw & INETCSUM_OFL_IPV4) != (owed & INETCSUM_OFL_IPV4) ||
+        !(sw & ~INETCSUM_OFL_IPV4) != !(owed & ~INETCSUM_OFL_IPV4))
+        return 0;
+    if (sw & INETCSUM_OFL_IPV4) {
+        f &= ~RTE_MBUF_F_TX_IP_CKSUM;
+        tx->stats.ip_csum++;
+    }
+    if (sw & ~INETCSUM_OFL_IPV4) {
+        f &= ~RTE_MBUF_F_TX_L4_MASK;
+        tx->stats.l4_csum++;
+    }
+    m->ol_flags = f;
+    tx->stats.prepared++;
+    return 1;
+}
+
 int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
 {
     uint64_t f = m->ol_flags;
+    if (!(f & ICS_DPDK_SEG_REQUESTS) && common_case(tx, m, f, capa_kinds(tx->capa)))
+        return 0;
     if (f & ICS_DPDK_SEG_REQUESTS)
         return refuse(tx, index, EPROTONOSUPPORT, "%s on a port without it: segmentation in software is not done yet",
                       (f & RTE_MBUF_F_TX_TCP_SEG) ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG");
