@@ -372,7 +372,9 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     if (unaware && (in_dev == 0 || flat_l2 > ICS_DPDK_L2_LEN_MAX))
         in_dev = 0;
 
-    struct inetcsum_offload o = {in_req, in_dev, 0};
+    /* Only the levels the metadata names: what looks like a tunnel inside the inner packet is its
+     * payload to a device, and stays as it is. */
+    struct inetcsum_offload o = {in_req, in_dev, INETCSUM_OFFLOAD_TWO_LEVELS};
     if (pl.depth) {
         o.request = out_req | INETCSUM_OFL_INNER(in_req);
         o.device = out_dev | INETCSUM_OFL_INNER(in_dev);

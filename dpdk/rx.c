@@ -74,7 +74,7 @@ static uint64_t set_state(uint64_t f, uint64_t mask, uint64_t good, uint64_t bad
 static void complete(const struct iovec *iov, unsigned n, const struct inetcsum_check *c)
 {
     const uint32_t kind = kind_of(c);
-    struct inetcsum_offload o = {c->depth ? INETCSUM_OFL_INNER(kind) : kind, 0, 0};
+    struct inetcsum_offload o = {c->depth ? INETCSUM_OFL_INNER(kind) : kind, 0, INETCSUM_OFFLOAD_TWO_LEVELS};
     inetcsum_offload_iov(iov, n, INETCSUM_LINK_ETHERNET, &o, NULL);
 }
 

@@ -225,6 +225,11 @@ INETCSUM_API int inetcsum_fragment(const void *frame, size_t caplen, size_t wire
 /* Offload flags. */
 #define INETCSUM_OFFLOAD_ZERO_SEED 0x1u /* the device wants TCP/UDP fields zeroed, not seeded with the
                                            * folded pseudo-header sum (most want the seed) */
+#define INETCSUM_OFFLOAD_TWO_LEVELS 0x2u /* the INNER kinds name the level one tunnel in only: checksums
+                                          * deeper (a tunnel inside the inner packet, or inner payload
+                                          * that happens to look like one) are left as they are, as a
+                                          * device told where the headers are leaves them.  Without
+                                          * it, INNER kinds are requested at every deeper level too */
 
 struct inetcsum_offload {
     uint32_t request; /* kinds the frame must carry when it leaves (csum_flags); others are left alone */

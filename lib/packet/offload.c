@@ -78,7 +78,7 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
      * contribution (an SCTP CRC, or one that sticks out of the covered bytes) goes to software. */
     for (unsigned j = 0; j < p.n; j++) {
         const struct ics_item *it = &p.item[j];
-        uint32_t kind = kind_of(it);
+        uint32_t kind = (o->flags & INETCSUM_OFFLOAD_TWO_LEVELS) && it->depth > 1 ? 0 : kind_of(it);
         cov[j] = (it->flags & ICS_UNSURE) ? 0 : coverage(&v, it);
         skip[j] = (it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) || cov[j] == 0 || !(o->request & kind);
         device[j] = !skip[j] && (o->device & kind) && it->depth <= 1 && kind != INETCSUM_OFL_OTHER &&

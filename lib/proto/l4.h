@@ -58,9 +58,11 @@ static inline uint32_t ics_inet_expected(enum inetcsum_layer layer, uint16_t sto
         want = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones, 0 meaning "none" */
     /* Subtracting the field by adding its complement cannot tell data summing to -0 (checksum
      * 0x0000 or 0xFFFF both verify) from all-zero data (only 0xFFFF verifies).  With a
-     * pseudo-header the data is never all zero (the protocol number is in it); without one (ICMP,
-     * IGMP, GRE, all-zero messages as fuzzers make them) 0xFFFF is right in both cases. */
-    if (want == 0 && !ics_l4_rules[layer].pseudo)
+     * pseudo-header the data is never all zero (the protocol number is in it), nor is an IPv4
+     * header (its version nibble): there 0x0000 is the checksum, as Linux's ip_fast_csum and
+     * every device compute it; without one (ICMP, IGMP, GRE, all-zero messages as fuzzers make
+     * them) 0xFFFF is right in both cases. */
+    if (want == 0 && !ics_l4_rules[layer].pseudo && layer != INETCSUM_LAYER_IPV4)
         want = 0xFFFF;
     return ics_net16(want);
 }
