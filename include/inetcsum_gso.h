@@ -168,6 +168,11 @@ INETCSUM_API int inetcsum_gso_from_vnet_max(struct inetcsum_gso *g, const void *
 INETCSUM_API int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, size_t len, enum inetcsum_link link,
                                        size_t gso_size);
 
+/* The same for a packet held as a list of buffers (any lengths; the headers may span them, and
+ * are read from its first 1,024 bytes): an mbuf chain, a scatter-gather list. */
+INETCSUM_API int inetcsum_gso_describe_iov(struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
+                                           enum inetcsum_link link, size_t gso_size);
+
 /* ---- Segmentation -------------------------------------------------------------------------------- */
 
 /* A buffer for one segment: data[0..size) is room the caller owns; len is set to what was used. */

@@ -134,6 +134,10 @@ static void test_split(void)
         for (size_t y = x; y <= len; y += stride * 7) {
             const struct iovec iov[4] = {{pkt, x}, {pkt + x, 0}, {pkt + x, y - x}, {pkt + y, len - y}};
             memset(two, 0, sizeof two);
+            struct inetcsum_gso gi;
+            if (inetcsum_gso_describe_iov(&gi, iov, 4, INETCSUM_LINK_ETHERNET, 1000) != 0 ||
+                memcmp(&gi, &g, sizeof g) != 0)
+                bad++; /* described from the buffers: the same description */
             if (inetcsum_gso_segment_iov(&g, iov, 4, NULL, 0, b, 3) != 3)
                 bad++;
             for (int i = 0; i < 3; i++)

@@ -1,6 +1,7 @@
 /* A super-packet described: from the virtio-net header that came with it (checked as Linux's
  * virtio_net_hdr_to_skb and the GSO code behind it check it), or from its headers alone. */
 #include <errno.h>
+#include <string.h>
 
 #include "gso.h"
 
@@ -129,6 +130,31 @@ int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, size_t len, e
         return -EINVAL;
     }
     int rc = ics_gso_layout(g, pkt, len, len, link, NULL, 1);
+    if (rc == 0) {
+        count_segments(g, gso_size);
+        rc = within(g, 0, 0);
+    }
+    return rc;
+}
+
+int inetcsum_gso_describe_iov(struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
+                              enum inetcsum_link link, size_t gso_size)
+{
+    if (gso_size == 0 || gso_size > 0xFFFF) {
+        *g = (struct inetcsum_gso){0};
+        return -EINVAL;
+    }
+    /* The headers gathered (the most a segment repeats); the payload is only counted. */
+    uint8_t headers[ICS_GSO_MAX_HDR];
+    size_t total = 0, have = 0;
+    for (size_t k = 0; k < iovcnt; k++) {
+        const size_t take = iov[k].iov_len < sizeof headers - have ? iov[k].iov_len : sizeof headers - have;
+        if (take)
+            memcpy(headers + have, iov[k].iov_base, take);
+        have += take;
+        total += iov[k].iov_len;
+    }
+    int rc = ics_gso_layout(g, headers, have, total, link, NULL, 1);
     if (rc == 0) {
         count_segments(g, gso_size);
         rc = within(g, 0, 0);
