@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "inetcsum_dpdk.h"
+#include "inetcsum_gso.h"
 
 /* The layer's log type, "lib.inetcsum.dpdk": refusals are said at DEBUG, naming the field. */
 extern int ics_dpdk_logtype;
@@ -31,8 +32,16 @@ struct inetcsum_dpdk_tx {
     uint64_t undoable;
     uint8_t l4_undoable; /* bit v set: L4 request v needs software */
     uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
+    uint16_t tunnel_tso;  /* bit t set: segments a packet of tunnel type t (ol_flags bits 45-48) */
     struct rte_mempool *pool;
     struct ics_dpdk_scratch scratch; /* a chain's segments */
+    /* Segmentation: the segments of one packet, and those of a packet taken whose segments the
+     * port did not all take yet (sent first at the next burst). */
+    struct rte_mbuf **segs;
+    struct inetcsum_segment *seg_bufs;
+    unsigned segs_cap;
+    struct rte_mbuf **backlog;
+    unsigned backlog_at, backlog_n;
     struct inetcsum_dpdk_tx_stats stats;
 };
 
@@ -50,10 +59,28 @@ static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, cons
         return 0;
     if ((tx->l4_undoable >> ((f & RTE_MBUF_F_TX_L4_MASK) >> 52)) & 1u)
         return 0;
+    if (!(f & RTE_MBUF_F_TX_TUNNEL_MASK))
+        return 1;
+    /* A tunnelled packet to segment, on a port without that tunnel's TSO. */
+    if ((f & ICS_DPDK_SEG_REQUESTS) && !((tx->tunnel_tso >> ((f & RTE_MBUF_F_TX_TUNNEL_MASK) >> 45)) & 1u))
+        return 0;
     /* A tunnel flag on a port that would take l2_len from the outer headers. */
-    return !(f & RTE_MBUF_F_TX_TUNNEL_MASK) || tx->tunnel_aware ||
-           !(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS));
+    return tx->tunnel_aware || !(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS));
 }
+
+/* Software segmentation (TSO, USO) of m, which asks for it of a port that cannot: its segments in
+ * tx->segs[0..*n), each a one-mbuf packet with its checksums computed or left to the port (its
+ * flags set for those), m itself unchanged.  0, or a negative errno: a refusal (said in the log),
+ * or -ENOBUFS when the pool is empty (a passing state: m stays the caller's). */
+int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n);
+
+/* Says at DEBUG why packet `index` of a burst is not sent (the port, queue, packet and field);
+ * returns -err. */
+int ics_dpdk_refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The packet layer's checksum kinds of a port's RTE_ETH_TX_OFFLOAD_* checksum bits (one level). */
+uint32_t ics_dpdk_capa_kinds(uint64_t capa);
 
 /* The trusted capabilities set, with what follows from them. */
 void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa);

@@ -27,11 +27,7 @@ struct placement {
     int tunnel;                /* a tunnel flag */
 };
 
-static int refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Says at DEBUG why packet `index` of a burst is not sent; returns -err. */
-static int refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
+int ics_dpdk_refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
 {
     if (rte_log_can_log(ics_dpdk_logtype, RTE_LOG_DEBUG)) {
         char why[200];
@@ -95,32 +91,32 @@ static int ip_header(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m
     uint8_t buf[ICS_IPV6_HLEN];
     const uint8_t *h = bytes(m, off, 1, buf);
     if (!h)
-        return refuse(tx, index, EINVAL, "%s puts the IP header at %zu, past the packet's %u bytes", what, off,
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s puts the IP header at %zu, past the packet's %u bytes", what, off,
                       m->pkt_len);
     const unsigned version = h[0] >> 4;
     if (version != 4 && version != 6)
-        return refuse(tx, index, EINVAL, "%s puts the IP header at %zu, where the version nibble is %u", what, off,
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s puts the IP header at %zu, where the version nibble is %u", what, off,
                       version);
     if ((want_v4 && version != 4) || (want_v6 && version != 6))
-        return refuse(tx, index, EINVAL, "the flags say IPv%d, the header at %zu (%s) is IPv%u", want_v4 ? 4 : 6, off,
+        return ics_dpdk_refuse(tx, index, EINVAL, "the flags say IPv%d, the header at %zu (%s) is IPv%u", want_v4 ? 4 : 6, off,
                       what, version);
     const size_t need = version == 4 ? ICS_IPV4_MIN : ICS_IPV6_HLEN;
     h = bytes(m, off, need, buf);
     if (!h)
-        return refuse(tx, index, EINVAL, "the IPv%u header at %zu (%s) runs past the packet's %u bytes", version, off,
+        return ics_dpdk_refuse(tx, index, EINVAL, "the IPv%u header at %zu (%s) runs past the packet's %u bytes", version, off,
                       what, m->pkt_len);
     if (version == 4 && (size_t)(h[0] & 15u) * 4u != hlen)
-        return refuse(tx, index, EINVAL, "the IPv4 header at %zu (%s) is %u bytes, its length field says %zu", off,
+        return ics_dpdk_refuse(tx, index, EINVAL, "the IPv4 header at %zu (%s) is %u bytes, its length field says %zu", off,
                       what, (h[0] & 15u) * 4u, hlen);
     if (version == 6 && hlen < ICS_IPV6_HLEN)
-        return refuse(tx, index, EINVAL, "the IPv6 header at %zu (%s) is 40 bytes at least, its length field says %zu",
+        return ics_dpdk_refuse(tx, index, EINVAL, "the IPv6 header at %zu (%s) is 40 bytes at least, its length field says %zu",
                       off, what, hlen);
     if (protocol) {
         /* With IPv6 extension headers the walk finds the protocol, and is held to it after. */
         const int said = version == 4 || hlen == ICS_IPV6_HLEN;
         const unsigned carried = version == 4 ? h[9] : h[6];
         if (said && carried != protocol)
-            return refuse(tx, index, EINVAL, "%s on an IPv%u header at %zu that carries protocol %u", proto_what,
+            return ics_dpdk_refuse(tx, index, EINVAL, "%s on an IPv%u header at %zu that carries protocol %u", proto_what,
                           version, off, carried);
     }
     return 0;
@@ -138,7 +134,7 @@ static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, un
         pl->depth = 1;
     } else {
         if (f & (RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM))
-            return refuse(tx, index, EINVAL, "an outer checksum request without a RTE_MBUF_F_TX_TUNNEL_* type");
+            return ics_dpdk_refuse(tx, index, EINVAL, "an outer checksum request without a RTE_MBUF_F_TX_TUNNEL_* type");
         pl->l3 = m->l2_len;
     }
     pl->l4 = pl->l3 + m->l3_len;
@@ -153,7 +149,7 @@ static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, un
         if (rc)
             return rc;
         if (protocol && (pl->l4 > m->pkt_len || l4_min > m->pkt_len - pl->l4))
-            return refuse(tx, index, EINVAL, "%s: the header at l3_len %u beyond the IP header (%zu) runs past the packet's %u bytes",
+            return ics_dpdk_refuse(tx, index, EINVAL, "%s: the header at l3_len %u beyond the IP header (%zu) runs past the packet's %u bytes",
                           l4_request_name(f), m->l3_len, pl->l4, m->pkt_len);
     }
     if (f & (RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)) {
@@ -182,7 +178,7 @@ static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, un
         const size_t first_ip = at + 2;
         if ((type == 0x0800 || type == 0x86DD) && (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK))) {
             if (pl->l3 < first_ip)
-                return refuse(tx, index, EINVAL, "l2_len %u ends inside the link-layer header (IP starts at %zu)",
+                return ics_dpdk_refuse(tx, index, EINVAL, "l2_len %u ends inside the link-layer header (IP starts at %zu)",
                               m->l2_len, first_ip);
             pl->depth = pl->l3 > first_ip;
         }
@@ -205,7 +201,7 @@ static uint32_t l4_kinds(uint64_t f)
     }
 }
 
-static uint32_t capa_kinds(uint64_t capa)
+uint32_t ics_dpdk_capa_kinds(uint64_t capa)
 {
     uint32_t k = 0;
     if (capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM)
@@ -241,7 +237,7 @@ static int honoured(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m,
     if (!c) {
         char why[120] = "";
         inetcsum_report_why(r, why, sizeof why);
-        return refuse(tx, index, (r->flags & INETCSUM_FRAME_NOT_FOLLOWED) ? EPROTONOSUPPORT : EINVAL,
+        return ics_dpdk_refuse(tx, index, (r->flags & INETCSUM_FRAME_NOT_FOLLOWED) ? EPROTONOSUPPORT : EINVAL,
                       "%s: no %s header at %zu%s in the packet's headers%s%s", request, inetcsum_layer_name(layer), off,
                       depth ? " one tunnel in" : "", why[0] ? ": " : "", why);
     }
@@ -250,7 +246,7 @@ static int honoured(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m,
                           : (c->flags & INETCSUM_CHECK_TRUNCATED) ? "its length runs past the packet's end"
                           : (c->flags & INETCSUM_CHECK_MALFORMED) ? "its lengths contradict each other"
                                                                   : "it cannot be computed";
-        return refuse(tx, index, EINVAL, "%s: the %s header at %zu (pkt_len %u): %s", request,
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s: the %s header at %zu (pkt_len %u): %s", request,
                       inetcsum_layer_name(layer), off, m->pkt_len, why);
     }
     *done = (c->flags & INETCSUM_CHECK_WRITTEN) != 0;
@@ -344,17 +340,17 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
 int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
 {
     uint64_t f = m->ol_flags;
-    if (!(f & ICS_DPDK_SEG_REQUESTS) && common_case(tx, m, f, capa_kinds(tx->capa)))
+    if (!(f & ICS_DPDK_SEG_REQUESTS) && common_case(tx, m, f, ics_dpdk_capa_kinds(tx->capa)))
         return 0;
     if (f & ICS_DPDK_SEG_REQUESTS)
-        return refuse(tx, index, EPROTONOSUPPORT, "%s on a port without it: segmentation in software is not done yet",
+        return ics_dpdk_refuse(tx, index, EPROTONOSUPPORT, "%s on a port without it: segmentation in software is not done yet",
                       (f & RTE_MBUF_F_TX_TCP_SEG) ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG");
     struct placement pl;
     int rc = place(tx, m, index, &pl);
     if (rc)
         return rc;
 
-    const uint32_t port = capa_kinds(tx->capa);
+    const uint32_t port = ics_dpdk_capa_kinds(tx->capa);
     uint32_t in_req = l4_kinds(f) | ((f & RTE_MBUF_F_TX_IP_CKSUM) ? INETCSUM_OFL_IPV4 : 0u), in_dev = in_req & port;
     uint32_t out_req = 0, out_dev = 0;
     if (f & RTE_MBUF_F_TX_OUTER_IP_CKSUM) {
@@ -383,10 +379,10 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     unsigned nseg;
     rc = ics_dpdk_chain_iov(&tx->scratch, m, &iov, &nseg);
     if (rc == -EINVAL)
-        return refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
+        return ics_dpdk_refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
                       m->nb_segs);
     if (rc)
-        return refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
+        return ics_dpdk_refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
     struct inetcsum_report r;
     inetcsum_offload_iov(iov, nseg, INETCSUM_LINK_ETHERNET, &o, &r);
 

@@ -37,6 +37,21 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
                                 (!(capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM) << 2) |
                                 (!(capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) << 3));
     tx->tunnel_aware = (capa & ICS_DPDK_TUNNEL_CAPA) != 0;
+    /* Tunnel types (ol_flags bits 45-48) and the capability that segments each. */
+    static const struct {
+        uint64_t type, capa;
+    } tso[] = {
+        {RTE_MBUF_F_TX_TUNNEL_VXLAN, RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO},
+        {RTE_MBUF_F_TX_TUNNEL_GRE, RTE_ETH_TX_OFFLOAD_GRE_TNL_TSO},
+        {RTE_MBUF_F_TX_TUNNEL_IPIP, RTE_ETH_TX_OFFLOAD_IPIP_TNL_TSO},
+        {RTE_MBUF_F_TX_TUNNEL_GENEVE, RTE_ETH_TX_OFFLOAD_GENEVE_TNL_TSO},
+        {RTE_MBUF_F_TX_TUNNEL_IP, RTE_ETH_TX_OFFLOAD_IP_TNL_TSO},
+        {RTE_MBUF_F_TX_TUNNEL_UDP, RTE_ETH_TX_OFFLOAD_UDP_TNL_TSO},
+    };
+    tx->tunnel_tso = 0;
+    for (unsigned i = 0; i < sizeof tso / sizeof tso[0]; i++)
+        if (capa & tso[i].capa)
+            tx->tunnel_tso |= (uint16_t)(1u << (tso[i].type >> 45));
 }
 
 struct inetcsum_dpdk_tx *inetcsum_dpdk_tx_new(uint16_t port_id, uint16_t queue_id,
@@ -80,7 +95,12 @@ void inetcsum_dpdk_tx_free(struct inetcsum_dpdk_tx *tx)
 {
     if (!tx)
         return;
+    if (tx->backlog_n > tx->backlog_at) /* segments of a packet taken, never sent */
+        rte_pktmbuf_free_bulk(tx->backlog + tx->backlog_at, tx->backlog_n - tx->backlog_at);
     free(tx->scratch.iov);
+    free(tx->segs);
+    free(tx->seg_bufs);
+    free(tx->backlog);
     free(tx);
 }
 
@@ -94,27 +114,80 @@ void inetcsum_dpdk_tx_stats(const struct inetcsum_dpdk_tx *tx, struct inetcsum_d
     *stats = tx->stats;
 }
 
+/* Sends pkts[0..n) as they are: how many the port took. */
+static uint16_t send_now(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+    if (n == 0)
+        return 0;
+    const uint16_t sent = rte_eth_tx_burst(tx->port, tx->queue, pkts, n);
+    tx->stats.sent += sent;
+    return sent;
+}
+
 uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
     rte_errno = 0;
-    uint16_t i = 0, untouched = 0;
-    for (; i < n; i++) {
-        if (ics_dpdk_port_does_all(tx, pkts[i])) {
-            untouched++;
-            continue;
-        }
-        const int rc = ics_dpdk_prepare(tx, pkts[i], i);
-        if (rc < 0) {
-            tx->stats.refused++;
-            rte_errno = -rc;
-            break;
-        }
+    /* The segments of a packet taken earlier go first; while the port has no room for them,
+     * nothing more is taken. */
+    if (tx->backlog_n > tx->backlog_at) {
+        tx->backlog_at += send_now(tx, tx->backlog + tx->backlog_at, (uint16_t)(tx->backlog_n - tx->backlog_at));
+        if (tx->backlog_at < tx->backlog_n)
+            return 0;
+        tx->backlog_at = tx->backlog_n = 0;
     }
-    tx->stats.packets += i;
-    tx->stats.untouched += untouched;
-    const int err = rte_errno; /* a PMD's tx_burst may leave its own */
-    const uint16_t sent = i ? rte_eth_tx_burst(tx->port, tx->queue, pkts, i) : 0;
-    rte_errno = err;
-    tx->stats.sent += sent;
-    return sent;
+    uint16_t taken = 0, i = 0;
+    while (i < n) {
+        /* A run of packets sent as they are, prepared in place where the port cannot do it all. */
+        uint16_t j = i;
+        int err = 0;
+        for (; j < n; j++) {
+            struct rte_mbuf *m = pkts[j];
+            if (ics_dpdk_port_does_all(tx, m)) {
+                tx->stats.untouched++;
+            } else if (m->ol_flags & ICS_DPDK_SEG_REQUESTS) {
+                break;
+            } else if ((err = ics_dpdk_prepare(tx, m, j)) < 0) {
+                break;
+            }
+            tx->stats.packets++;
+        }
+        const uint16_t sent = send_now(tx, pkts + i, (uint16_t)(j - i));
+        taken = (uint16_t)(taken + sent);
+        if (sent < j - i)
+            return taken; /* the port is full: rte_errno 0 */
+        if (err < 0 || j == n) {
+            if (err < 0) {
+                tx->stats.refused++;
+                rte_errno = -err;
+            }
+            return taken;
+        }
+        /* pkts[j] to segment here: taken once the port takes its first segment, the rest kept. */
+        unsigned segs = 0;
+        err = ics_dpdk_segment(tx, pkts[j], j, &segs);
+        if (err < 0) {
+            if (err != -ENOBUFS)
+                tx->stats.refused++;
+            rte_errno = -err;
+            return taken;
+        }
+        tx->stats.packets++;
+        const uint16_t first = send_now(tx, tx->segs, (uint16_t)segs);
+        if (first == 0) { /* nothing taken: the packet stays the caller's, as it was */
+            rte_pktmbuf_free_bulk(tx->segs, segs);
+            tx->stats.packets--;
+            return taken;
+        }
+        rte_pktmbuf_free(pkts[j]);
+        taken++;
+        if (first < segs) {
+            for (unsigned k = first; k < segs; k++)
+                tx->backlog[k - first] = tx->segs[k];
+            tx->backlog_at = 0;
+            tx->backlog_n = segs - first;
+            return taken;
+        }
+        i = (uint16_t)(j + 1);
+    }
+    return taken;
 }

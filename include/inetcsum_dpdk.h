@@ -79,6 +79,8 @@ struct inetcsum_dpdk_tx_stats {
     uint64_t l4_csum;     /* TCP, UDP and SCTP checksums computed here, outer UDP included */
     uint64_t tunnel_flattened; /* tunnelled packets given to a port without tunnel offloads in the
                                 * form it takes (see above) */
+    uint64_t segmented;   /* packets segmented here (TSO, USO) */
+    uint64_t segments;    /* the mbufs they made */
     uint64_t refused;     /* not sent: metadata that cannot be honoured (rte_errno said why) */
     uint64_t sent;        /* taken by rte_eth_tx_burst */
 };

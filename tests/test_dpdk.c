@@ -62,7 +62,7 @@ struct kind {
 };
 
 struct built {
-    uint8_t b[2048];
+    uint8_t b[8192];
     size_t len;
     /* metadata */
     size_t outer_l2, outer_l3, l2, l3, l4;
@@ -263,6 +263,13 @@ static void all_software(const struct kind *k, const struct built *p, uint8_t *e
     inetcsum_offload(expect, p->len, INETCSUM_LINK_ETHERNET, &o, NULL);
 }
 
+/* The capabilities that make a device read a tunnel's outer lengths (a tunnel flag on a device
+ * without them would have it take l2_len from the outer headers). */
+#define TUNNEL_AWARE                                                                                 \
+    (RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM |                      \
+     RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO | RTE_ETH_TX_OFFLOAD_GRE_TNL_TSO | RTE_ETH_TX_OFFLOAD_IPIP_TNL_TSO | \
+     RTE_ETH_TX_OFFLOAD_GENEVE_TNL_TSO | RTE_ETH_TX_OFFLOAD_UDP_TNL_TSO | RTE_ETH_TX_OFFLOAD_IP_TNL_TSO)
+
 /* The packet as an application prepares it for a port that does every request (what
  * rte_net_intel_cksum_prepare writes: IPv4 fields zeroed, TCP/UDP seeded with the pseudo-header
  * sum, SCTP zeroed; a tunnel's outer UDP seeded the same way). */
@@ -293,8 +300,7 @@ static int port_does_all(uint64_t capa, uint64_t f)
         return 0;
     if ((f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) && !(capa & RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM))
         return 0;
-    return !(f & RTE_MBUF_F_TX_TUNNEL_MASK) ||
-           (capa & (RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM));
+    return !(f & RTE_MBUF_F_TX_TUNNEL_MASK) || (capa & TUNNEL_AWARE);
 }
 
 /* ---- the device model -------------------------------------------------------------------------- */
@@ -334,7 +340,7 @@ static int device_model(uint8_t *b, const struct rte_mbuf *m, uint64_t capa, con
             ok = 0;                                                                                \
         }                                                                                          \
     } while (0)
-    if (tunnel && !(capa & (RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM))) {
+    if (tunnel && !(capa & TUNNEL_AWARE)) {
         CHECK(0, "%s: a tunnel flag left for a port without tunnel offloads", what);
         ok = 0;
     }
@@ -390,6 +396,8 @@ static struct rte_mbuf *chain(const struct built *p, int style)
             take = 1;
         if (take > p->len - at)
             take = p->len - at;
+        if (take > 2048) /* the pool's data room */
+            take = 2048;
         struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
         if (!s) {
             rte_pktmbuf_free(head);
@@ -438,7 +446,7 @@ static uint64_t untouched_before;
 static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
 {
     struct built p;
-    static uint8_t expect[2048], got[2048];
+    static uint8_t expect[8192], got[8192];
     char name[120];
     kind_name(k, name, sizeof name);
     for (unsigned subset = 0; subset < (1u << MATRIX_BITS); subset++) {
@@ -545,6 +553,123 @@ static void capability_matrix(struct inetcsum_dpdk_tx *tx)
            matrix_packets);
 }
 
+/* ---- segmentation ------------------------------------------------------------------------------ */
+
+/* The tunnel TSO capability of a kind's tunnel, 0 without one. */
+static uint64_t tunnel_tso_capa(const struct kind *k)
+{
+    switch (k->flat ? T_NONE : k->tunnel) {
+    case T_VXLAN:
+        return RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO;
+    case T_GENEVE:
+        return RTE_ETH_TX_OFFLOAD_GENEVE_TNL_TSO;
+    case T_GRE:
+        return RTE_ETH_TX_OFFLOAD_GRE_TNL_TSO;
+    case T_IPIP:
+        return RTE_ETH_TX_OFFLOAD_IPIP_TNL_TSO;
+    default:
+        return 0;
+    }
+}
+
+static unsigned long seg_packets, seg_segments;
+
+/* A super-packet of kind k (TCP or UDP) asking for segmentation into gso bytes of payload, through
+ * a port of capabilities capa and the model: the segments the all-software segmentation gives. */
+static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, size_t gso, uint64_t capa)
+{
+    static struct built p;
+    static uint8_t expect[64][2048], got[8192];
+    char name[160], what[260];
+    kind_name(k, name, sizeof name);
+    snprintf(what, sizeof what, "%s, %zu-byte payload in %zu, capa %#llx", name, k->payload, gso,
+             (unsigned long long)capa);
+    build(k, &p);
+    const int tcp = k->l4 == L4_TCP;
+    p.flags |= tcp ? RTE_MBUF_F_TX_TCP_SEG : RTE_MBUF_F_TX_UDP_SEG;
+
+    /* All in software: every checksum, the outer UDP one as asked for. */
+    struct inetcsum_gso g;
+    int rc = inetcsum_gso_describe(&g, p.b, p.len, INETCSUM_LINK_ETHERNET, gso);
+    CHECK(rc == 0 && g.segments <= 64, "%s: described: %d, %u segments", what, rc, g.segments);
+    if (rc != 0 || g.segments > 64)
+        return;
+    if (g.nlevels == 2 && g.level[0].l4 == INETCSUM_GSO_L4_UDP && (p.flags & RTE_MBUF_F_TX_OUTER_UDP_CKSUM))
+        g.level[0].csum = 1;
+    struct inetcsum_segment want[64];
+    for (unsigned i = 0; i < g.segments; i++)
+        want[i] = (struct inetcsum_segment){expect[i], sizeof expect[i], 0};
+    CHECK(inetcsum_gso_segment(&g, p.b, p.len, NULL, 0, want, g.segments) == (long)g.segments,
+          "%s: the all-software segmentation failed", what);
+
+    const int by_port = port_does_all(capa, p.flags) && (capa & (tcp ? RTE_ETH_TX_OFFLOAD_TCP_TSO : RTE_ETH_TX_OFFLOAD_UDP_TSO)) &&
+                        (!(p.flags & RTE_MBUF_F_TX_TUNNEL_MASK) || (capa & tunnel_tso_capa(k)));
+    if (by_port)
+        prepared_for_device(k, &p);
+    ics_dpdk_tx_set_capa(tx, capa);
+    const unsigned before = rte_mempool_avail_count(pool);
+    struct rte_mbuf *m = chain(&p, (int)(tu_rand() % 3));
+    m->l4_len = tcp ? 20 : 8;
+    m->tso_segsz = (uint16_t)gso;
+    CHECK(inetcsum_dpdk_tx_burst(tx, &m, 1) == 1, "%s: not sent (rte_errno %s)", what, rte_strerror(rte_errno));
+    struct rte_mbuf *back[70];
+    const uint16_t n = rte_eth_rx_burst(ring_port, 0, back, 70);
+    if (by_port) {
+        CHECK(n == 1 && back[0] == m, "%s: the port does TSO, yet it came out as %u packets", what, n);
+    } else {
+        CHECK(n == g.segments, "%s: %u segments, %u in software", what, n, g.segments);
+        for (unsigned i = 0; i < n && i < g.segments; i++) {
+            const uint8_t *bytes = rte_pktmbuf_read(back[i], 0, back[i]->pkt_len, got);
+            if (bytes != got)
+                memcpy(got, bytes, back[i]->pkt_len);
+            char seg_what[300];
+            snprintf(seg_what, sizeof seg_what, "%s, segment %u", what, i);
+            if (device_model(got, back[i], capa, seg_what) == 0) {
+                size_t d = 0;
+                while (d < want[i].len && d < back[i]->pkt_len && got[d] == expect[i][d])
+                    d++;
+                CHECK(back[i]->pkt_len == want[i].len && d == want[i].len,
+                      "%s: differs from the all-software segment at %zu (%02x%02x, want %02x%02x; %u bytes, want %zu)",
+                      seg_what, d, got[d & ~(size_t)1], got[d | 1], expect[i][d & ~(size_t)1], expect[i][d | 1],
+                      back[i]->pkt_len, want[i].len);
+            }
+        }
+        seg_segments += n;
+    }
+    rte_pktmbuf_free_bulk(back, n);
+    /* The input was freed once its segments were taken, and they are freed now. */
+    CHECK(rte_mempool_avail_count(pool) == before, "%s: %u mbufs in the pool, %u before", what,
+          rte_mempool_avail_count(pool), before);
+    seg_packets++;
+}
+
+static void segmentation(struct inetcsum_dpdk_tx *tx)
+{
+    const unsigned rounds = tu_quick ? 150 : 600;
+    for (unsigned r = 0; r < rounds; r++) {
+        struct kind k = {(enum tunnel)(tu_rand() % T_COUNT), (int)(tu_rand() % 2), (int)(tu_rand() % 2),
+                         (int)(tu_rand() % 3), 0, (enum l4)(tu_rand() % 2), 0, 0, 0};
+        k.flat = k.tunnel != T_NONE && tu_rand() % 3 == 0;
+        k.ipv4_options = !k.inner_v6 && tu_rand() % 4 == 0;
+        if (k.tunnel == T_GENEVE)
+            k.geneve_options = k.flat ? 0 : 4 * (size_t)(tu_rand() % 8);
+        const size_t gso = 200 + (size_t)(tu_rand() % 1200);
+        k.payload = gso + (size_t)(tu_rand() % (gso * (k.l4 == L4_UDP ? 5 : 7)));
+        if (k.payload > 6000)
+            k.payload = 6000;
+        uint64_t capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+        for (unsigned b = 0; b < MATRIX_BITS; b++)
+            if (tu_rand() % 2)
+                capa |= matrix_bits[b];
+        if (tu_rand() % 4 == 0)
+            capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_UDP_TSO;
+        if (tu_rand() % 4 == 0)
+            capa |= tunnel_tso_capa(&k);
+        one_super_packet(tx, &k, gso, capa);
+    }
+    printf("segmentation: %lu super-packets, %lu segments made here\n", seg_packets, seg_segments);
+}
+
 /* ---- refusals ---------------------------------------------------------------------------------- */
 
 static void refusals(struct inetcsum_dpdk_tx *tx)
@@ -565,7 +690,7 @@ static void refusals(struct inetcsum_dpdk_tx *tx)
         {"IPv4 request on IPv6", EINVAL, NULL},
         {"IP total length past the packet", EINVAL, NULL},
         {"chain pkt_len disagreeing", EINVAL, NULL},
-        {"TSO without software segmentation yet", EPROTONOSUPPORT, NULL},
+        {"TSO with tso_segsz 0", EINVAL, NULL},
         {"outer request without a tunnel flag", EINVAL, NULL},
     };
     for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -615,7 +740,8 @@ static void refusals(struct inetcsum_dpdk_tx *tx)
             break;
         case 6:
             m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
-            m->tso_segsz = 100;
+            m->tso_segsz = 0;
+            m->l4_len = 20;
             break;
         case 7:
             m->ol_flags |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
@@ -820,6 +946,7 @@ int main(int argc, char **argv)
         return tu_finish();
     }
     capability_matrix(tx);
+    segmentation(tx);
     refusals(tx);
     untouched(tx);
     inetcsum_dpdk_tx_free(tx);

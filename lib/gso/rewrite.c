@@ -64,14 +64,18 @@ void ics_gso_fill_checksums(const struct inetcsum_gso *g, uint8_t *frame, size_t
     const unsigned last = g->nlevels - 1u;
     /* IPv4 header checksums first: each covers only its own header, and a tunnel's UDP or GRE
      * checksum covers the inner ones. */
+    uint16_t left[INETCSUM_GSO_MAX_LEVELS] = {0}; /* what the device will write in those left to it */
     for (unsigned j = 0; j < g->nlevels; j++) {
         const struct inetcsum_gso_level *lv = &g->level[j];
         if (lv->ip_version != 4)
             continue;
         uint8_t *ip = frame + lv->ip_off;
         store_csum(ip + ICS_IPV4_CHECK, 0);
-        if (!(how->device & ics_gso_ipv4_kind(j)))
-            store_csum(ip + ICS_IPV4_CHECK, (uint16_t)~ics_fold16(ics_gso_header_sum(ip, ics_ipv4_hlen(ip), 0)));
+        const uint16_t c = (uint16_t)~ics_fold16(ics_gso_header_sum(ip, ics_ipv4_hlen(ip), 0));
+        if (how->device & ics_gso_ipv4_kind(j))
+            left[j] = c;
+        else
+            store_csum(ip + ICS_IPV4_CHECK, c);
     }
     const struct inetcsum_gso_level *in = &g->level[last];
     const size_t l4 = in->l4_off, l4_len = len - l4;
@@ -104,6 +108,11 @@ void ics_gso_fill_checksums(const struct inetcsum_gso *g, uint8_t *frame, size_t
         /* Headers of even length from here to the segmented one (as every layout walked has). */
         uint32_t s = ics_gso_header_sum(frame + at, l4 - at, seed);
         s = (l4 - at) & 1 ? inetcsum_block_add(s, message, l4 - at) : ics_add32(s, message);
+        /* An inner IPv4 header the device fills is covered at the value it will carry (local
+         * checksum offload, as the segmented message is). */
+        for (unsigned k = j + 1; k < g->nlevels; k++)
+            if (left[k])
+                s = inetcsum_block_add(s, left[k], g->level[k].ip_off + ICS_IPV4_CHECK - at);
         const uint16_t c = (uint16_t)~ics_fold16(s);
         store_csum(f, c == 0 && udp ? 0xFFFF : c);
     }

@@ -144,10 +144,10 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
             ics_put16(ip + ICS_IPV4_TOT_LEN, tot);
             ics_put16(ip + ICS_IPV4_ID, id);
             const uint64_t w = (uint64_t)wire16(tot) + wire16(id);
-            const uint16_t c = pl->how.device & ics_gso_ipv4_kind(j)
-                                   ? 0
-                                   : (uint16_t)~ics_fold16(ics_reduce64(pl->ip_base[j] + w));
-            store_csum(ip + ICS_IPV4_CHECK, c);
+            const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(pl->ip_base[j] + w));
+            store_csum(ip + ICS_IPV4_CHECK, pl->how.device & ics_gso_ipv4_kind(j) ? 0 : c);
+            /* A tunnel's checksum covers the value the header will carry, here or once the
+             * device fills it (local checksum offload, as for the segmented message). */
             changed += w + c;
         } else {
             const uint32_t plen = (uint32_t)(len - lv->ip_off - ICS_IPV6_HLEN);

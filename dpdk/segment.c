@@ -1,0 +1,180 @@
+/* Software segmentation for a port without TSO (or USO, or the tunnel's TSO): the packet layer's
+ * description of the super-packet held to the mbuf's metadata, then the library's one segmentation
+ * (lib/gso: each segment's headers rewritten as Linux's GSO rewrites them, its payload copied and
+ * summed in one pass) into one-mbuf packets, each with the checksums the port has left to it and
+ * its flags and lengths set for that. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_ethdev.h>
+
+#include "internal.h"
+
+#define ICS_DPDK_L2_LEN_MAX 127u
+
+/* Grows the per-packet segment scratch to n. */
+static int room_for(struct inetcsum_dpdk_tx *tx, unsigned n)
+{
+    if (n <= tx->segs_cap)
+        return 0;
+    struct rte_mbuf **segs = realloc(tx->segs, n * sizeof *segs);
+    if (!segs)
+        return -ENOMEM;
+    tx->segs = segs;
+    struct inetcsum_segment *bufs = realloc(tx->seg_bufs, n * sizeof *bufs);
+    if (!bufs)
+        return -ENOMEM;
+    tx->seg_bufs = bufs;
+    struct rte_mbuf **backlog = realloc(tx->backlog, n * sizeof *backlog);
+    if (!backlog)
+        return -ENOMEM;
+    tx->backlog = backlog;
+    tx->segs_cap = n;
+    return 0;
+}
+
+/* The description held to the metadata: the segmented header where l2_len and l3_len put it, of
+ * l4_len bytes; with a tunnel flag, one tunnel whose outer IP header is at outer_l2_len. */
+static int matches(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index,
+                   const struct inetcsum_gso *g, int tcp, int tunnel)
+{
+    const char *req = tcp ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG";
+    if (g->proto != (tcp ? INETCSUM_GSO_L4_TCP : INETCSUM_GSO_L4_UDP))
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s on a packet whose innermost upper layer is %s", req,
+                               g->proto == INETCSUM_GSO_L4_TCP ? "TCP" : "UDP");
+    const struct inetcsum_gso_level *in = &g->level[g->nlevels - 1];
+    const size_t l3 = (tunnel ? (size_t)m->outer_l2_len + m->outer_l3_len : 0) + m->l2_len;
+    if (in->ip_off != l3 || in->l4_off != l3 + m->l3_len)
+        return ics_dpdk_refuse(tx, index, EINVAL,
+                               "%s: the headers put IP at %u and %s at %u, the metadata at %zu and %zu", req,
+                               in->ip_off, tcp ? "TCP" : "UDP", in->l4_off, l3, l3 + m->l3_len);
+    const size_t l4_len = (size_t)g->hdr_len - in->l4_off;
+    if (m->l4_len != l4_len && !(m->l4_len == 0 && !tcp))
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s: l4_len %u, the %s header is %zu bytes", req, m->l4_len,
+                               tcp ? "TCP" : "UDP", l4_len);
+    if ((m->ol_flags & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM)) && in->ip_version != 4)
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s: IPv4 flags on an IPv6 header", req);
+    if ((m->ol_flags & RTE_MBUF_F_TX_IPV6) && in->ip_version != 6)
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s: RTE_MBUF_F_TX_IPV6 on an IPv4 header", req);
+    if (tunnel) {
+        const struct inetcsum_gso_level *out = &g->level[0];
+        if (g->nlevels != 2 || out->ip_off != m->outer_l2_len ||
+            (out->l4 != INETCSUM_GSO_L4_NONE && out->l4_off != (size_t)m->outer_l2_len + m->outer_l3_len))
+            return ics_dpdk_refuse(tx, index, EINVAL,
+                                   "%s: a tunnel flag, the headers have %u IP levels (the outer at %u, the metadata "
+                                   "puts it at %u)",
+                                   req, g->nlevels, g->level[0].ip_off, m->outer_l2_len);
+        if ((m->ol_flags & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) && out->l4 != INETCSUM_GSO_L4_UDP)
+            return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_OUTER_UDP_CKSUM on a tunnel without UDP");
+    } else if (g->nlevels > 2) {
+        return ics_dpdk_refuse(tx, index, EPROTONOSUPPORT, "%s: %u levels of IP, one tunnel at most", req,
+                               g->nlevels);
+    }
+    return 0;
+}
+
+int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n)
+{
+    const uint64_t f = m->ol_flags;
+    const int tcp = (f & RTE_MBUF_F_TX_TCP_SEG) != 0, tunnel = (f & RTE_MBUF_F_TX_TUNNEL_MASK) != 0;
+    if (tcp && (f & RTE_MBUF_F_TX_UDP_SEG))
+        return ics_dpdk_refuse(tx, index, EINVAL, "both RTE_MBUF_F_TX_TCP_SEG and RTE_MBUF_F_TX_UDP_SEG");
+    if (m->tso_segsz == 0)
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s with tso_segsz 0", tcp ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG");
+    struct iovec *iov;
+    unsigned niov;
+    int rc = ics_dpdk_chain_iov(&tx->scratch, m, &iov, &niov);
+    if (rc == -EINVAL)
+        return ics_dpdk_refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
+                               m->nb_segs);
+    if (rc)
+        return ics_dpdk_refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
+
+    struct inetcsum_gso g;
+    rc = inetcsum_gso_describe_iov(&g, iov, niov, INETCSUM_LINK_ETHERNET, m->tso_segsz);
+    if (rc)
+        return ics_dpdk_refuse(tx, index, rc == -EPROTONOSUPPORT ? EPROTONOSUPPORT : EINVAL,
+                               "%s: the headers cannot be segmented (%s)",
+                               tcp ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG", rte_strerror(-rc));
+    if ((rc = matches(tx, m, index, &g, tcp, tunnel)))
+        return rc;
+    /* An outer UDP checksum asked for is computed in every segment; one not asked for stays 0
+     * (one that is not 0 is computed too: no segment leaves with a stale one). */
+    if (g.nlevels == 2 && g.level[0].l4 == INETCSUM_GSO_L4_UDP && (f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM))
+        g.level[0].csum = 1;
+
+    /* What the port computes in each segment: its checksum capabilities, at the levels it can
+     * place (the outer one only through tunnel offloads; the inner one of a tunnel on a port
+     * without them when the flattened l2_len fits). */
+    const size_t l3 = g.level[g.nlevels - 1].ip_off;
+    const int two = g.nlevels == 2, flatten = tunnel && !tx->tunnel_aware;
+    uint32_t inner_dev = ics_dpdk_capa_kinds(tx->capa), outer_dev = 0;
+    if (tunnel && tx->tunnel_aware) {
+        outer_dev |= (tx->capa & RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM) ? INETCSUM_OFL_IPV4 : 0u;
+        outer_dev |= (tx->capa & RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM) ? INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6 : 0u;
+    }
+    if (flatten && l3 > ICS_DPDK_L2_LEN_MAX)
+        inner_dev = 0;
+    const struct inetcsum_offload o = {INETCSUM_OFL_ALL, two ? outer_dev | INETCSUM_OFL_INNER(inner_dev) : inner_dev,
+                                       INETCSUM_OFFLOAD_TWO_LEVELS};
+
+    /* One mbuf a segment. */
+    struct rte_mempool *pool = tx->pool ? tx->pool : m->pool;
+    const size_t biggest = (size_t)g.hdr_len + (g.segments > 1 ? g.gso_size : g.payload_len);
+    const size_t data_room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+    if (biggest > data_room)
+        return ics_dpdk_refuse(tx, index, EINVAL,
+                               "segments of %zu bytes (headers %u, tso_segsz %u) do not fit the pool's %zu-byte mbufs",
+                               biggest, g.hdr_len, m->tso_segsz, data_room);
+    if ((rc = room_for(tx, g.segments)))
+        return ics_dpdk_refuse(tx, index, -rc, "no memory for %u segments", g.segments);
+    if (rte_pktmbuf_alloc_bulk(pool, tx->segs, g.segments) != 0)
+        return -ENOBUFS;
+    for (uint32_t i = 0; i < g.segments; i++)
+        tx->seg_bufs[i] = (struct inetcsum_segment){rte_pktmbuf_mtod(tx->segs[i], void *),
+                                                    rte_pktmbuf_tailroom(tx->segs[i]), 0};
+    const long made = inetcsum_gso_segment_iov(&g, iov, niov, &o, 0, tx->seg_bufs, g.segments);
+    if (made != (long)g.segments) {
+        rte_pktmbuf_free_bulk(tx->segs, g.segments);
+        return ics_dpdk_refuse(tx, index, EINVAL, "segmentation failed (%s)", rte_strerror((int)-made));
+    }
+
+    /* Each segment's flags: the checksums left to the port, where it finds them. */
+    uint64_t flags = f & (RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_QINQ | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
+                          RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6 | RTE_MBUF_F_TX_TUNNEL_MASK);
+    const struct inetcsum_gso_level *in = &g.level[g.nlevels - 1];
+    if ((inner_dev & INETCSUM_OFL_IPV4) && in->ip_version == 4)
+        flags |= RTE_MBUF_F_TX_IP_CKSUM;
+    if (inner_dev & (tcp ? INETCSUM_OFL_TCP4 : INETCSUM_OFL_UDP4))
+        flags |= tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM;
+    if ((outer_dev & INETCSUM_OFL_IPV4) && g.level[0].ip_version == 4)
+        flags |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
+    if ((outer_dev & INETCSUM_OFL_UDP4) && g.level[0].l4 == INETCSUM_GSO_L4_UDP && g.level[0].csum)
+        flags |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+    uint16_t l2 = m->l2_len, outer_l2 = m->outer_l2_len, outer_l3 = m->outer_l3_len;
+    if (flatten || (tunnel && !(flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_OUTER_IP_CKSUM |
+                                         RTE_MBUF_F_TX_OUTER_UDP_CKSUM)))) {
+        l2 = (uint16_t)(l3 <= ICS_DPDK_L2_LEN_MAX ? l3 : 0);
+        outer_l2 = outer_l3 = 0;
+        flags &= ~(RTE_MBUF_F_TX_TUNNEL_MASK | RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6);
+    }
+    for (uint32_t i = 0; i < g.segments; i++) {
+        struct rte_mbuf *s = tx->segs[i];
+        s->data_len = (uint16_t)tx->seg_bufs[i].len;
+        s->pkt_len = s->data_len;
+        s->ol_flags = flags;
+        s->l2_len = l2 & 0x7Fu;
+        s->l3_len = m->l3_len;
+        s->l4_len = m->l4_len;
+        s->outer_l2_len = outer_l2 & 0x7Fu;
+        s->outer_l3_len = outer_l3;
+        s->vlan_tci = m->vlan_tci;
+        s->vlan_tci_outer = m->vlan_tci_outer;
+        s->packet_type = m->packet_type;
+        s->port = m->port;
+    }
+    tx->stats.segmented++;
+    tx->stats.segments += g.segments;
+    *n = g.segments;
+    return 0;
+}
