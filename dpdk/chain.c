@@ -35,3 +35,15 @@ int ics_dpdk_chain_iov(struct ics_dpdk_scratch *sc, const struct rte_mbuf *m, st
     *n = segs;
     return 0;
 }
+
+int ics_dpdk_packet_iov(struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index, struct iovec **iov,
+                        unsigned *n)
+{
+    const int rc = ics_dpdk_chain_iov(&tx->scratch, m, iov, n);
+    if (rc == -EINVAL)
+        return ics_dpdk_refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
+                               m->nb_segs);
+    if (rc)
+        return ics_dpdk_refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
+    return 0;
+}

@@ -92,5 +92,8 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
 /* The chain's segments as an iovec in sc (*n of them): 0, or -EINVAL when the chain's lengths
  * disagree (pkt_len against the data_len sum, nb_segs against the links), -ENOMEM. */
 int ics_dpdk_chain_iov(struct ics_dpdk_scratch *sc, const struct rte_mbuf *m, struct iovec **iov, unsigned *n);
+/* The same for packet `index` of a burst in tx's scratch, a refusal said in the log. */
+int ics_dpdk_packet_iov(struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index, struct iovec **iov,
+                        unsigned *n);
 
 #endif

@@ -377,12 +377,8 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     }
     struct iovec *iov;
     unsigned nseg;
-    rc = ics_dpdk_chain_iov(&tx->scratch, m, &iov, &nseg);
-    if (rc == -EINVAL)
-        return ics_dpdk_refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
-                      m->nb_segs);
-    if (rc)
-        return ics_dpdk_refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
+    if ((rc = ics_dpdk_packet_iov(tx, m, index, &iov, &nseg)))
+        return rc;
     struct inetcsum_report r;
     inetcsum_offload_iov(iov, nseg, INETCSUM_LINK_ETHERNET, &o, &r);
 

@@ -83,12 +83,9 @@ int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
         return ics_dpdk_refuse(tx, index, EINVAL, "%s with tso_segsz 0", tcp ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG");
     struct iovec *iov;
     unsigned niov;
-    int rc = ics_dpdk_chain_iov(&tx->scratch, m, &iov, &niov);
-    if (rc == -EINVAL)
-        return ics_dpdk_refuse(tx, index, EINVAL, "the chain's lengths disagree (pkt_len %u, nb_segs %u)", m->pkt_len,
-                               m->nb_segs);
+    int rc = ics_dpdk_packet_iov(tx, m, index, &iov, &niov);
     if (rc)
-        return ics_dpdk_refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
+        return rc;
 
     struct inetcsum_gso g;
     rc = inetcsum_gso_describe_iov(&g, iov, niov, INETCSUM_LINK_ETHERNET, m->tso_segsz);
