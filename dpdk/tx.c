@@ -124,17 +124,24 @@ static uint16_t send_now(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, ui
     return sent;
 }
 
+unsigned inetcsum_dpdk_tx_flush(struct inetcsum_dpdk_tx *tx)
+{
+    if (tx->backlog_n > tx->backlog_at) {
+        tx->backlog_at += send_now(tx, tx->backlog + tx->backlog_at, (uint16_t)(tx->backlog_n - tx->backlog_at));
+        if (tx->backlog_at < tx->backlog_n)
+            return tx->backlog_n - tx->backlog_at;
+    }
+    tx->backlog_at = tx->backlog_n = 0;
+    return 0;
+}
+
 uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
     rte_errno = 0;
     /* The segments of a packet taken earlier go first; while the port has no room for them,
      * nothing more is taken. */
-    if (tx->backlog_n > tx->backlog_at) {
-        tx->backlog_at += send_now(tx, tx->backlog + tx->backlog_at, (uint16_t)(tx->backlog_n - tx->backlog_at));
-        if (tx->backlog_at < tx->backlog_n)
-            return 0;
-        tx->backlog_at = tx->backlog_n = 0;
-    }
+    if (inetcsum_dpdk_tx_flush(tx) > 0)
+        return 0;
     uint16_t taken = 0, i = 0;
     while (i < n) {
         /* A run of packets sent as they are, prepared in place where the port cannot do it all. */

@@ -22,6 +22,15 @@
  *     capability, so it would take l2_len from the wrong header) has its outer checksums done here
  *     and its metadata rewritten to the form such a port takes (the outer headers counted in
  *     l2_len, no tunnel or outer flags), its inner checksums left to the port.
+ *   - RTE_MBUF_F_TX_TCP_SEG and _UDP_SEG (each datagram its own UDP header, as Linux's UDP GSO)
+ *     on a port without RTE_ETH_TX_OFFLOAD_TCP_TSO / _UDP_TSO (or, in a tunnel, the tunnel's TSO
+ *     bit): the packet is segmented here by the library's segmentation (tso_segsz bytes of payload
+ *     each; IPv4 IDs counted up, TCP sequence numbers and flags as Linux's GSO sets them, tunnels'
+ *     lengths), one mbuf a segment from conf->pool (or the packet's own pool), each segment's
+ *     checksums computed here or, where the port has checksum offload, left to it with its flags
+ *     and lengths set (the common cloud case: checksums but no TSO).  The packet is taken (and
+ *     freed) once the port takes its first segment; segments the port had no room for are held
+ *     and sent first by the next call (inetcsum_dpdk_tx_flush sends them alone).
  *   - Chains: headers may be split across segments at any byte, segments of any length (odd and
  *     tiny ones too); nothing is linearised.
  * The packet's headers are found by the library's own walk (include/inetcsum_packet.h) and held to
@@ -30,13 +39,14 @@
  * names.  A packet whose metadata cannot be honoured (lengths that contradict the headers or each
  * other, l2_len past the data, an L4 request on a packet without that protocol, a fragment, an
  * IPv4 request on IPv6, a tunnel the walk does not know) is not sent: it is the first packet not
- * taken, rte_errno says why (EINVAL, EPROTONOSUPPORT for what this layer does not do yet), and a
+ * taken, rte_errno says why (EINVAL; EPROTONOSUPPORT for headers the walk does not follow), and a
  * debug log (logtype "lib.inetcsum.dpdk") names the packet and the field.  Its checksum fields may
  * have been written; nothing else of it is changed, and it is still the caller's.
  *
- * Not done in software yet (such a packet is refused with EPROTONOSUPPORT when the port lacks the
- * offload): segmentation (RTE_MBUF_F_TX_TCP_SEG, _UDP_SEG), VLAN insertion, linearising a chain for
- * a port without RTE_ETH_TX_OFFLOAD_MULTI_SEGS.
+ * Not done in software yet: VLAN insertion (RTE_MBUF_F_TX_VLAN on a port without
+ * RTE_ETH_TX_OFFLOAD_VLAN_INSERT) and linearising a chain for a port without
+ * RTE_ETH_TX_OFFLOAD_MULTI_SEGS: such packets go to the port as they are.  Segments larger than
+ * the pool's mbufs (a jumbo MSS from a 2 KB pool) are refused, EINVAL.
  *
  * Cost: when the port does everything a packet asks, the packet is not read (its flags and the
  * port's capabilities are compared, a few instructions).
@@ -96,8 +106,15 @@ INETCSUM_API void inetcsum_dpdk_tx_free(struct inetcsum_dpdk_tx *tx);
 /* rte_eth_tx_burst's contract, after the software fallback above: returns how many of
  * pkts[0..n) the port took (they are its now); pkts[ret..n) stay the caller's, to send again or
  * free.  When a packet's metadata cannot be honoured, the packets before it are sent, it and
- * those after are not taken, and rte_errno says why (it is 0 when the port only ran out of room). */
+ * those after are not taken, and rte_errno says why (it is 0 when the port only ran out of room;
+ * ENOBUFS when the pool had no mbufs for a packet's segments, which stays the caller's). */
 INETCSUM_API uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n);
+
+/* Sends what the object still holds: the segments of a packet segmented here that the port took
+ * only in part (the next inetcsum_dpdk_tx_burst sends them first, and takes nothing new while
+ * they wait).  Returns how many are still held: the port has no room yet.  inetcsum_dpdk_tx_free
+ * frees what is left. */
+INETCSUM_API unsigned inetcsum_dpdk_tx_flush(struct inetcsum_dpdk_tx *tx);
 
 /* The RTE_ETH_TX_OFFLOAD_* bits the port is trusted with (after conf's narrowing). */
 INETCSUM_API uint64_t inetcsum_dpdk_tx_capa(const struct inetcsum_dpdk_tx *tx);
