@@ -42,12 +42,16 @@ INETCSUM_TEST_QUICK=1 build_and_test no-simd -DCMAKE_BUILD_TYPE=Release -DINETCS
 INETCSUM_TEST_QUICK=1 build_and_test aarch64-qemu -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake"
 
-step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly, segmentation)"
+step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly, segmentation, DPDK layer)"
+targets=(kernels packet capture reassembly gso)
 if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-     -DINETCSUM_FUZZ=ON -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1 &&
-   cmake --build "$out/fuzz" -j "$jobs" --target fuzz_kernels fuzz_packet fuzz_capture fuzz_reassembly fuzz_gso >>"$out/fuzz.log" 2>&1; then
+     -DINETCSUM_FUZZ=ON -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1; then
+  # The DPDK layer's target where DPDK was found (fuzz/CMakeLists.txt).
+  if cmake --build "$out/fuzz" --target help 2>/dev/null | grep -q "fuzz_dpdk"; then targets+=(dpdk); fi
+fi
+if [ -f "$out/fuzz/build.ninja" ] &&
+   cmake --build "$out/fuzz" -j "$jobs" --target "${targets[@]/#/fuzz_}" >>"$out/fuzz.log" 2>&1; then
   # One target per CPU at a time (each fuzzer is single-threaded); each writes its exit status.
-  targets=(kernels packet capture reassembly gso)
   for target in "${targets[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
     rm -f "$out/fuzz.$target.rc" "$out/fuzz.$target.artifact-"* # a run that dies before writing it fails

@@ -1,0 +1,187 @@
+/* Fuzz target over the DPDK layer: an mbuf's metadata, its chain and its bytes, through
+ * inetcsum_dpdk_tx_burst to a port of the capabilities the input names, and the receive side.
+ * Input: bytes 0-3 the capabilities (the offload bits that matter, in that order), 4-11 ol_flags
+ * (the TX requests), 12 l2_len, 13-14 l3_len, 15 l4_len, 16 outer_l2_len, 17-18 outer_l3_len,
+ * 19-20 tso_segsz, 21 the RX states (bits 0-1, 4-5: ol_flags bits 3-4, 7-8; bit 6: complete; bit 7:
+ * a VXLAN packet_type), 22 how many cuts, then that many cut lengths (1-255), then the
+ * packet.  Besides the sanitizers' checks it asserts that every mbuf comes back to the pool: a
+ * packet not taken is freed here, those taken by the port are freed by it (a net_ring port read
+ * back), segments held are flushed, and nothing is freed twice or leaked.
+ * The EAL starts once (no hugepages, no PCI); where it cannot, inputs are read and ignored. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "inetcsum_dpdk.h"
+#include "internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static struct rte_mempool *pool;
+static struct inetcsum_dpdk_tx *tx;
+static uint16_t port;
+static int state; /* 0 not tried, 1 running, -1 no EAL here */
+
+static const uint64_t capa_bits[] = {
+    RTE_ETH_TX_OFFLOAD_IPV4_CKSUM,       RTE_ETH_TX_OFFLOAD_UDP_CKSUM,      RTE_ETH_TX_OFFLOAD_TCP_CKSUM,
+    RTE_ETH_TX_OFFLOAD_SCTP_CKSUM,       RTE_ETH_TX_OFFLOAD_TCP_TSO,        RTE_ETH_TX_OFFLOAD_UDP_TSO,
+    RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM, RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO,  RTE_ETH_TX_OFFLOAD_GRE_TNL_TSO,
+    RTE_ETH_TX_OFFLOAD_IPIP_TNL_TSO,     RTE_ETH_TX_OFFLOAD_GENEVE_TNL_TSO, RTE_ETH_TX_OFFLOAD_MULTI_SEGS,
+    RTE_ETH_TX_OFFLOAD_UDP_TNL_TSO,      RTE_ETH_TX_OFFLOAD_IP_TNL_TSO,     RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM,
+};
+
+static void stop(void)
+{
+    inetcsum_dpdk_tx_free(tx);
+    rte_eth_dev_stop(port);
+    rte_eal_cleanup();
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define ICS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ICS_TSAN 1
+#endif
+#endif
+
+static void start(void)
+{
+#ifdef ICS_TSAN
+    /* The EAL's threads are not instrumented: ThreadSanitizer would report DPDK, not this layer. */
+    state = -1;
+    return;
+#endif
+    char *argv[] = {"fuzz_dpdk", "--no-huge", "--no-pci", "--no-shconf", "-m", "128", "--log-level=1",
+                    "--vdev=net_ring0", NULL};
+    state = -1;
+    if (rte_eal_init(8, argv) < 0)
+        return;
+    pool = rte_pktmbuf_pool_create("fuzz_dpdk", 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+    struct rte_eth_conf conf;
+    memset(&conf, 0, sizeof conf);
+    if (!pool || rte_eth_dev_get_port_by_name("net_ring0", &port) != 0 ||
+        rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
+        rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, pool) != 0 ||
+        rte_eth_tx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL) != 0 || rte_eth_dev_start(port) != 0)
+        return;
+    tx = inetcsum_dpdk_tx_new(port, 0, NULL);
+    if (!tx)
+        return;
+    atexit(stop); /* the EAL's memory given back, so that a leak check at exit sees only leaks */
+    state = 1;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    start();
+    return 0;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* The packet's bytes in a chain cut where the input says; NULL when the pool is short. */
+static struct rte_mbuf *chain(const uint8_t *cuts, unsigned ncuts, const uint8_t *pkt, size_t len)
+{
+    struct rte_mbuf *head = NULL;
+    size_t at = 0;
+    for (unsigned c = 0; at < len || !head; c++) {
+        size_t take = c < ncuts ? cuts[c] : len - at;
+        if (take > len - at)
+            take = len - at;
+        if (take > 2048)
+            take = 2048;
+        struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
+        if (!s) {
+            rte_pktmbuf_free(head);
+            return NULL;
+        }
+        if (take)
+            memcpy(rte_pktmbuf_append(s, (uint16_t)take), pkt + at, take);
+        if (!head)
+            head = s;
+        else if (rte_pktmbuf_chain(head, s) != 0) {
+            rte_pktmbuf_free(s);
+            rte_pktmbuf_free(head);
+            return NULL;
+        }
+        at += take;
+    }
+    return head;
+}
+
+/* Frees whatever the port took (read back from the ring). */
+static void drain(void)
+{
+    struct rte_mbuf *back[64];
+    uint16_t n;
+    while ((n = rte_eth_rx_burst(port, 0, back, 64)) > 0)
+        rte_pktmbuf_free_bulk(back, n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+    if (state == 0)
+        start();
+    if (state < 0 || size < 23)
+        return 0;
+    const unsigned ncuts = in[22] & 7u;
+    if (size < 23u + ncuts)
+        return 0;
+    const uint8_t *cuts = in + 23, *pkt = in + 23 + ncuts;
+    size_t len = size - 23 - ncuts;
+    if (len > 9000)
+        len = 9000;
+    uint64_t capa = 0;
+    const uint32_t pick = (uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 | (uint32_t)in[3] << 24;
+    for (unsigned b = 0; b < sizeof capa_bits / sizeof capa_bits[0]; b++)
+        if (pick & (1u << b))
+            capa |= capa_bits[b];
+    ics_dpdk_tx_set_capa(tx, capa);
+    uint64_t flags;
+    memcpy(&flags, in + 4, 8);
+    uint8_t cut_len[8];
+    for (unsigned c = 0; c < ncuts; c++)
+        cut_len[c] = cuts[c] ? cuts[c] : 1;
+
+    const unsigned before = rte_mempool_avail_count(pool);
+    struct rte_mbuf *m = chain(cut_len, ncuts, pkt, len);
+    if (!m)
+        return 0;
+    m->ol_flags = flags & RTE_MBUF_F_TX_OFFLOAD_MASK;
+    m->l2_len = in[12] & 0x7F;
+    m->l3_len = le16(in + 13) & 0x1FF;
+    m->l4_len = in[15];
+    m->outer_l2_len = in[16] & 0x7F;
+    m->outer_l3_len = le16(in + 17) & 0x1FF;
+    m->tso_segsz = le16(in + 19);
+    if (inetcsum_dpdk_tx_burst(tx, &m, 1) != 1)
+        rte_pktmbuf_free(m);
+    for (int tries = 0; inetcsum_dpdk_tx_flush(tx) > 0 && tries < 100; tries++)
+        drain();
+    drain();
+
+    /* The receive side on the same bytes, with the RX state the input names. */
+    m = chain(cut_len, ncuts, pkt, len);
+    if (m) {
+        m->ol_flags = (uint64_t)(in[21] & 0x33u) << 3; /* the IP and L4 state bits (3, 4, 7, 8) */
+        m->packet_type = (in[21] & 0x80) ? RTE_PTYPE_TUNNEL_VXLAN | RTE_PTYPE_L4_UDP : 0;
+        inetcsum_dpdk_rx_verify(&m, 1, (in[21] & 0x40) ? INETCSUM_DPDK_RX_COMPLETE : 0);
+        rte_pktmbuf_free(m);
+    }
+    if (rte_mempool_avail_count(pool) != before) {
+        fprintf(stderr, "fuzz_dpdk: %u mbufs in the pool, %u before: leaked or freed twice\n",
+                rte_mempool_avail_count(pool), before);
+        abort();
+    }
+    return 0;
+}
