@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Starts DPDK's EAL once for the process (no hugepages or PCI; a net_ring0 loopback port): 1, or -1
+ * where DPDK is absent, the EAL cannot start here, or under a sanitizer. */
+int bench_dpdk_eal(void);
+
 /* Sets up the EAL (once) and an input mbuf holding pkt[0..len), an Ethernet TCP packet whose IP and
  * TCP headers are l3_len and l4_len bytes, to be cut into seg_size-byte frames.  0, or -1 where
  * DPDK is absent or its EAL cannot start. */

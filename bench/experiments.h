@@ -18,6 +18,7 @@ int exp_packet(struct bench_run *r);   /* the packet layer per packet against DP
 int exp_dram(struct bench_run *r);     /* 64 MiB far beyond the caches, GB/s */
 int exp_gso(struct bench_run *r);      /* software segmentation of a 64 KB super-packet vs memcpy */
 int exp_capture(struct bench_run *r);  /* issue 27: fix vs cp, fix in place vs verify, in tmpfs */
+int exp_dpdk(struct bench_run *r);     /* issue 34: the DPDK layer against DPDK's software route */
 
 struct experiment {
     const char *name, *what;

@@ -15,5 +15,6 @@ const struct experiment bench_experiments[] = {
     {"dram", "GB/s over 64 MiB: the sum, the copies, the read limit and DPDK", exp_dram},
     {"gso", "a 64 KB super-packet segmented with every checksum, against memcpy of the same bytes", exp_gso},
     {"capture", "fix against cp, fix in place against verify, on a pcap in tmpfs", exp_capture},
+    {"dpdk", "the DPDK layer per packet: checksums, TSO and the untouched path against DPDK's software route", exp_dpdk},
 };
 const size_t bench_experiment_count = sizeof bench_experiments / sizeof bench_experiments[0];

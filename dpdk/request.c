@@ -270,7 +270,7 @@ static uint16_t be16(const uint8_t *p)
     return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* The common case, without the walk's report: one segment, no tunnel, Ethernet with up to two
+/* The common case, without the walk's report: the headers in the first segment, no tunnel, Ethernet with up to two
  * VLAN tags, IPv4 without options or fragments or IPv6 without extension headers at l2_len, TCP
  * or UDP at l3_len beyond, lengths that agree.  There the metadata alone places every request
  * (checked here byte by byte), so the kinds the packet layer says it computed are the requests
@@ -279,12 +279,14 @@ static uint16_t be16(const uint8_t *p)
 static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t f, uint32_t port)
 {
     const uint64_t l4req = f & RTE_MBUF_F_TX_L4_MASK;
-    if (m->nb_segs != 1 || m->data_len != m->pkt_len || l4req == RTE_MBUF_F_TX_SCTP_CKSUM ||
+    if (l4req == RTE_MBUF_F_TX_SCTP_CKSUM ||
         (f & (RTE_MBUF_F_TX_TUNNEL_MASK | RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)))
         return 0;
+    /* The headers in the first segment (a chain's usual shape), read there; the lengths are the
+     * packet's. */
     uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
-    const size_t len = m->data_len, l3 = m->l2_len, l4 = l3 + m->l3_len;
-    if (len < l4 + 20)
+    const size_t len = m->pkt_len, l3 = m->l2_len, l4 = l3 + m->l3_len;
+    if (m->data_len < l4 + 20 || m->data_len > len)
         return 0;
     size_t at = 12;
     unsigned type = be16(p + at);
@@ -316,19 +318,58 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
         return 0;
     if (l4req == RTE_MBUF_F_TX_UDP_CKSUM && (protocol != 17 || be16(p + l4 + 4) < 8 || be16(p + l4 + 4) > payload))
         return 0;
-    const uint32_t req = l4_kinds(f) | ((f & RTE_MBUF_F_TX_IP_CKSUM) ? INETCSUM_OFL_IPV4 : 0u);
-    const struct inetcsum_offload o = {req, req & port, 0};
-    const uint32_t sw = inetcsum_offload(p, len, INETCSUM_LINK_ETHERNET, &o, NULL);
-    /* (the kinds come in IPv4 and IPv6 pairs: the packet layer names the one it found) */
-    const uint32_t owed = req & ~port;
-    if ((sw & INETCSUM_OFL_IPV4) != (owed & INETCSUM_OFL_IPV4) ||
-        !(sw & ~INETCSUM_OFL_IPV4) != !(owed & ~INETCSUM_OFL_IPV4))
-        return 0;
-    if (sw & INETCSUM_OFL_IPV4) {
-        f &= ~RTE_MBUF_F_TX_IP_CKSUM;
-        tx->stats.ip_csum++;
+    /* Here every request is placed: the IPv4 header at l3 (20 bytes), the TCP or UDP message at l4
+     * to the end of the IP packet.  Each is computed as the packet layer computes it (the same
+     * bytes: test_dpdk holds the two to each other), or prepared for the port. */
+    const int ip_req = (f & RTE_MBUF_F_TX_IP_CKSUM) != 0, l4_owed = l4req && !(l4_kinds(f) & port);
+    if (l4req) {
+        /* (UDP's message is its own length's, as the walk takes it: bytes after it are not its) */
+        const size_t l4_len = l4req == RTE_MBUF_F_TX_UDP_CKSUM ? be16(p + l4 + 4) : payload,
+                     field = l4 + (l4req == RTE_MBUF_F_TX_TCP_CKSUM ? 16 : 6);
+        const uint8_t proto = l4req == RTE_MBUF_F_TX_TCP_CKSUM ? 6 : 17;
+        const uint32_t ph = type == 0x0800 ? inetcsum_pseudo_ipv4(ip + 12, ip + 16, proto, (uint32_t)l4_len, 0)
+                                           : inetcsum_pseudo_ipv6(ip + 8, ip + 24, proto, (uint32_t)l4_len, 0);
+        uint16_t c;
+        if (!l4_owed) {
+            c = inetcsum_fold(ph); /* the port's: seeded with the pseudo-header sum */
+        } else {
+            if (l4 + l4_len > len)
+                return 0;
+            p[field] = p[field + 1] = 0;
+            uint32_t sum;
+            if (m->nb_segs == 1) {
+                sum = inetcsum_partial(p + l4, l4_len, ph);
+            } else { /* the message from its first segment on, across the rest */
+                struct iovec *iov;
+                unsigned n;
+                if (ics_dpdk_chain_iov(&tx->scratch, m, &iov, &n) != 0)
+                    return 0; /* the general path says why */
+                iov[0].iov_base = p + l4;
+                iov[0].iov_len = m->data_len - l4;
+                size_t left = l4_len, k = 0;
+                for (; k < n && left; k++) { /* up to the IP packet's end (an Ethernet pad after) */
+                    if (iov[k].iov_len > left)
+                        iov[k].iov_len = left;
+                    left -= iov[k].iov_len;
+                }
+                sum = inetcsum_partial_iov(iov, k, ph);
+            }
+            c = inetcsum_final(sum);
+            if (c == 0 && proto == 17)
+                c = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones */
+        }
+        memcpy(p + field, &c, 2);
     }
-    if (sw & ~INETCSUM_OFL_IPV4) {
+    if (ip_req) {
+        p[l3 + 10] = p[l3 + 11] = 0;
+        if (!(port & INETCSUM_OFL_IPV4)) {
+            const uint16_t c = inetcsum_ipv4_header(ip, 5);
+            memcpy(p + l3 + 10, &c, 2);
+            f &= ~RTE_MBUF_F_TX_IP_CKSUM;
+            tx->stats.ip_csum++;
+        }
+    }
+    if (l4_owed) {
         f &= ~RTE_MBUF_F_TX_L4_MASK;
         tx->stats.l4_csum++;
     }

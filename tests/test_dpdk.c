@@ -382,8 +382,9 @@ static int device_model(uint8_t *b, const struct rte_mbuf *m, uint64_t capa, con
 /* ---- mbufs ------------------------------------------------------------------------------------- */
 
 /* p's bytes in a chain cut at random places (style 0: one segment; 1: random pieces of 1-64
- * bytes for the headers then larger ones; 2: one byte at a time through the first 80), with its
- * metadata. */
+ * bytes for the headers then larger ones; 2: one byte at a time through the first 80; 3: the
+ * headers in a first segment of 128-255 bytes, as PMDs and applications usually chain, then
+ * pieces of up to 600), with its metadata. */
 static struct rte_mbuf *chain(const struct built *p, int style)
 {
     struct rte_mbuf *head = NULL;
@@ -394,6 +395,8 @@ static struct rte_mbuf *chain(const struct built *p, int style)
             take = at < 128 ? (size_t)(tu_rand() % 64) + 1 : (size_t)(tu_rand() % 700) + 1;
         else if (style == 2 && at < 80)
             take = 1;
+        else if (style == 3)
+            take = at == 0 ? 128 + (size_t)(tu_rand() % 128) : (size_t)(tu_rand() % 600) + 1;
         if (take > p->len - at)
             take = p->len - at;
         if (take > 2048) /* the pool's data room */
@@ -462,7 +465,7 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
         const int all_by_port = port_does_all(capa, p.flags);
         if (all_by_port || tu_rand() % 2)
             prepared_for_device(k, &p);
-        const int style = (int)(tu_rand() % 3);
+        const int style = (int)(tu_rand() % 4);
         struct rte_mbuf *m = chain(&p, style);
         if (!m) {
             CHECK(0, "%s: no mbufs", name);
@@ -608,7 +611,7 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
         prepared_for_device(k, &p);
     ics_dpdk_tx_set_capa(tx, capa);
     const unsigned before = rte_mempool_avail_count(pool);
-    struct rte_mbuf *m = chain(&p, (int)(tu_rand() % 3));
+    struct rte_mbuf *m = chain(&p, (int)(tu_rand() % 4));
     m->l4_len = tcp ? 20 : 8;
     m->tso_segsz = (uint16_t)gso;
     CHECK(inetcsum_dpdk_tx_burst(tx, &m, 1) == 1, "%s: not sent (rte_errno %s)", what, rte_strerror(rte_errno));

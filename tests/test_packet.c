@@ -464,9 +464,10 @@ static void random_frames(void)
         o.device &= ~(INETCSUM_OFL_OTHER | INETCSUM_OFL_INNER(INETCSUM_OFL_OTHER));
         /* The same frame in segments (a copy, split where the segmented verify split it): the
          * same bytes written and the same report as in one buffer. */
-        static uint8_t copy[4096];
+        static uint8_t copy[4096], fresh[4096];
         struct iovec cseg[8];
         memcpy(copy, p, len);
+        memcpy(fresh, p, len);
         for (size_t k = 0; k < ns; k++)
             cseg[k] = (struct iovec){copy + ((uint8_t *)seg[k].iov_base - p), seg[k].iov_len};
         const uint32_t sw_iov = inetcsum_offload_iov(cseg, ns, INETCSUM_LINK_ETHERNET, &o, &rs);
@@ -474,6 +475,21 @@ static void random_frames(void)
         CHECK(sw_iov == sw && memcmp(copy, p, len) == 0 && rs.count == r.count &&
                   memcmp(rs.checks, r.checks, r.count * sizeof r.checks[0]) == 0,
               "frame %u: offload in %zu segments differs from one buffer", n, ns);
+        /* And as an mbuf chain holds it: the headers in the first segment (the shortcut over
+         * segments), the payload cut after; from the frame as it was before either offload. */
+        {
+            /* (a first segment of exactly the headers, 54 bytes for TCP/IPv4, or more) */
+            const size_t want = 40 + (size_t)(tu_rand() % 160), first = want < len ? want : len;
+            const size_t mid = (len - first) / 2;
+            memcpy(copy, fresh, len);
+            struct iovec chain[3] = {{copy, first}, {copy + first, mid}, {copy + first + mid, len - first - mid}};
+            struct inetcsum_report rc;
+            const uint32_t sw_chain = inetcsum_offload_iov(chain, 3, INETCSUM_LINK_ETHERNET, &o, &rc);
+            CHECK(sw_chain == sw && memcmp(copy, p, len) == 0 && rc.count == r.count &&
+                      memcmp(rc.checks, r.checks, r.count * sizeof r.checks[0]) == 0,
+                  "frame %u: offload with the headers in the first of 3 segments (%zu bytes) differs from one buffer",
+                  n, first);
+        }
         /* Only an inner SCTP CRC under an outer checksum computed here is taken from the device:
          * its final value could not be counted otherwise. */
         const uint32_t inner_sctp = INETCSUM_OFL_INNER(INETCSUM_OFL_SCTP4 | INETCSUM_OFL_SCTP6);

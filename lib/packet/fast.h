@@ -127,21 +127,25 @@ static inline __attribute__((always_inline)) uint32_t ics_fast_pseudo(const uint
 }
 
 /* The TCP/UDP verdict; layer is a constant where it is inlined, which folds its rules away. */
+/* sg: NULL for a frame in one buffer (f), else the frame as segments whose first (f) holds every
+ * header: the message is summed across them. */
 static inline __attribute__((always_inline)) struct inetcsum_verdict
 ics_fast_l4_verdict_of(enum inetcsum_layer layer, const uint8_t *f, const struct ics_fast *fr, uint32_t pseudo,
-                       unsigned flags)
+                       unsigned flags, const struct ics_view *sg)
 {
     const uint8_t *l4 = f + fr->l4;
-    return ics_inet_verdict(layer, ics_load16(l4 + ics_l4_rules[layer].field), inetcsum_partial(l4, fr->l4len, 0),
-                            pseudo, flags | (fr->v6 ? INETCSUM_OVER_IPV6 : 0));
+    const uint32_t sum = sg ? ics_view_sum_sg(sg, fr->l4, fr->l4len, 0) : inetcsum_partial(l4, fr->l4len, 0);
+    return ics_inet_verdict(layer, ics_load16(l4 + ics_l4_rules[layer].field), sum, pseudo,
+                            flags | (fr->v6 ? INETCSUM_OVER_IPV6 : 0));
 }
 
 static inline __attribute__((always_inline)) struct inetcsum_verdict
-ics_fast_l4_verdict(const uint8_t *f, const struct ics_fast *fr, uint32_t pseudo, unsigned flags)
+ics_fast_l4_verdict(const uint8_t *f, const struct ics_fast *fr, uint32_t pseudo, unsigned flags,
+                    const struct ics_view *sg)
 {
     if (fr->layer == INETCSUM_LAYER_TCP)
-        return ics_fast_l4_verdict_of(INETCSUM_LAYER_TCP, f, fr, pseudo, flags);
-    return ics_fast_l4_verdict_of(INETCSUM_LAYER_UDP, f, fr, pseudo, flags);
+        return ics_fast_l4_verdict_of(INETCSUM_LAYER_TCP, f, fr, pseudo, flags, sg);
+    return ics_fast_l4_verdict_of(INETCSUM_LAYER_UDP, f, fr, pseudo, flags, sg);
 }
 
 static inline void ics_fast_report(struct inetcsum_check *c, unsigned layer, uint32_t off, uint32_t len,
@@ -161,7 +165,7 @@ static inline void ics_fast_report(struct inetcsum_check *c, unsigned layer, uin
 static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *fr, unsigned flags,
                             struct inetcsum_report *report)
 {
-    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, ics_fast_pseudo(f, fr), flags);
+    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, ics_fast_pseudo(f, fr), flags, NULL);
     unsigned problems = problem(l4.status), n = 0;
     if (!fr->v6) {
         struct inetcsum_verdict ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
@@ -199,10 +203,12 @@ static inline unsigned ics_fast_write_item(uint8_t *field, struct inetcsum_verdi
 
 /* fill or offload on the common case, innermost first as the general loops: returns the fields
  * written (fill) or the kinds computed in software (offload).  Inlined into each caller, where o
- * is NULL or not at compile time. */
-static inline __attribute__((always_inline)) uint32_t ics_fast_write(uint8_t *f, const struct ics_fast *fr,
-                                                                unsigned flags, const struct inetcsum_offload *o,
-                                                                struct inetcsum_report *report)
+ * is NULL or not at compile time.  sg: as for ics_fast_l4_verdict_of (the fields written lie in
+ * the first segment, f). */
+static inline __attribute__((always_inline)) uint32_t ics_fast_write_sg(uint8_t *f, const struct ics_fast *fr,
+                                                                   unsigned flags, const struct inetcsum_offload *o,
+                                                                   struct inetcsum_report *report,
+                                                                   const struct ics_view *sg)
 {
     uint32_t software = 0, pseudo = ics_fast_pseudo(f, fr);
     unsigned n = fr->v6 ? 1 : 2, written = 0;
@@ -213,7 +219,7 @@ static inline __attribute__((always_inline)) uint32_t ics_fast_write(uint8_t *f,
 #define ICS_VERDICT_NEEDED(k) (!o || report || ((o->request & (k)) && !(o->device & (k))))
     struct inetcsum_verdict l4 = {0}, ip = {0};
     if (ICS_VERDICT_NEEDED(kind))
-        l4 = ics_fast_l4_verdict(f, fr, pseudo, flags);
+        l4 = ics_fast_l4_verdict(f, fr, pseudo, flags, sg);
     unsigned l4_flags = ics_fast_write_item(f + fr->l4 + ics_l4_rules[fr->layer].field, &l4, flags, kind, pseudo, o,
                                         &software);
     written += l4_flags == INETCSUM_CHECK_WRITTEN;
@@ -234,6 +240,36 @@ static inline __attribute__((always_inline)) uint32_t ics_fast_write(uint8_t *f,
         report->unfollowed = INETCSUM_FOLLOWED;
     }
     return o ? software : written;
+}
+
+static inline __attribute__((always_inline)) uint32_t ics_fast_write(uint8_t *f, const struct ics_fast *fr,
+                                                                unsigned flags, const struct inetcsum_offload *o,
+                                                                struct inetcsum_report *report)
+{
+    return ics_fast_write_sg(f, fr, flags, o, report, NULL);
+}
+
+/* The shortcut for a frame held as segments whose first holds every header the shortcut reads and
+ * writes (an mbuf chain's usual shape: the headers, then payload in the others): 1 and *fr when it
+ * applies. */
+static inline int ics_fast_recognise_sg(const struct ics_view *v, enum inetcsum_link link, struct ics_fast *fr)
+{
+    /* Every read of the recogniser lies within the first 22 + 40 + 8 bytes (two VLAN tags, IPv6,
+     * the first 8 of the L4 header): it reads a copy of them, then the headers it found must lie in
+     * the first segment, where the shortcut reads and writes them (a header-only first mbuf
+     * holds exactly that). */
+    enum { HEAD = 22 + 40 + 8 };
+    uint8_t head[HEAD];
+    const size_t want = v->len < HEAD ? v->len : HEAD;
+    size_t have = 0;
+    for (size_t i = 0; i < v->nseg && have < want; i++) {
+        const size_t take = v->seg[i].iov_len < want - have ? v->seg[i].iov_len : want - have;
+        memcpy(head + have, v->seg[i].iov_base, take);
+        have += take;
+    }
+    if (v->nseg < 2 || !ics_fast_recognise(head, v->len, 0, link, fr))
+        return 0;
+    return (size_t)fr->l4 + (fr->layer == INETCSUM_LAYER_TCP ? ICS_TCP_HLEN : ICS_UDP_HLEN) <= v->seg[0].iov_len;
 }
 
 #endif

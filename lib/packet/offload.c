@@ -143,10 +143,14 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
 uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsum_link link,
                               const struct inetcsum_offload *o, struct inetcsum_report *report)
 {
-    /* Headers and payload in one buffer (the usual single-segment case): the shortcut applies. */
+    /* Headers and payload in one buffer (the usual single-segment case): the shortcut applies;
+     * and to a chain whose first segment holds the headers, the payload summed across them. */
     if (nseg == 1)
         return inetcsum_offload(seg[0].iov_base, seg[0].iov_len, link, o, report);
     const struct ics_view v = segments(seg, nseg);
+    struct ics_fast fr;
+    if (ics_fast_recognise_sg(&v, link, &fr))
+        return ics_fast_write_sg((uint8_t *)seg[0].iov_base, &fr, 0, o, report, &v);
     return offload_view(&v, link, o, report);
 }
 
