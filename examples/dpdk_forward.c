@@ -7,17 +7,20 @@
  * completed; a packet with a bad checksum is dropped and counted, as a router drops it.
  *
  * usage: dpdk_forward [EAL options] -- [--seconds S] [--idle-exit MS] [--tso MSS] [--capa HEX]
- *                                        [--keep-bad]
+ *                                        [--keep-bad] [--ready-file PATH] [--start-file PATH]
  *   ports 0 and 1 forward into each other; --idle-exit ends the run once MS milliseconds pass
  *   without a packet after the first (a net_pcap port's file read to its end); --capa narrows
  *   what the ports are trusted with (inetcsum_dpdk_tx_conf.tx_offload_capa); --keep-bad
  *   forwards packets with bad checksums too (their checksums then computed again, as every
- *   forwarded packet's are).  Counters are printed at the end, one line a port. */
+ *   forwarded packet's are); --ready-file is made once the ports are up, and forwarding waits
+ *   for --start-file to exist (a test sets up the other side of a TAP port in between).  Counters
+ *   are printed at the end, one line a port. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -36,11 +39,12 @@ struct options {
     unsigned tso;
     uint64_t capa;
     int keep_bad;
+    const char *ready_file, *start_file;
 };
 
 static int parse(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){10.0, 0, 0, 0, 0};
+    *o = (struct options){10.0, 0, 0, 0, 0, NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--keep-bad") == 0) {
@@ -59,6 +63,10 @@ static int parse(int argc, char **argv, struct options *o)
             o->tso = (unsigned)atoi(v);
         else if (strcmp(a, "--capa") == 0)
             o->capa = strtoull(v, NULL, 16);
+        else if (strcmp(a, "--ready-file") == 0)
+            o->ready_file = v;
+        else if (strcmp(a, "--start-file") == 0)
+            o->start_file = v;
         else {
             fprintf(stderr, "dpdk_forward: unknown option %s\n", a);
             return -1;
@@ -171,8 +179,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "dpdk_forward: inetcsum_dpdk_tx_new: %s\n", rte_strerror(rte_errno));
         return 1;
     }
+    if (o.ready_file) {
+        FILE *f = fopen(o.ready_file, "w");
+        if (f)
+            fclose(f);
+    }
     uint64_t received[2] = {0, 0}, dropped[2] = {0, 0}, unsent[2] = {0, 0}, refused[2] = {0, 0};
-    const uint64_t hz = rte_get_tsc_hz(), start = rte_get_tsc_cycles();
+    const uint64_t hz = rte_get_tsc_hz();
+    for (double waited = 0; o.start_file && access(o.start_file, F_OK) != 0 && waited < o.seconds; waited += 0.01)
+        rte_delay_us_sleep(10000);
+    const uint64_t start = rte_get_tsc_cycles();
     uint64_t last = 0;
     for (;;) {
         const uint64_t now = rte_get_tsc_cycles();
