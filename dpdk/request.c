@@ -10,6 +10,7 @@
 
 #include "inetcsum_packet.h"
 #include "internal.h"
+#include "proto/pseudo.h" /* the library's inline sums: per packet, a call would cost more */
 
 /* mbuf header-length fields are bit-fields: l2_len 7 bits, l3_len 9. */
 #define ICS_DPDK_L2_LEN_MAX 127u
@@ -327,18 +328,18 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
         const size_t l4_len = l4req == RTE_MBUF_F_TX_UDP_CKSUM ? be16(p + l4 + 4) : payload,
                      field = l4 + (l4req == RTE_MBUF_F_TX_TCP_CKSUM ? 16 : 6);
         const uint8_t proto = l4req == RTE_MBUF_F_TX_TCP_CKSUM ? 6 : 17;
-        const uint32_t ph = type == 0x0800 ? inetcsum_pseudo_ipv4(ip + 12, ip + 16, proto, (uint32_t)l4_len, 0)
-                                           : inetcsum_pseudo_ipv6(ip + 8, ip + 24, proto, (uint32_t)l4_len, 0);
+        const uint32_t ph = type == 0x0800 ? ics_pseudo_ipv4(ip + 12, ip + 16, proto, (uint32_t)l4_len, 0)
+                                           : ics_pseudo_ipv6(ip + 8, ip + 24, proto, (uint32_t)l4_len, 0);
         uint16_t c;
         if (!l4_owed) {
-            c = inetcsum_fold(ph); /* the port's: seeded with the pseudo-header sum */
+            c = ics_fold16(ph); /* the port's: seeded with the pseudo-header sum */
         } else {
             if (l4 + l4_len > len)
                 return 0;
             p[field] = p[field + 1] = 0;
             uint32_t sum;
             if (m->nb_segs == 1) {
-                sum = inetcsum_partial(p + l4, l4_len, ph);
+                sum = l4_len < ICS_SMALL_MIN ? ics_partial_small(p + l4, l4_len, ph) : inetcsum_partial(p + l4, l4_len, ph);
             } else { /* the message from its first segment on, across the rest */
                 struct iovec *iov;
                 unsigned n;
@@ -354,7 +355,7 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
                 }
                 sum = inetcsum_partial_iov(iov, k, ph);
             }
-            c = inetcsum_final(sum);
+            c = (uint16_t)~ics_fold16(sum);
             if (c == 0 && proto == 17)
                 c = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones */
         }
@@ -362,8 +363,10 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
     }
     if (ip_req) {
         p[l3 + 10] = p[l3 + 11] = 0;
-        if (!(port & INETCSUM_OFL_IPV4)) {
-            const uint16_t c = inetcsum_ipv4_header(ip, 5);
+        if (!(port & INETCSUM_OFL_IPV4)) { /* the 20 bytes as five words */
+            const uint64_t hs = (uint64_t)ics_load32(ip) + ics_load32(ip + 4) + ics_load32(ip + 8) +
+                                ics_load32(ip + 12) + ics_load32(ip + 16);
+            const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(hs));
             memcpy(p + l3 + 10, &c, 2);
             f &= ~RTE_MBUF_F_TX_IP_CKSUM;
             tx->stats.ip_csum++;

@@ -155,16 +155,14 @@ int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
         outer_l2 = outer_l3 = 0;
         flags &= ~(RTE_MBUF_F_TX_TUNNEL_MASK | RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6);
     }
+    /* The lengths as one word (the bit-fields one by one cost a read-modify-write each). */
+    const uint64_t lengths = rte_mbuf_tx_offload(l2 & 0x7Fu, m->l3_len, m->l4_len, 0, outer_l3, outer_l2 & 0x7Fu, 0);
     for (uint32_t i = 0; i < g.segments; i++) {
         struct rte_mbuf *s = tx->segs[i];
         s->data_len = (uint16_t)tx->seg_bufs[i].len;
         s->pkt_len = s->data_len;
         s->ol_flags = flags;
-        s->l2_len = l2 & 0x7Fu;
-        s->l3_len = m->l3_len;
-        s->l4_len = m->l4_len;
-        s->outer_l2_len = outer_l2 & 0x7Fu;
-        s->outer_l3_len = outer_l3;
+        s->tx_offload = lengths;
         s->vlan_tci = m->vlan_tci;
         s->vlan_tci_outer = m->vlan_tci_outer;
         s->packet_type = m->packet_type;

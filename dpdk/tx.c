@@ -145,19 +145,18 @@ uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **p
     uint16_t taken = 0, i = 0;
     while (i < n) {
         /* A run of packets sent as they are, prepared in place where the port cannot do it all. */
-        uint16_t j = i;
+        uint16_t j = i, untouched = 0;
         int err = 0;
         for (; j < n; j++) {
             struct rte_mbuf *m = pkts[j];
             if (ics_dpdk_port_does_all(tx, m)) {
-                tx->stats.untouched++;
-            } else if (m->ol_flags & ICS_DPDK_SEG_REQUESTS) {
-                break;
-            } else if ((err = ics_dpdk_prepare(tx, m, j)) < 0) {
+                untouched++; /* (counted once a run: a store a packet costs as much as the test) */
+            } else if ((m->ol_flags & ICS_DPDK_SEG_REQUESTS) || (err = ics_dpdk_prepare(tx, m, j)) < 0) {
                 break;
             }
-            tx->stats.packets++;
         }
+        tx->stats.untouched += untouched;
+        tx->stats.packets += (uint16_t)(j - i);
         const uint16_t sent = send_now(tx, pkts + i, (uint16_t)(j - i));
         taken = (uint16_t)(taken + sent);
         if (sent < j - i)
