@@ -336,7 +336,9 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
         } else {
             if (l4 + l4_len > len)
                 return 0;
-            p[field] = p[field + 1] = 0;
+            /* The message summed as it lies, its old field taken back out by adding its complement
+             * (no store before the loads: a field zeroed first stalls the loads that read it back). */
+            const uint16_t old = ics_load16(p + field);
             uint32_t sum;
             if (m->nb_segs == 1) {
                 sum = l4_len < ICS_SMALL_MIN ? ics_partial_small(p + l4, l4_len, ph) : inetcsum_partial(p + l4, l4_len, ph);
@@ -355,22 +357,22 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
                 }
                 sum = inetcsum_partial_iov(iov, k, ph);
             }
-            c = (uint16_t)~ics_fold16(sum);
+            c = (uint16_t)~ics_fold16(ics_add32(sum, (uint16_t)~old));
             if (c == 0 && proto == 17)
                 c = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones */
         }
         memcpy(p + field, &c, 2);
     }
     if (ip_req) {
-        p[l3 + 10] = p[l3 + 11] = 0;
-        if (!(port & INETCSUM_OFL_IPV4)) { /* the 20 bytes as five words */
+        uint16_t c = 0; /* the port's: zeroed */
+        if (!(port & INETCSUM_OFL_IPV4)) { /* the 20 bytes as five words, the old field taken out */
             const uint64_t hs = (uint64_t)ics_load32(ip) + ics_load32(ip + 4) + ics_load32(ip + 8) +
-                                ics_load32(ip + 12) + ics_load32(ip + 16);
-            const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(hs));
-            memcpy(p + l3 + 10, &c, 2);
+                                ics_load32(ip + 12) + ics_load32(ip + 16) + (uint16_t)~ics_load16(ip + 10);
+            c = (uint16_t)~ics_fold16(ics_reduce64(hs));
             f &= ~RTE_MBUF_F_TX_IP_CKSUM;
             tx->stats.ip_csum++;
         }
+        memcpy(p + l3 + 10, &c, 2);
     }
     if (l4_owed) {
         f &= ~RTE_MBUF_F_TX_L4_MASK;
