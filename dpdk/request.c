@@ -342,20 +342,21 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
             uint32_t sum;
             if (m->nb_segs == 1) {
                 sum = l4_len < ICS_SMALL_MIN ? ics_partial_small(p + l4, l4_len, ph) : inetcsum_partial(p + l4, l4_len, ph);
-            } else { /* the message from its first segment on, across the rest */
-                struct iovec *iov;
-                unsigned n;
-                if (ics_dpdk_chain_iov(&tx->scratch, m, &iov, &n) != 0)
-                    return 0; /* the general path says why */
-                iov[0].iov_base = p + l4;
-                iov[0].iov_len = m->data_len - l4;
-                size_t left = l4_len, k = 0;
-                for (; k < n && left; k++) { /* up to the IP packet's end (an Ethernet pad after) */
-                    if (iov[k].iov_len > left)
-                        iov[k].iov_len = left;
-                    left -= iov[k].iov_len;
+            } else { /* the message from its first segment on, across the rest, in one walk */
+                size_t done = m->data_len - l4 < l4_len ? m->data_len - l4 : l4_len, total = m->data_len;
+                uint32_t acc = inetcsum_partial(p + l4, done, 0);
+                unsigned segs = 1;
+                for (const struct rte_mbuf *s = m->next; s; s = s->next, segs++) {
+                    total += s->data_len;
+                    const size_t take = s->data_len < l4_len - done ? s->data_len : l4_len - done;
+                    if (take) { /* (up to the IP packet's end: an Ethernet pad may follow) */
+                        acc = inetcsum_block_add(acc, inetcsum_partial(rte_pktmbuf_mtod(s, const uint8_t *), take, 0), done);
+                        done += take;
+                    }
                 }
-                sum = inetcsum_partial_iov(iov, k, ph);
+                if (segs != m->nb_segs || total != len || done != l4_len)
+                    return 0; /* a chain whose lengths disagree: the general path refuses it */
+                sum = ics_add32(acc, ph);
             }
             c = (uint16_t)~ics_fold16(ics_add32(sum, (uint16_t)~old));
             if (c == 0 && proto == 17)
