@@ -29,8 +29,9 @@ struct inetcsum_dpdk_tx {
     /* Precomputed from capa for the per-packet test "does the port do all this packet asks"
      * (ics_dpdk_port_does_all): the request bits it cannot honour, and per L4 request value
      * (ol_flags bits 52-53: none, TCP, SCTP, UDP) whether it can. */
-    uint64_t undoable;
+    uint64_t undoable;   /* with RTE_MBUF_F_TX_L4_MASK in it when the port has no L4 checksum */
     uint8_t l4_undoable; /* bit v set: L4 request v needs software */
+    uint8_t l4_mixed;    /* some L4 checksums but not all: l4_undoable is asked per packet */
     uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
     uint16_t tunnel_tso;  /* bit t set: segments a packet of tunnel type t (ol_flags bits 45-48) */
     struct rte_mempool *pool;
@@ -57,7 +58,7 @@ static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, cons
     const uint64_t f = m->ol_flags;
     if (f & tx->undoable)
         return 0;
-    if ((tx->l4_undoable >> ((f & RTE_MBUF_F_TX_L4_MASK) >> 52)) & 1u)
+    if (tx->l4_mixed && ((tx->l4_undoable >> ((f & RTE_MBUF_F_TX_L4_MASK) >> 52)) & 1u))
         return 0;
     if (!(f & RTE_MBUF_F_TX_TUNNEL_MASK))
         return 1;

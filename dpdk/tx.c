@@ -36,6 +36,10 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
     tx->l4_undoable = (uint8_t)((!(capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) << 1) |
                                 (!(capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM) << 2) |
                                 (!(capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) << 3));
+    /* All three or none (most ports): one mask test a packet; else the table per packet. */
+    tx->l4_mixed = tx->l4_undoable != 0 && tx->l4_undoable != 0xE;
+    if (tx->l4_undoable == 0xE)
+        tx->undoable |= RTE_MBUF_F_TX_L4_MASK;
     tx->tunnel_aware = (capa & ICS_DPDK_TUNNEL_CAPA) != 0;
     /* Tunnel types (ol_flags bits 45-48) and the capability that segments each. */
     static const struct {
@@ -135,13 +139,21 @@ unsigned inetcsum_dpdk_tx_flush(struct inetcsum_dpdk_tx *tx)
     return 0;
 }
 
-uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+/* Returns taken, fewer than asked because the port had no room: rte_errno 0 says so.  (rte_errno
+ * is written only when fewer are taken: it is a thread-local of another library, and reaching it
+ * costs a call on every burst.) */
+static uint16_t port_full(uint16_t taken)
 {
     rte_errno = 0;
+    return taken;
+}
+
+uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
     /* The segments of a packet taken earlier go first; while the port has no room for them,
      * nothing more is taken. */
     if (inetcsum_dpdk_tx_flush(tx) > 0)
-        return 0;
+        return port_full(0);
     uint16_t taken = 0, i = 0;
     while (i < n) {
         /* A run of packets sent as they are, prepared in place where the port cannot do it all. */
@@ -160,7 +172,7 @@ uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **p
         const uint16_t sent = send_now(tx, pkts + i, (uint16_t)(j - i));
         taken = (uint16_t)(taken + sent);
         if (sent < j - i)
-            return taken; /* the port is full: rte_errno 0 */
+            return port_full(taken);
         if (err < 0 || j == n) {
             if (err < 0) {
                 tx->stats.refused++;
@@ -182,7 +194,7 @@ uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **p
         if (first == 0) { /* nothing taken: the packet stays the caller's, as it was */
             rte_pktmbuf_free_bulk(tx->segs, segs);
             tx->stats.packets--;
-            return taken;
+            return port_full(taken);
         }
         rte_pktmbuf_free(pkts[j]);
         taken++;
@@ -191,7 +203,7 @@ uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **p
                 tx->backlog[k - first] = tx->segs[k];
             tx->backlog_at = 0;
             tx->backlog_n = segs - first;
-            return taken;
+            return j + 1 < n ? port_full(taken) : taken;
         }
         i = (uint16_t)(j + 1);
     }
