@@ -271,12 +271,13 @@ static uint16_t be16(const uint8_t *p)
     return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* The common case, without the walk's report: the headers in the first segment, no tunnel, Ethernet with up to two
- * VLAN tags, IPv4 without options or fragments or IPv6 without extension headers at l2_len, TCP
- * or UDP at l3_len beyond, lengths that agree.  There the metadata alone places every request
- * (checked here byte by byte), so the kinds the packet layer says it computed are the requests
- * done here; anything else (or a disagreement, which cannot happen) takes the general path, which
- * holds the walk's report to the metadata.  Returns 1 when done. */
+/* The common case, without the walk: the headers in the first segment, no tunnel, Ethernet with
+ * up to two VLAN tags, IPv4 without options or fragments or IPv6 without extension headers at
+ * l2_len, TCP or UDP at l3_len beyond, lengths that agree (the chain's too).  There the metadata
+ * alone places every request, checked here byte by byte, and the two checksums are computed with
+ * the library's own sums (test_dpdk holds the bytes to the packet layer's).  Anything else takes
+ * the general path, which holds the walk's report to the metadata; nothing is written before the
+ * packet is known to be the common case.  Returns 1 when done. */
 static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t f, uint32_t port)
 {
     const uint64_t l4req = f & RTE_MBUF_F_TX_L4_MASK;
@@ -341,6 +342,8 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
             const uint16_t old = ics_load16(p + field);
             uint32_t sum;
             if (m->nb_segs == 1) {
+                if (m->data_len != len)
+                    return 0; /* one segment holding less than pkt_len: the general path refuses it */
                 sum = l4_len < ICS_SMALL_MIN ? ics_partial_small(p + l4, l4_len, ph) : inetcsum_partial(p + l4, l4_len, ph);
             } else { /* the message from its first segment on, across the rest, in one walk */
                 size_t done = m->data_len - l4 < l4_len ? m->data_len - l4 : l4_len, total = m->data_len;
@@ -392,9 +395,15 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     if (f & ICS_DPDK_SEG_REQUESTS)
         return ics_dpdk_refuse(tx, index, EPROTONOSUPPORT, "%s on a port without it: segmentation in software is not done yet",
                       (f & RTE_MBUF_F_TX_TCP_SEG) ? "RTE_MBUF_F_TX_TCP_SEG" : "RTE_MBUF_F_TX_UDP_SEG");
-    struct placement pl;
-    int rc = place(tx, m, index, &pl);
+    /* The chain held to its lengths first: every read after stays inside its data
+     * (rte_pktmbuf_read walks off the end of a chain shorter than pkt_len says). */
+    struct iovec *iov;
+    unsigned nseg;
+    int rc = ics_dpdk_packet_iov(tx, m, index, &iov, &nseg);
     if (rc)
+        return rc;
+    struct placement pl;
+    if ((rc = place(tx, m, index, &pl)))
         return rc;
 
     const uint32_t port = ics_dpdk_capa_kinds(tx->capa);
@@ -422,10 +431,6 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
         o.request = out_req | INETCSUM_OFL_INNER(in_req);
         o.device = out_dev | INETCSUM_OFL_INNER(in_dev);
     }
-    struct iovec *iov;
-    unsigned nseg;
-    if ((rc = ics_dpdk_packet_iov(tx, m, index, &iov, &nseg)))
-        return rc;
     struct inetcsum_report r;
     inetcsum_offload_iov(iov, nseg, INETCSUM_LINK_ETHERNET, &o, &r);
 

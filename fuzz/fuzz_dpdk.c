@@ -3,8 +3,8 @@
  * Input: bytes 0-3 the capabilities (the offload bits that matter, in that order), 4-11 ol_flags
  * (the TX requests), 12 l2_len, 13-14 l3_len, 15 l4_len, 16 outer_l2_len, 17-18 outer_l3_len,
  * 19-20 tso_segsz, 21 the RX states (bits 0-1, 4-5: ol_flags bits 3-4, 7-8; bit 6: complete; bit 7:
- * a VXLAN packet_type), 22 how many cuts, then that many cut lengths (1-255), then the
- * packet.  Besides the sanitizers' checks it asserts that every mbuf comes back to the pool: a
+ * a VXLAN packet_type), 22 how many cuts (bits 0-2) and a lie in the chain's lengths (bits 3-4),
+ * then that many cut lengths (1-255), then the packet.  Besides the sanitizers' checks it asserts that every mbuf comes back to the pool: a
  * packet not taken is freed here, those taken by the port are freed by it (a net_ring port read
  * back), segments held are flushed, and nothing is freed twice or leaked.
  * The EAL starts once (no hugepages, no PCI); where it cannot, inputs are read and ignored. */
@@ -164,6 +164,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     m->outer_l2_len = in[16] & 0x7F;
     m->outer_l3_len = le16(in + 17) & 0x1FF;
     m->tso_segsz = le16(in + 19);
+    /* Byte 22's bits 3-4: a chain whose lengths lie (pkt_len longer or shorter than its data,
+     * nb_segs one too many), which must be refused without a read past any segment's data. */
+    const unsigned damage = (in[22] >> 3) & 3u;
+    if (damage == 1)
+        m->pkt_len += (in[21] & 0x3Fu) + 1u;
+    else if (damage == 2)
+        m->nb_segs++;
+    else if (damage == 3 && m->pkt_len > 0)
+        m->pkt_len--;
     if (inetcsum_dpdk_tx_burst(tx, &m, 1) != 1)
         rte_pktmbuf_free(m);
     for (int tries = 0; inetcsum_dpdk_tx_flush(tx) > 0 && tries < 100; tries++)

@@ -695,6 +695,7 @@ static void refusals(struct inetcsum_dpdk_tx *tx)
         {"chain pkt_len disagreeing", EINVAL, NULL},
         {"TSO with tso_segsz 0", EINVAL, NULL},
         {"outer request without a tunnel flag", EINVAL, NULL},
+        {"one segment holding less than pkt_len, the IP length claiming it", EINVAL, NULL},
     };
     for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         struct rte_mbuf *pkts[3];
@@ -749,6 +750,13 @@ static void refusals(struct inetcsum_dpdk_tx *tx)
         case 7:
             m->ol_flags |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
             break;
+        case 8: /* (the bytes past data_len are the buffer's, never the packet's) */
+            rte_pktmbuf_free(m);
+            bad = good;
+            pkts[1] = m = chain(&bad, 0);
+            m->pkt_len += 100;
+            put16(rte_pktmbuf_mtod_offset(m, uint8_t *, 16), (unsigned)(m->pkt_len - 14));
+            break;
         }
         struct inetcsum_dpdk_tx_stats s0, s1;
         inetcsum_dpdk_tx_stats(tx, &s0);
@@ -765,6 +773,8 @@ static void refusals(struct inetcsum_dpdk_tx *tx)
         rte_pktmbuf_free_bulk(back, got);
         if (c == 5)
             m->pkt_len -= 3;
+        if (c == 8)
+            m->pkt_len -= 100;
         rte_pktmbuf_free(pkts[1]);
         rte_pktmbuf_free(pkts[2]);
     }
