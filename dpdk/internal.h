@@ -69,6 +69,11 @@ static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, cons
     return tx->tunnel_aware || !(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS));
 }
 
+/* A VLAN tag m asks the port to insert (RTE_MBUF_F_TX_VLAN) and the port cannot, inserted here
+ * (as DPDK's rte_vlan_insert: the tag after the MAC addresses, l2_len or outer_l2_len grown by 4,
+ * the flag cleared; in any chain): 0, or a refusal (a shared mbuf, no headroom, a bad chain). */
+int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index);
+
 /* Software segmentation (TSO, USO) of m, which asks for it of a port that cannot: its segments in
  * tx->segs[0..*n), each a one-mbuf packet with its checksums computed or left to the port (its
  * flags set for those), m itself unchanged.  0, or a negative errno: a refusal (said in the log),

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_ethdev.h>
 
@@ -387,9 +388,72 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
     return 1;
 }
 
+/* Writes n bytes at packet offset off across the chain's segments (the caller checked the chain). */
+static void put_bytes(struct rte_mbuf *m, size_t off, const uint8_t *src, size_t n)
+{
+    for (struct rte_mbuf *s = m; s && n; s = s->next) {
+        if (off >= s->data_len) {
+            off -= s->data_len;
+            continue;
+        }
+        const size_t take = s->data_len - off < n ? s->data_len - off : n;
+        memcpy(rte_pktmbuf_mtod_offset(s, uint8_t *, off), src, take);
+        src += take;
+        n -= take;
+        off = 0;
+    }
+}
+
+int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
+{
+    if (!(m->ol_flags & RTE_MBUF_F_TX_VLAN) || (tx->capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT))
+        return 0;
+    /* As DPDK's rte_vlan_insert, but for any chain: its does not take a first segment shorter than
+     * the MAC addresses, and reads a chain without checking it. */
+    struct iovec *iov;
+    unsigned nseg;
+    int rc = ics_dpdk_packet_iov(tx, m, index, &iov, &nseg);
+    if (rc)
+        return rc;
+    if (m->pkt_len < 14)
+        return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_VLAN on a packet of %u bytes", m->pkt_len);
+    if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) > 1)
+        return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_VLAN: a shared or indirect mbuf cannot take the tag");
+    const int tunnel = (m->ol_flags & RTE_MBUF_F_TX_TUNNEL_MASK) != 0;
+    if ((tunnel ? m->outer_l2_len : m->l2_len) + 4u > ICS_DPDK_L2_LEN_MAX)
+        return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_VLAN: %s %u cannot grow by the tag's 4 bytes",
+                               tunnel ? "outer_l2_len" : "l2_len", tunnel ? m->outer_l2_len : m->l2_len);
+    uint8_t head[16];
+    const uint8_t *mac = rte_pktmbuf_read(m, 0, 12, head); /* (a pointer into the mbuf when contiguous) */
+    if (mac != head)
+        memcpy(head, mac, 12);
+    if (!rte_pktmbuf_prepend(m, 4))
+        return ics_dpdk_refuse(tx, index, ENOSPC, "RTE_MBUF_F_TX_VLAN: no headroom for the tag (%u bytes)",
+                               rte_pktmbuf_headroom(m));
+    head[12] = 0x81;
+    head[13] = 0x00;
+    head[14] = (uint8_t)(m->vlan_tci >> 8);
+    head[15] = (uint8_t)m->vlan_tci;
+    put_bytes(m, 0, head, 16); /* the addresses 4 bytes earlier, the tag after them */
+    if (tunnel)
+        m->outer_l2_len += 4;
+    else
+        m->l2_len += 4;
+    m->ol_flags &= ~RTE_MBUF_F_TX_VLAN;
+    tx->stats.vlan_inserted++;
+    return 0;
+}
+
 int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
 {
+    int vrc = ics_dpdk_insert_vlan(tx, m, index);
+    if (vrc)
+        return vrc;
     uint64_t f = m->ol_flags;
+    if (!(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS))) { /* the tag was all */
+        tx->stats.prepared++;
+        return 0;
+    }
     if (!(f & ICS_DPDK_SEG_REQUESTS) && common_case(tx, m, f, ics_dpdk_capa_kinds(tx->capa)))
         return 0;
     if (f & ICS_DPDK_SEG_REQUESTS)

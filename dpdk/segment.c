@@ -75,6 +75,9 @@ static int matches(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, 
 
 int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n)
 {
+    int vrc = ics_dpdk_insert_vlan(tx, m, index); /* first: each segment repeats the tag */
+    if (vrc)
+        return vrc;
     const uint64_t f = m->ol_flags;
     const int tcp = (f & RTE_MBUF_F_TX_TCP_SEG) != 0, tunnel = (f & RTE_MBUF_F_TX_TUNNEL_MASK) != 0;
     if (tcp && (f & RTE_MBUF_F_TX_UDP_SEG))

@@ -32,6 +32,8 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
         tx->undoable |= RTE_MBUF_F_TX_TCP_SEG;
     if (!(capa & RTE_ETH_TX_OFFLOAD_UDP_TSO))
         tx->undoable |= RTE_MBUF_F_TX_UDP_SEG;
+    if (!(capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT))
+        tx->undoable |= RTE_MBUF_F_TX_VLAN;
     /* ol_flags bits 52-53: 0 none, 1 TCP, 2 SCTP, 3 UDP. */
     tx->l4_undoable = (uint8_t)((!(capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) << 1) |
                                 (!(capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM) << 2) |

@@ -43,9 +43,12 @@
  * debug log (logtype "lib.inetcsum.dpdk") names the packet and the field.  Its checksum fields may
  * have been written; nothing else of it is changed, and it is still the caller's.
  *
- * Not done in software yet: VLAN insertion (RTE_MBUF_F_TX_VLAN on a port without
- * RTE_ETH_TX_OFFLOAD_VLAN_INSERT) and linearising a chain for a port without
- * RTE_ETH_TX_OFFLOAD_MULTI_SEGS: such packets go to the port as they are.  Segments larger than
+ *   - RTE_MBUF_F_TX_VLAN on a port without RTE_ETH_TX_OFFLOAD_VLAN_INSERT: the tag (vlan_tci,
+ *     TPID 0x8100) inserted here, first, as DPDK's rte_vlan_insert inserts it (l2_len, or
+ *     outer_l2_len for a tunnel, grows by 4 and the flag is cleared) but in any chain; the first
+ *     mbuf needs 4 bytes of headroom and the packet must not be shared (else it is refused).
+ * Not done in software yet: QinQ insertion (RTE_MBUF_F_TX_QINQ) and linearising a chain for a
+ * port without RTE_ETH_TX_OFFLOAD_MULTI_SEGS: such packets go to the port as they are.  Segments larger than
  * the pool's mbufs (a jumbo MSS from a 2 KB pool) are refused, EINVAL.
  *
  * Cost: when the port does everything a packet asks, the packet is not read (its flags and the
@@ -89,6 +92,7 @@ struct inetcsum_dpdk_tx_stats {
     uint64_t l4_csum;     /* TCP, UDP and SCTP checksums computed here, outer UDP included */
     uint64_t tunnel_flattened; /* tunnelled packets given to a port without tunnel offloads in the
                                 * form it takes (see above) */
+    uint64_t vlan_inserted; /* VLAN tags inserted here (RTE_MBUF_F_TX_VLAN) */
     uint64_t segmented;   /* packets segmented here (TSO, USO) */
     uint64_t segments;    /* the mbufs they made */
     uint64_t refused;     /* not sent: metadata that cannot be honoured (rte_errno said why) */

@@ -326,12 +326,25 @@ static void device_l4(uint8_t *b, size_t l4, size_t end, size_t field, int udp)
 
 /* Does to b what a device with capabilities capa does with m's metadata; 0, or -1 (said) when a
  * request is left that capa does not cover or a field is not prepared as the device expects. */
-static int device_model(uint8_t *b, const struct rte_mbuf *m, uint64_t capa, const char *what)
+static int device_model(uint8_t *b, struct rte_mbuf *m, uint64_t capa, const char *what)
 {
+    size_t shift = 0;
+    if (m->ol_flags & RTE_MBUF_F_TX_VLAN) { /* the tag first, where a device puts it */
+        if (!(capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT)) {
+            CHECK(0, "%s: TX_VLAN left for a port without VLAN_INSERT", what);
+            return -1;
+        }
+        memmove(b + 16, b + 12, m->pkt_len - 12);
+        put16(b + 12, 0x8100);
+        put16(b + 14, m->vlan_tci);
+        m->pkt_len += 4;
+        m->ol_flags &= ~RTE_MBUF_F_TX_VLAN;
+        shift = 4; /* the lengths describe the frame as given: the device counts its own tag */
+    }
     const uint64_t f = m->ol_flags;
     const int tunnel = (f & RTE_MBUF_F_TX_TUNNEL_MASK) != 0;
-    const size_t outer_l3 = m->outer_l2_len, outer_l4 = outer_l3 + m->outer_l3_len;
-    const size_t l3 = (tunnel ? outer_l4 : 0) + m->l2_len, l4 = l3 + m->l3_len;
+    const size_t outer_l3 = m->outer_l2_len + (tunnel ? shift : 0), outer_l4 = outer_l3 + m->outer_l3_len;
+    const size_t l3 = (tunnel ? outer_l4 : shift) + m->l2_len, l4 = l3 + m->l3_len;
     int ok = 1;
 #define NEED(bit, name)                                                                            \
     do {                                                                                           \
@@ -457,12 +470,30 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
         for (unsigned b = 0; b < MATRIX_BITS; b++)
             if (subset & (1u << b))
                 capa |= matrix_bits[b];
-        ics_dpdk_tx_set_capa(tx, capa);
         build(k, &p);
-        all_software(k, &p, expect);
+        /* A quarter of the untagged kinds also ask for a VLAN tag, to a port that inserts it or
+         * not (the capability drawn at random): the result is the tagged packet's. */
+        const int tag = k->vlans == 0 && tu_rand() % 4 == 0 && (k->tunnel == T_NONE || !k->flat || p.l2 + 4 <= 127);
+        const unsigned tci = (unsigned)(tu_rand() & 0xFFF);
+        if (tu_rand() % 2)
+            capa |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+        ics_dpdk_tx_set_capa(tx, capa);
+        if (tag) {
+            static struct built tagged;
+            tagged = p;
+            memcpy(tagged.b + 16, p.b + 12, p.len - 12);
+            put16(tagged.b + 12, 0x8100);
+            put16(tagged.b + 14, tci);
+            tagged.len = p.len + 4;
+            struct kind kt = *k;
+            kt.vlans = 1;
+            all_software(&kt, &tagged, expect);
+        } else {
+            all_software(k, &p, expect);
+        }
         /* The fields as the application left them: prepared for the port where it does every
          * request (then the layer does not read the packet), else prepared or garbage. */
-        const int all_by_port = port_does_all(capa, p.flags);
+        const int all_by_port = port_does_all(capa, p.flags) && (!tag || (capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT));
         if (all_by_port || tu_rand() % 2)
             prepared_for_device(k, &p);
         const int style = (int)(tu_rand() % 4);
@@ -470,6 +501,10 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
         if (!m) {
             CHECK(0, "%s: no mbufs", name);
             return;
+        }
+        if (tag) {
+            m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+            m->vlan_tci = (uint16_t)tci;
         }
         uint16_t sent = inetcsum_dpdk_tx_burst(tx, &m, 1);
         CHECK(sent == 1, "%s, capa %#llx, chain style %d: not sent (rte_errno %d %s)", name, (unsigned long long)capa,
@@ -488,7 +523,9 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
               name);
         if (back != m)
             continue;
-        CHECK(m->pkt_len == p.len, "%s: length changed", name);
+        const size_t want_len = p.len + (tag ? 4u : 0u);
+        CHECK(m->pkt_len == (tag && (m->ol_flags & RTE_MBUF_F_TX_VLAN) ? p.len : want_len), "%s: length changed",
+              name);
         const uint8_t *bytes = rte_pktmbuf_read(m, 0, m->pkt_len, got);
         if (bytes != got)
             memcpy(got, bytes, m->pkt_len);
@@ -496,16 +533,16 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
         snprintf(what, sizeof what, "%s, capa %#llx, chain style %d", name, (unsigned long long)capa, style);
         if (device_model(got, m, capa, what) == 0) {
             size_t diff = 0;
-            while (diff < p.len && got[diff] == expect[diff])
+            while (diff < want_len && got[diff] == expect[diff])
                 diff++;
-            CHECK(diff == p.len, "%s: the bytes differ from the all-software result at %zu of %zu (%02x%02x, want %02x%02x)",
-                  what, diff, p.len, got[diff & ~(size_t)1], got[diff | 1], expect[diff & ~(size_t)1],
-                  expect[diff | 1]);
+            CHECK(diff == want_len,
+                  "%s: the bytes differ from the all-software result at %zu of %zu (%02x%02x, want %02x%02x)", what,
+                  diff, want_len, got[diff & ~(size_t)1], got[diff | 1], expect[diff & ~(size_t)1], expect[diff | 1]);
             struct inetcsum_report r;
-            inetcsum_verify(got, p.len, 0, INETCSUM_LINK_ETHERNET, 0, &r);
+            inetcsum_verify(got, want_len, 0, INETCSUM_LINK_ETHERNET, 0, &r);
             /* The headers the packet was built with; what lies in its payload is random bytes
              * that may look like a tunnel (GRE in UDP, VXLAN, ...) to the walk: a device leaves it. */
-            const size_t inner_l4 = p.outer_l2 + p.outer_l3 + p.l2 + p.l3;
+            const size_t inner_l4 = p.outer_l2 + p.outer_l3 + p.l2 + p.l3 + (tag ? 4u : 0u);
             unsigned problems = 0;
             for (unsigned c = 0; c < r.count; c++)
                 problems += r.checks[c].offset <= inner_l4 && (r.checks[c].status == INETCSUM_BAD ||
