@@ -622,15 +622,31 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     static uint8_t expect[64][2048], got[8192];
     char name[160], what[260];
     kind_name(k, name, sizeof name);
-    snprintf(what, sizeof what, "%s, %zu-byte payload in %zu, capa %#llx", name, k->payload, gso,
-             (unsigned long long)capa);
     build(k, &p);
     const int tcp = k->l4 == L4_TCP;
     p.flags |= tcp ? RTE_MBUF_F_TX_TCP_SEG : RTE_MBUF_F_TX_UDP_SEG;
+    /* A quarter of the untagged ones ask for a VLAN tag too: the segments are the tagged
+     * packet's, whoever inserts the tag (the capability drawn at random). */
+    static struct built tagged;
+    const int tag = k->vlans == 0 && tu_rand() % 4 == 0 && (k->tunnel == T_NONE || !k->flat || p.l2 + 4 <= 127);
+    const unsigned tci = (unsigned)(tu_rand() & 0xFFF);
+    if (tu_rand() % 2)
+        capa |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+    snprintf(what, sizeof what, "%s%s, %zu-byte payload in %zu, capa %#llx", name, tag ? ", VLAN tag asked" : "",
+             k->payload, gso, (unsigned long long)capa);
+    const struct built *ref = &p;
+    if (tag) {
+        tagged = p;
+        memcpy(tagged.b + 16, p.b + 12, p.len - 12);
+        put16(tagged.b + 12, 0x8100);
+        put16(tagged.b + 14, tci);
+        tagged.len = p.len + 4;
+        ref = &tagged;
+    }
 
     /* All in software: every checksum, the outer UDP one as asked for. */
     struct inetcsum_gso g;
-    int rc = inetcsum_gso_describe(&g, p.b, p.len, INETCSUM_LINK_ETHERNET, gso);
+    int rc = inetcsum_gso_describe(&g, ref->b, ref->len, INETCSUM_LINK_ETHERNET, gso);
     CHECK(rc == 0 && g.segments <= 64, "%s: described: %d, %u segments", what, rc, g.segments);
     if (rc != 0 || g.segments > 64)
         return;
@@ -639,11 +655,12 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     struct inetcsum_segment want[64];
     for (unsigned i = 0; i < g.segments; i++)
         want[i] = (struct inetcsum_segment){expect[i], sizeof expect[i], 0};
-    CHECK(inetcsum_gso_segment(&g, p.b, p.len, NULL, 0, want, g.segments) == (long)g.segments,
+    CHECK(inetcsum_gso_segment(&g, ref->b, ref->len, NULL, 0, want, g.segments) == (long)g.segments,
           "%s: the all-software segmentation failed", what);
 
     const int by_port = port_does_all(capa, p.flags) && (capa & (tcp ? RTE_ETH_TX_OFFLOAD_TCP_TSO : RTE_ETH_TX_OFFLOAD_UDP_TSO)) &&
-                        (!(p.flags & RTE_MBUF_F_TX_TUNNEL_MASK) || (capa & tunnel_tso_capa(k)));
+                        (!(p.flags & RTE_MBUF_F_TX_TUNNEL_MASK) || (capa & tunnel_tso_capa(k))) &&
+                        (!tag || (capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT));
     if (by_port)
         prepared_for_device(k, &p);
     ics_dpdk_tx_set_capa(tx, capa);
@@ -651,6 +668,10 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     struct rte_mbuf *m = chain(&p, (int)(tu_rand() % 4));
     m->l4_len = tcp ? 20 : 8;
     m->tso_segsz = (uint16_t)gso;
+    if (tag) {
+        m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+        m->vlan_tci = (uint16_t)tci;
+    }
     CHECK(inetcsum_dpdk_tx_burst(tx, &m, 1) == 1, "%s: not sent (rte_errno %s)", what, rte_strerror(rte_errno));
     struct rte_mbuf *back[70];
     const uint16_t n = rte_eth_rx_burst(ring_port, 0, back, 70);
