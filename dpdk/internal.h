@@ -74,6 +74,12 @@ static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, cons
  * the flag cleared; in any chain): 0, or a refusal (a shared mbuf, no headroom, a bad chain). */
 int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index);
 
+/* Whether m asks for a tag the port cannot insert (tested inline: a call a packet for it costs). */
+static inline int ics_dpdk_vlan_owed(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
+{
+    return (m->ol_flags & tx->undoable & RTE_MBUF_F_TX_VLAN) != 0;
+}
+
 /* Software segmentation (TSO, USO) of m, which asks for it of a port that cannot: its segments in
  * tx->segs[0..*n), each a one-mbuf packet with its checksums computed or left to the port (its
  * flags set for those), m itself unchanged.  0, or a negative errno: a refusal (said in the log),

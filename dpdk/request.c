@@ -446,7 +446,7 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
 
 int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
 {
-    int vrc = ics_dpdk_insert_vlan(tx, m, index);
+    int vrc = ics_dpdk_vlan_owed(tx, m) ? ics_dpdk_insert_vlan(tx, m, index) : 0;
     if (vrc)
         return vrc;
     uint64_t f = m->ol_flags;

@@ -75,7 +75,8 @@ static int matches(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, 
 
 int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n)
 {
-    int vrc = ics_dpdk_insert_vlan(tx, m, index); /* first: each segment repeats the tag */
+    /* first: each segment repeats the tag */
+    int vrc = ics_dpdk_vlan_owed(tx, m) ? ics_dpdk_insert_vlan(tx, m, index) : 0;
     if (vrc)
         return vrc;
     const uint64_t f = m->ol_flags;

@@ -20,20 +20,22 @@ RTE_LOG_REGISTER(ics_dpdk_logtype, lib.inetcsum.dpdk, NOTICE);
 
 void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
 {
+    /* Each one-bit request and the capability that honours it. */
+    static const struct {
+        uint64_t request, capa;
+    } one_bit[] = {
+        {RTE_MBUF_F_TX_IP_CKSUM, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM},
+        {RTE_MBUF_F_TX_OUTER_IP_CKSUM, RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM},
+        {RTE_MBUF_F_TX_OUTER_UDP_CKSUM, RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM},
+        {RTE_MBUF_F_TX_TCP_SEG, RTE_ETH_TX_OFFLOAD_TCP_TSO},
+        {RTE_MBUF_F_TX_UDP_SEG, RTE_ETH_TX_OFFLOAD_UDP_TSO},
+        {RTE_MBUF_F_TX_VLAN, RTE_ETH_TX_OFFLOAD_VLAN_INSERT},
+    };
     tx->capa = capa;
     tx->undoable = 0;
-    if (!(capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))
-        tx->undoable |= RTE_MBUF_F_TX_IP_CKSUM;
-    if (!(capa & RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM))
-        tx->undoable |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
-    if (!(capa & RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM))
-        tx->undoable |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
-    if (!(capa & RTE_ETH_TX_OFFLOAD_TCP_TSO))
-        tx->undoable |= RTE_MBUF_F_TX_TCP_SEG;
-    if (!(capa & RTE_ETH_TX_OFFLOAD_UDP_TSO))
-        tx->undoable |= RTE_MBUF_F_TX_UDP_SEG;
-    if (!(capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT))
-        tx->undoable |= RTE_MBUF_F_TX_VLAN;
+    for (unsigned i = 0; i < sizeof one_bit / sizeof one_bit[0]; i++)
+        if (!(capa & one_bit[i].capa))
+            tx->undoable |= one_bit[i].request;
     /* ol_flags bits 52-53: 0 none, 1 TCP, 2 SCTP, 3 UDP. */
     tx->l4_undoable = (uint8_t)((!(capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) << 1) |
                                 (!(capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM) << 2) |
