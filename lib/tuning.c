@@ -28,6 +28,18 @@ const struct ics_tuning ics_tunings[] = {
      {{0, "avx512vnni_ymm"}, {512, "avx512vnni"}, {(size_t)2 << 20, "avx512vnni_ymm"}},
      {{0, "avx512"}, {512, "avx512vnni"}, {1024, "avx512vnni_ymm"}},
      0},
+    /* AMD Zen 5, EPYC 9005 "Turin" (measured on family 26 model 2 under KVM, 2 vCPUs, TSC 2.596 GHz,
+     * gcc 12.2, 2026-11-27, `inetcsum bench sweep --trials 31` twice, the two agreeing row for row;
+     * bench/tuning-data/amd-epyc-f26-m2-2026-11-27.csv).  Full-width 512-bit units: the 512-bit VNNI
+     * kernel leads every class from 128 B (6.8-7.0 ticks at 128-255 B, where the inline code takes
+     * 1.31x that; 1.2-1.37x the runner-up from 2 KiB), and its 256-bit form only beyond 64 KiB, by
+     * 1%, within a rerun's spread.  Below 128 B the inline code stays (1.04-1.07x ahead at 64-127 B).
+     * Without this row Zen 5 took the best-first kernel but the inline code up to 256 B: 1.33x the
+     * best at 128-255 B.  Copying was not swept (best-first). */
+    {"AMD Zen 5 (EPYC 9005)", "AuthenticAMD", 26, 0x00, 0x0F,
+     {{0, "avx512vnni"}},
+     {{0, NULL}},
+     128},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,
      * 2026-11-25, `inetcsum bench sweep` (every size 1-1,600 B, both parities; three runs agreed):
