@@ -354,7 +354,11 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
                     total += s->data_len;
                     const size_t take = s->data_len < l4_len - done ? s->data_len : l4_len - done;
                     if (take) { /* (up to the IP packet's end: an Ethernet pad may follow) */
-                        acc = inetcsum_block_add(acc, inetcsum_partial(rte_pktmbuf_mtod(s, const uint8_t *), take, 0), done);
+                        const uint8_t *data = rte_pktmbuf_mtod(s, const uint8_t *);
+                        /* (after an even number of bytes the piece is seeded with the sum so far:
+                         * no swap, and no second call) */
+                        acc = (done & 1) ? inetcsum_block_add(acc, inetcsum_partial(data, take, 0), done)
+                                         : inetcsum_partial(data, take, acc);
                         done += take;
                     }
                 }

@@ -41,6 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         uint32_t head = ks[i].partial(p, split, seed), tail = ks[i].partial(p + split, len - split, 0);
         if (inetcsum_fold(inetcsum_block_add(head, tail, split)) != want)
             abort();
+        /* in pieces: the split, then the rest cut again after an odd byte where it can be */
+        const size_t third = split + (len - split > 1 ? 1 + (len - split - 1) / 2 : 0);
+        const struct iovec v[3] = {{(void *)p, split}, {(void *)(p + split), third - split}, {(void *)(p + third), len - third}};
+        if (inetcsum_fold(ks[i].iov(v, 3, seed)) != want)
+            abort();
     }
     uint32_t crc_want = tu_ref_crc32c(p, len, seed), features = ics_cpu_features();
     ics_crc32c_init();

@@ -43,22 +43,6 @@ uint32_t inetcsum_block_sub(uint32_t sum, uint32_t block_sum, size_t offset)
     return inetcsum_sub(sum, (offset & 1) ? swap_pairing(block_sum) : block_sum);
 }
 
-uint32_t inetcsum_partial_iov(const struct iovec *iov, size_t iovcnt, uint32_t sum)
-{
-    int odd = 0; /* whether the bytes summed so far are an odd number */
-    for (size_t i = 0; i < iovcnt; i++) {
-        size_t len = iov[i].iov_len;
-        if (len == 0)
-            continue;
-        if (!odd)
-            sum = inetcsum_partial(iov[i].iov_base, len, sum);
-        else
-            sum = inetcsum_add(sum, swap_pairing(inetcsum_partial(iov[i].iov_base, len, 0)));
-        odd ^= (int)(len & 1);
-    }
-    return sum;
-}
-
 /* RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'), with `diff` = ~m + m' already summed. */
 static uint16_t apply_update(uint16_t check, uint64_t diff)
 {

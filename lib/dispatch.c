@@ -22,7 +22,7 @@
 /* The rows of lib/kernels.cmake this build compiled, best first: the order used where no tuning
  * row (lib/tuning.c) names this CPU. */
 const struct ics_kernel ics_kernels[] = {
-#define ICS_SUM_KERNEL(id, name, required) {name, required, ics_partial_##id, ics_copy_##id},
+#define ICS_SUM_KERNEL(id, name, required) {name, required, ics_partial_##id, ics_copy_##id, ics_iov_##id},
 #define ICS_CRC32C_KERNEL(id, name, required)
 #include "ics_kernel_list.h"
 };
@@ -65,6 +65,7 @@ struct plan {
     size_t inline_below; /* the sum is inline below this (ICS_SMALL_MIN..ICS_SMALL_MAX) */
     ics_partial_fn partial[ICS_CLASSES];
     ics_copy_fn copy[ICS_CLASSES];
+    ics_iov_fn iov[ICS_CLASSES]; /* the sum's kernel of the class of the message's length */
     const struct ics_kernel *kernel[ICS_CLASSES], *copy_kernel[ICS_CLASSES];
 };
 
@@ -82,6 +83,7 @@ static void fill(struct plan *p, const char *name, const struct ics_kernel *cons
     for (unsigned c = 0; c < ICS_CLASSES; c++) {
         p->kernel[c] = by_class[c];
         p->partial[c] = by_class[c]->partial;
+        p->iov[c] = by_class[c]->iov;
         p->copy_kernel[c] = copy_by_class[c];
         p->copy[c] = copy_by_class[c]->copy;
     }
@@ -131,12 +133,14 @@ static const void *startup_plan(void)
 
 static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum);
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum);
+static uint32_t resolve_iov(const struct iovec *iov, size_t n, uint32_t sum);
 /* (Its inline_below is the least a plan may have, so that the first call that could reach a
  * kernel resolves.) */
 static const struct plan resolver = {"(unresolved)",
                                      ICS_SMALL_MIN,
                                      {[0 ... ICS_CLASSES - 1] = resolve_partial},
                                      {[0 ... ICS_CLASSES - 1] = resolve_copy},
+                                     {[0 ... ICS_CLASSES - 1] = resolve_iov},
                                      {NULL},
                                      {NULL}};
 static _Atomic(const void *) active = &resolver; /* a struct plan */
@@ -154,6 +158,12 @@ static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum)
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum)
 {
     return current()->copy[ics_size_class(len)](dst, src, len, sum);
+}
+
+static uint32_t resolve_iov(const struct iovec *iov, size_t n, uint32_t sum)
+{
+    (void)current(); /* publishes a plan: the call below takes it */
+    return inetcsum_partial_iov(iov, n, sum);
 }
 
 uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keeps the header macro off */
@@ -179,6 +189,25 @@ uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t 
         return ics_copy_small(dst, src, len, sum);
     const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
     return p->copy[ics_size_class(len)](dst, src, len, sum);
+}
+
+/* Every piece shorter than the inline bound: the inline code. */
+static uint32_t small_sum(const void *buf, size_t len, uint32_t sum)
+{
+    return ics_partial_small(buf, len, sum);
+}
+
+/* A message in pieces: the kernel the message's whole length would take, in one call (its sum of
+ * pieces), or below the plan's inline bound the inline code a piece. */
+uint32_t inetcsum_partial_iov(const struct iovec *iov, size_t iovcnt, uint32_t sum)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < iovcnt; i++)
+        total += iov[i].iov_len;
+    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
+    if (total >= p->inline_below && total >= ICS_SMALL_MIN)
+        return p->iov[ics_size_class(total)](iov, iovcnt, sum);
+    return ics_iov_loop(iov, iovcnt, sum, small_sum); /* (inlined: the pointer is a constant) */
 }
 
 const char *inetcsum_impl_name(void)

@@ -12,6 +12,12 @@
  * with a zero seed. */
 typedef uint32_t (*ics_partial_fn)(const void *buf, size_t len, uint32_t sum);
 typedef uint32_t (*ics_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
+/* A message held in pieces (inetcsum_partial_iov): the pieces' pairing follows the message, so a
+ * piece after an odd total is summed byte-swapped.  One call for a chain, so a kernel keeps its
+ * constants and folds once instead of once a piece (an mbuf chain of 512-byte pieces paid a call's
+ * fixed cost every 512 bytes).  Kernels without a native one loop over their partial (iov_loop.h). */
+struct iovec;
+typedef uint32_t (*ics_iov_fn)(const struct iovec *iov, size_t n, uint32_t sum);
 
 /* CPU features a kernel may require.  Bits, so that a test can walk every subset. */
 enum {
@@ -31,6 +37,7 @@ struct ics_kernel {
     uint32_t required; /* ICS_CPU_* bits that must all be present */
     ics_partial_fn partial;
     ics_copy_fn copy;
+    ics_iov_fn iov;
 };
 
 /* The registry, best first: the rows of lib/kernels.cmake this build compiled (lib/dispatch.c). */
@@ -45,10 +52,12 @@ uint32_t ics_features(void);
  * requires nothing). */
 const struct ics_kernel *ics_select(uint32_t features);
 
-/* Kernels: <op>_<isa>, a sum and a copy+sum per instruction set or template instance. */
+/* Kernels: <op>_<isa>, a sum, a copy+sum and a sum of pieces per instruction set or template
+ * instance. */
 #define ICS_DECLARE_KERNEL(isa)                                                                    \
     uint32_t ics_partial_##isa(const void *buf, size_t len, uint32_t sum);                         \
-    uint32_t ics_copy_##isa(void *dst, const void *src, size_t len, uint32_t sum)
+    uint32_t ics_copy_##isa(void *dst, const void *src, size_t len, uint32_t sum);                 \
+    uint32_t ics_iov_##isa(const struct iovec *iov, size_t n, uint32_t sum)
 #define ICS_SUM_KERNEL(id, name, required) ICS_DECLARE_KERNEL(id);
 #define ICS_SUM_KERNEL_EMULATED(id, name) ICS_DECLARE_KERNEL(id);
 #define ICS_CRC32C_KERNEL(id, name, required)

@@ -1,7 +1,8 @@
 /* Every kernel (and the public entry points) against the byte-pair reference: every length
  * 0..4096 at start alignments 0..63, seeds 0 / 0xFFFFFFFF / random, data random / all-0xFF /
  * all-0x00; lengths around vector widths and flush intervals; 16 MiB of 0xFF; a buffer past 4 GiB;
- * guard pages right after and right before the data; copy kernels: exact copy, canaries intact. */
+ * guard pages right after and right before the data; copy kernels: exact copy, canaries intact;
+ * the sum of a message in pieces at random addresses. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,55 @@ static void copies(const struct tu_kernel *k)
     }
 }
 
+/* A message in pieces (the kernel's sum of pieces, as an mbuf chain or an iovec gives it): random
+ * messages cut into 1-40 pieces of random lengths (empty, one byte, odd, past a vector, past a
+ * chunk of 64 KiB), each piece copied to its own random address (so its start and its offset in
+ * the message differ in parity at random), against the reference over the message; and pieces
+ * flush against guard pages on either side, which the masked loads must not touch. */
+static void pieces(const struct tu_kernel *k, const uint8_t *rnd)
+{
+    enum { MAXPIECES = 40 };
+    static uint8_t msg[3 * 65536], place[MAXPIECES][70000 + 64];
+    struct iovec iov[MAXPIECES];
+    const int trials = tu_quick ? 300 : 2000;
+    for (int t = 0; t < trials; t++) {
+        const size_t n = 1 + tu_rand() % MAXPIECES;
+        size_t total = 0;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned shape = tu_rand() % 8;
+            size_t len = shape == 0 ? 0 : shape == 1 ? 1 : shape < 5 ? tu_rand() % 80 : tu_rand() % 1600;
+            if (t % 97 == 0 && i == 0)
+                len = 65536 + tu_rand() % 3000; /* a piece past a chunk */
+            if (total + len > sizeof msg)
+                len = 0;
+            const size_t at = tu_rand() % 64;
+            memcpy(place[i] + at, rnd + (tu_rand() % 4096), len);
+            memcpy(msg + total, place[i] + at, len);
+            iov[i] = (struct iovec){place[i] + at, len};
+            total += len;
+        }
+        const uint32_t seed = (t & 3) == 0 ? 0xFFFFFFFFu : (t & 3) == 1 ? 0 : (uint32_t)tu_rand();
+        const uint16_t want = ref_sum(msg, total, seed);
+        CHECK(inetcsum_fold(k->iov(iov, n, seed)) == want, "%s: %zu bytes in %zu pieces, seed %08x", k->name, total,
+              n, seed);
+        if (inetcsum_fold(k->iov(iov, n, seed)) != want)
+            return;
+    }
+    struct guarded g;
+    guarded_alloc(&g, 2 * MAXLEN);
+    tu_fill_random(g.base, g.size);
+    for (size_t len = 0; len <= (tu_quick ? 300u : 2u * MAXLEN); len += 1 + (len > 200) * 7) {
+        /* a piece ending at the guard after, then one starting at the guard before, an odd one between */
+        struct iovec v[3] = {{g.base + g.size - len, len}, {g.base + 1, 3}, {g.base, len}};
+        memcpy(msg, v[0].iov_base, len);
+        memcpy(msg + len, v[1].iov_base, 3);
+        memcpy(msg + len + 3, v[2].iov_base, len);
+        CHECK(inetcsum_fold(k->iov(v, 3, 1)) == ref_sum(msg, 2 * len + 3, 1), "%s: pieces at guard pages, len %zu",
+              k->name, len);
+    }
+    guarded_free(&g);
+}
+
 /* Built with ThreadSanitizer: the kernels run on one thread, so that build adds nothing here but
  * time (a minute of CI); test_threads is its test of the sums, and the fuzz build's differential
  * target checks clang's kernels against the reference. */
@@ -206,6 +256,7 @@ int main(int argc, char **argv)
             past_4gib(&ks[i]);
         guard_pages(&ks[i]);
         copies(&ks[i]);
+        pieces(&ks[i], rnd);
         printf("  %-18s %s\n", ks[i].name, tu_failed == before ? "ok" : "FAILED");
         fflush(stdout);
     }

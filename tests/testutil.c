@@ -153,16 +153,17 @@ size_t tu_kernels(const struct tu_kernel **list)
                        ics_kernels[i].name);
                 continue;
             }
-            k[n++] = (struct tu_kernel){ics_kernels[i].name, ics_kernels[i].partial, ics_kernels[i].copy};
+            k[n++] = (struct tu_kernel){ics_kernels[i].name, ics_kernels[i].partial, ics_kernels[i].copy,
+                                        ics_kernels[i].iov};
         }
 #if defined(ICS_TEST_AVX512_EMULATED) /* the kernel list's EMULATE rows, built through SIMDe */
 #define ICS_SUM_KERNEL(id, name, required)
-#define ICS_SUM_KERNEL_EMULATED(id, name) k[n++] = (struct tu_kernel){name, ics_partial_##id, ics_copy_##id};
+#define ICS_SUM_KERNEL_EMULATED(id, name) k[n++] = (struct tu_kernel){name, ics_partial_##id, ics_copy_##id, ics_iov_##id};
 #define ICS_CRC32C_KERNEL(id, name, required)
 #include "ics_kernel_list.h"
 #endif
-        k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy};
-        k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy};
+        k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy, inetcsum_partial_iov};
+        k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy, inetcsum_partial_iov};
     }
     *list = k;
     return n;

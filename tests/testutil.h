@@ -81,6 +81,7 @@ struct tu_kernel {
     const char *name;
     ics_partial_fn partial;
     ics_copy_fn copy;
+    ics_iov_fn iov;
 };
 size_t tu_kernels(const struct tu_kernel **list);
 

@@ -65,3 +65,6 @@ uint32_t ics_copy_neon(void *dst, const void *src, size_t len, uint32_t sum)
 {
     return sum_neon((uint8_t *)dst, (const uint8_t *)src, len, sum, 1);
 }
+
+/* A message in pieces: a call a piece (its fixed cost is a few adds). */
+ICS_IOV_BY_PARTIAL(neon)

@@ -53,3 +53,6 @@ uint32_t ics_copy_generic(void *dst, const void *src, size_t len, uint32_t sum)
     }
     return ics_reduce64(total);
 }
+
+/* A message in pieces: a call a piece (its fixed cost is a few adds). */
+ICS_IOV_BY_PARTIAL(generic)

@@ -2,6 +2,7 @@
 #include "view.h"
 
 #include "inetcsum_proto.h"
+#include "pieces.h"
 
 /* The segment holding byte `off`, and the offset within it. */
 static size_t locate(const struct ics_view *v, size_t off, size_t *within)
@@ -36,16 +37,16 @@ const uint8_t *ics_view_get_sg(const struct ics_view *v, size_t off, size_t n, u
 uint32_t ics_view_sum_sg(const struct ics_view *v, size_t off, size_t n, uint32_t sum)
 {
     size_t at, i = locate(v, off, &at), pos = 0;
-    uint32_t acc = 0;
+    struct ics_pieces pieces; /* (RFC 1071 2(B): the kernel pairs each piece by its offset) */
+    ics_pieces_init(&pieces);
     for (; pos < n; i++, at = 0) {
         size_t take = v->seg[i].iov_len - at;
         if (take > n - pos)
             take = n - pos;
-        /* RFC 1071 2(B): a piece starting at an odd position of the region is summed byte-swapped. */
-        acc = inetcsum_block_add(acc, inetcsum_partial((const uint8_t *)v->seg[i].iov_base + at, take, 0), pos);
+        ics_pieces_add(&pieces, (const uint8_t *)v->seg[i].iov_base + at, take);
         pos += take;
     }
-    return inetcsum_add(sum, acc);
+    return inetcsum_add(sum, ics_pieces_sum(&pieces));
 }
 
 uint32_t ics_view_crc_sg(const struct ics_view *v, size_t off, size_t n, uint32_t crc)

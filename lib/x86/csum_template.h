@@ -504,3 +504,59 @@ uint32_t KERNEL(copy)(void *dst, const void *src, size_t len, uint32_t sum)
 {
     return sum_vec((uint8_t *)dst, (const uint8_t *)src, len, sum, 1);
 }
+
+/* A message in pieces (an mbuf chain, an iovec), in one call: the constants, the call and the end
+ * (reduction to 32 bits, rotation, seed) are paid once for the message, not once a piece.
+ * With masks, each piece is summed as the general path sums a buffer (aligned loads, masked ends:
+ * nothing outside a piece is read) into a 64-bit total of its own pairing: a piece whose start
+ * address and offset in the message differ in parity pairs its bytes the other way round, and that
+ * total is rotated once at the end (as `finish` does for an odd start).  On the Zen 5 guest, 17
+ * pieces of 512 B: 156 TSC ticks against 221 for a kernel call a piece (one 8.7 KB buffer: 57).
+ * Without masks each piece is the inline sum_vec, its result put into the message's pairing. */
+uint32_t KERNEL(iov)(const struct iovec *iov, size_t n, uint32_t sum)
+{
+#if MASKED
+    const struct consts k = consts_make();
+    int64_t total[2] = {0, 0};    /* by pairing: as loaded, swapped */
+    uint64_t vectors[2] = {0, 0}; /* loaded, for the bias */
+    size_t offset = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *src = (const uint8_t *)iov[i].iov_base;
+        const size_t len = iov[i].iov_len;
+        if (len == 0)
+            continue;
+        const size_t head = (uintptr_t)src & (VEC_BYTES - 1);
+        const uint8_t *s = src - head;
+        uint8_t *d = (uint8_t *)(uintptr_t)s; /* never written */
+        const size_t span = head + len;
+        const uint64_t nvec = (span + VEC_BYTES - 1) >> LOG2_VEC;
+        const vmask first = (vmask)~(vmask)0 << head;
+        const size_t rest = span & (VEC_BYTES - 1);
+        const vmask last = rest ? (vmask)(((vmask)1 << rest) - 1) : (vmask)~(vmask)0;
+        const unsigned swapped = (unsigned)(((uintptr_t)src ^ offset) & 1);
+        offset += len;
+        vectors[swapped] += nvec;
+        if (nvec == 1) {
+            total[swapped] += hsum(widen(&k, V_ZERO(), take_masked(first & last, s, d, 0)));
+            continue;
+        }
+        vec acc[4] = {widen(&k, V_ZERO(), take_masked(first, s, d, 0)), V_ZERO(), V_ZERO(), V_ZERO()};
+        s += VEC_BYTES;
+        int64_t t = body(&k, &s, &d, (size_t)nvec - 2, acc, 0);
+        acc[1] = widen(&k, acc[1], take_masked(last, s, d, 0));
+        total[swapped] += t + hsum(V_ADD32(V_ADD32(acc[0], acc[1]), V_ADD32(acc[2], acc[3])));
+    }
+    return finish(total[1], vectors[1], 1, finish(total[0], vectors[0], 0, sum));
+#else
+    size_t offset = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t len = iov[i].iov_len;
+        const uint8_t *src = (const uint8_t *)iov[i].iov_base;
+        if (len == 0)
+            continue;
+        sum = ics_add32(sum, ics_iov_pair(sum_vec((uint8_t *)(uintptr_t)src, src, len, 0, 0), offset));
+        offset += len;
+    }
+    return sum;
+#endif
+}

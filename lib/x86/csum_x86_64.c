@@ -43,3 +43,6 @@ uint32_t ics_copy_x86_64(void *dst, const void *src, size_t len, uint32_t sum)
     }
     return ics_copy_small(o, p, len, ics_reduce64_x86(fold4(a, b, c, d)));
 }
+
+/* A message in pieces: a call a piece (its fixed cost is a few adds). */
+ICS_IOV_BY_PARTIAL(x86_64)
