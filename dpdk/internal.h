@@ -34,7 +34,12 @@ struct inetcsum_dpdk_tx {
     uint8_t l4_mixed;    /* some L4 checksums but not all: l4_undoable is asked per packet */
     uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
     uint16_t tunnel_tso;  /* bit t set: segments a packet of tunnel type t (ol_flags bits 45-48) */
-    struct rte_mempool *pool;
+    struct rte_mempool *pool, *indirect_pool;
+    int copy_segments;    /* INETCSUM_DPDK_TX_COPY_SEGMENTS: no zero-copy segments */
+    int zero_copy_always; /* INETCSUM_DPDK_TX_ZERO_COPY: zero-copy at every segment size */
+    unsigned max_chain; /* the most mbufs the port takes in one packet (tx_desc_lim) */
+    struct rte_mbuf **pieces; /* zero-copy segmentation's indirect mbufs */
+    unsigned pieces_cap;
     struct ics_dpdk_scratch scratch; /* a chain's segments */
     /* Segmentation: the segments of one packet, and those of a packet taken whose segments the
      * port did not all take yet (sent first at the next burst). */
@@ -81,8 +86,9 @@ static inline int ics_dpdk_vlan_owed(const struct inetcsum_dpdk_tx *tx, const st
 }
 
 /* Software segmentation (TSO, USO) of m, which asks for it of a port that cannot: its segments in
- * tx->segs[0..*n), each a one-mbuf packet with its checksums computed or left to the port (its
- * flags set for those), m itself unchanged.  0, or a negative errno: a refusal (said in the log),
+ * tx->segs[0..*n), each a packet with its checksums computed or left to the port (its flags set
+ * for those): one mbuf, or on a port that takes chains its headers' mbuf then indirect mbufs
+ * attached to m's segments (m's data is then shared until they are freed; it is not changed).  0, or a negative errno: a refusal (said in the log),
  * or -ENOBUFS when the pool is empty (a passing state: m stays the caller's). */
 int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n);
 

@@ -70,7 +70,9 @@ struct inetcsum_dpdk_tx *inetcsum_dpdk_tx_new(uint16_t port_id, uint16_t queue_i
         rte_errno = ENODEV;
         return NULL;
     }
-    if (queue_id >= info.nb_tx_queues || (conf && conf->flags)) {
+    if (queue_id >= info.nb_tx_queues || (conf && ((conf->flags & ~(INETCSUM_DPDK_TX_COPY_SEGMENTS | INETCSUM_DPDK_TX_ZERO_COPY)) ||
+                                                (conf->flags & INETCSUM_DPDK_TX_COPY_SEGMENTS &&
+                                                 conf->flags & INETCSUM_DPDK_TX_ZERO_COPY)))) {
         rte_errno = EINVAL;
         return NULL;
     }
@@ -95,6 +97,14 @@ struct inetcsum_dpdk_tx *inetcsum_dpdk_tx_new(uint16_t port_id, uint16_t queue_i
     tx->port = port_id;
     tx->queue = queue_id;
     tx->pool = conf ? conf->pool : NULL;
+    tx->indirect_pool = conf ? conf->indirect_pool : NULL;
+    tx->copy_segments = conf && (conf->flags & INETCSUM_DPDK_TX_COPY_SEGMENTS);
+    tx->zero_copy_always = conf && (conf->flags & INETCSUM_DPDK_TX_ZERO_COPY);
+    /* (a PMD that says nothing leaves ethdev's UINT16_MAX) */
+    tx->max_chain = info.tx_desc_lim.nb_mtu_seg_max < info.tx_desc_lim.nb_seg_max ? info.tx_desc_lim.nb_mtu_seg_max
+                                                                                  : info.tx_desc_lim.nb_seg_max;
+    if (tx->max_chain == 0)
+        tx->max_chain = 1;
     ics_dpdk_tx_set_capa(tx, capa);
     return tx;
 }
@@ -108,6 +118,7 @@ void inetcsum_dpdk_tx_free(struct inetcsum_dpdk_tx *tx)
     free(tx->scratch.iov);
     free(tx->segs);
     free(tx->seg_bufs);
+    free(tx->pieces);
     free(tx->backlog);
     free(tx);
 }

@@ -173,7 +173,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dpdk_forward: port setup failed: %s\n", rte_strerror(rte_errno));
         return 1;
     }
-    struct inetcsum_dpdk_tx_conf conf = {o.capa, NULL, 0};
+    struct inetcsum_dpdk_tx_conf conf = {.tx_offload_capa = o.capa};
     struct inetcsum_dpdk_tx *tx[2] = {inetcsum_dpdk_tx_new(0, 0, &conf), inetcsum_dpdk_tx_new(1, 0, &conf)};
     if (!tx[0] || !tx[1]) {
         fprintf(stderr, "dpdk_forward: inetcsum_dpdk_tx_new: %s\n", rte_strerror(rte_errno));

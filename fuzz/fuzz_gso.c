@@ -209,6 +209,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
             abort();
     release(again, g.segments);
 
+    /* Zero-copy: each segment's headers alone from the split buffers, its payload the packet's own
+     * bytes after them: the same bytes (with a device's share too: the payload is then not read). */
+    for (int dev = 0; dev < 2; dev++) {
+        const struct inetcsum_offload ofl = {0, dev ? INETCSUM_OFL_IPV4 | INETCSUM_OFL_INNER(INETCSUM_OFL_IPV4) : 0, 0};
+        struct inetcsum_segment *copied = dev ? run(&g, &whole, 1, &ofl, 0, &got) : seg;
+        struct inetcsum_segment *hdrs = calloc(g.segments, sizeof *hdrs);
+        for (uint32_t i = 0; i < g.segments; i++)
+            hdrs[i] = (struct inetcsum_segment){malloc(g.hdr_len + 1u), g.hdr_len, 0};
+        if (!copied || inetcsum_gso_segment_headers_iov(&g, parts, 3, dev ? &ofl : NULL, 0, hdrs, g.segments) !=
+                           (long)g.segments)
+            abort();
+        const size_t step = g.segments > 1 ? g.gso_size : g.payload_len;
+        for (uint32_t i = 0; i < g.segments; i++) {
+            const size_t n = i + 1 < g.segments ? step : g.payload_len - step * i;
+            if (hdrs[i].len != g.hdr_len || copied[i].len != g.hdr_len + n ||
+                memcmp(hdrs[i].data, copied[i].data, g.hdr_len) != 0 ||
+                memcmp((uint8_t *)copied[i].data + g.hdr_len, pkt + g.hdr_len + step * i, n) != 0)
+                abort();
+        }
+        release(hdrs, g.segments);
+        if (dev)
+            release(copied, g.segments);
+    }
+
     /* The segmented checksum left for a device, then completed: the same bytes. */
     const struct inetcsum_gso_level *inner = &g.level[g.nlevels - 1];
     const uint32_t kind = g.proto == INETCSUM_GSO_L4_TCP ? (inner->ip_version == 4 ? INETCSUM_OFL_TCP4 : INETCSUM_OFL_TCP6)

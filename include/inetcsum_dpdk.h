@@ -80,8 +80,22 @@ struct inetcsum_dpdk_tx_conf {
     uint64_t tx_offload_capa;
     /* Where segments' mbufs come from; NULL: the pool of the packet being segmented. */
     struct rte_mempool *pool;
-    uint32_t flags; /* 0; none defined yet */
+    uint32_t flags; /* 0, INETCSUM_DPDK_TX_COPY_SEGMENTS or INETCSUM_DPDK_TX_ZERO_COPY */
+    /* Zero-copy segmentation's indirect mbufs (a pool whose data room may be 0, as rte_gso's
+     * indirect pool); NULL: the pool above. */
+    struct rte_mempool *indirect_pool;
 };
+
+/* How segments are made (RTE_MBUF_F_TX_TCP_SEG, _UDP_SEG done here).  By default, on a port that
+ * takes chains (RTE_ETH_TX_OFFLOAD_MULTI_SEGS, and as many mbufs a packet as a segment needs):
+ * zero-copy (a header mbuf, then indirect mbufs attached to the packet's own data, as rte_gso
+ * makes them) for segments of 4 KiB of payload or more, or too large for the pool's mbufs; copied
+ * into one mbuf each below that, where copying while summing costs less than attaching (docs/dpdk.md
+ * has the figures).  These flags choose one form: */
+#define INETCSUM_DPDK_TX_COPY_SEGMENTS 0x1u /* always copied: an application that writes into a
+                                              * packet's data after handing it over, a port whose
+                                              * chained TX is slow */
+#define INETCSUM_DPDK_TX_ZERO_COPY 0x2u     /* zero-copy at every size, on a port that takes chains */
 
 /* Counters, since inetcsum_dpdk_tx_new (inetcsum_dpdk_tx_stats). */
 struct inetcsum_dpdk_tx_stats {
@@ -94,7 +108,8 @@ struct inetcsum_dpdk_tx_stats {
                                 * form it takes (see above) */
     uint64_t vlan_inserted; /* VLAN tags inserted here (RTE_MBUF_F_TX_VLAN) */
     uint64_t segmented;   /* packets segmented here (TSO, USO) */
-    uint64_t segments;    /* the mbufs they made */
+    uint64_t segments;    /* the packets they made */
+    uint64_t zero_copy;   /* of those segmented, how many without copying the payload */
     uint64_t refused;     /* not sent: metadata that cannot be honoured (rte_errno said why) */
     uint64_t sent;        /* taken by rte_eth_tx_burst */
 };

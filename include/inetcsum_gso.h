@@ -202,6 +202,19 @@ INETCSUM_API long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const s
                                            const struct inetcsum_offload *offload, size_t vnet_size,
                                            struct inetcsum_segment *seg, size_t nseg);
 
+/* Zero-copy segmentation: the same segments, but seg[i] receives only segment i's headers
+ * (vnet_size then g->hdr_len bytes; seg[i].len says so), their checksums computed over the payload
+ * where it lies in the super-packet (summed, not copied).  Segment i's payload is then the
+ * super-packet's bytes from g->hdr_len + i * g->gso_size, g->gso_size of them (the last: what is
+ * left), for the caller to send after its headers without copying them (an mbuf chain attached
+ * to the super-packet's buffers, writev, a scatter-gather list); those bytes must not change
+ * until the segments are sent, as the checksums cover them.  Where the device computes the
+ * segmented checksum (offload->device), the payload is not read at all.  Returns as
+ * inetcsum_gso_segment_iov (-EINVAL for a description of a packet passed as it is). */
+INETCSUM_API long inetcsum_gso_segment_headers_iov(const struct inetcsum_gso *g, const struct iovec *iov,
+                                                   size_t iovcnt, const struct inetcsum_offload *offload,
+                                                   size_t vnet_size, struct inetcsum_segment *seg, size_t nseg);
+
 /* ---- Coalescing (GRO) ------------------------------------------------------------------------------ */
 
 /* A table that merges consecutive TCP segments and UDP datagrams of one flow into super-packets by

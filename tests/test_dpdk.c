@@ -612,14 +612,14 @@ static uint64_t tunnel_tso_capa(const struct kind *k)
     }
 }
 
-static unsigned long seg_packets, seg_segments;
+static unsigned long seg_packets, seg_segments, seg_zero_copy, seg_refused_big;
 
 /* A super-packet of kind k (TCP or UDP) asking for segmentation into gso bytes of payload, through
  * a port of capabilities capa and the model: the segments the all-software segmentation gives. */
 static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, size_t gso, uint64_t capa)
 {
     static struct built p;
-    static uint8_t expect[64][2048], got[8192];
+    static uint8_t expect[64][4096], got[8192];
     char name[160], what[260];
     kind_name(k, name, sizeof name);
     build(k, &p);
@@ -658,12 +658,23 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     CHECK(inetcsum_gso_segment(&g, ref->b, ref->len, NULL, 0, want, g.segments) == (long)g.segments,
           "%s: the all-software segmentation failed", what);
 
+    /* Segments larger than the pool's mbufs (2,048 bytes of data room) are made zero-copy on a
+     * port that takes chains, and refused where they would have to be copied. */
+    const int too_big = g.hdr_len + (g.segments > 1 ? g.gso_size : g.payload_len) > 2048;
     const int by_port = port_does_all(capa, p.flags) && (capa & (tcp ? RTE_ETH_TX_OFFLOAD_TCP_TSO : RTE_ETH_TX_OFFLOAD_UDP_TSO)) &&
                         (!(p.flags & RTE_MBUF_F_TX_TUNNEL_MASK) || (capa & tunnel_tso_capa(k))) &&
                         (!tag || (capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT));
     if (by_port)
         prepared_for_device(k, &p);
     ics_dpdk_tx_set_capa(tx, capa);
+    /* Zero-copy segments (a header mbuf, then the input's own data attached) on a port that takes
+     * chains, unless told to copy or a segment would need more mbufs than the port takes (a
+     * limit of 2-5 drawn at random now and then); copied ones elsewhere: the same bytes. */
+    const unsigned form = (unsigned)(tu_rand() % 4); /* the default, copied, zero-copy twice as often */
+    tx->copy_segments = form == 1;
+    tx->zero_copy_always = form >= 2;
+    tx->max_chain = tu_rand() % 4 == 0 ? 2 + (unsigned)(tu_rand() % 4) : UINT16_MAX;
+    const uint64_t zero_copy_before = tx->stats.zero_copy;
     const unsigned before = rte_mempool_avail_count(pool);
     struct rte_mbuf *m = chain(&p, (int)(tu_rand() % 4));
     m->l4_len = tcp ? 20 : 8;
@@ -671,6 +682,17 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     if (tag) {
         m->ol_flags |= RTE_MBUF_F_TX_VLAN;
         m->vlan_tci = (uint16_t)tci;
+    }
+    if (too_big) /* (the port's limit on a chain is drawn for the other sizes: here it would refuse) */
+        tx->max_chain = UINT16_MAX;
+    if (too_big && !by_port && (!(capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) || tx->copy_segments)) {
+        CHECK(inetcsum_dpdk_tx_burst(tx, &m, 1) == 0 && rte_errno == EINVAL,
+              "%s: segments over the pool's mbufs, to be copied: sent, or refused with %s", what, rte_strerror(rte_errno));
+        rte_pktmbuf_free(m);
+        CHECK(rte_mempool_avail_count(pool) == before, "%s: %u mbufs in the pool after a refusal, %u before", what,
+              rte_mempool_avail_count(pool), before);
+        seg_refused_big++;
+        return;
     }
     CHECK(inetcsum_dpdk_tx_burst(tx, &m, 1) == 1, "%s: not sent (rte_errno %s)", what, rte_strerror(rte_errno));
     struct rte_mbuf *back[70];
@@ -696,6 +718,10 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
             }
         }
         seg_segments += n;
+        const int chained_out = n > 0 && back[0]->nb_segs > 1;
+        CHECK(chained_out == (tx->stats.zero_copy != zero_copy_before), "%s: zero-copy counted %s, the segments %s",
+              what, tx->stats.zero_copy != zero_copy_before ? "yes" : "no", chained_out ? "chained" : "one mbuf each");
+        seg_zero_copy += tx->stats.zero_copy != zero_copy_before;
     }
     rte_pktmbuf_free_bulk(back, n);
     /* The input was freed once its segments were taken, and they are freed now. */
@@ -714,11 +740,12 @@ static void segmentation(struct inetcsum_dpdk_tx *tx)
         k.ipv4_options = !k.inner_v6 && tu_rand() % 4 == 0;
         if (k.tunnel == T_GENEVE)
             k.geneve_options = k.flat ? 0 : 4 * (size_t)(tu_rand() % 8);
-        const size_t gso = 200 + (size_t)(tu_rand() % 1200);
+        /* (one in eight: a jumbo frame's MSS, over the pool's 2 KB mbufs) */
+        const size_t gso = tu_rand() % 8 ? 200 + (size_t)(tu_rand() % 1200) : 2100 + (size_t)(tu_rand() % 1800);
         k.payload = gso + (size_t)(tu_rand() % (gso * (k.l4 == L4_UDP ? 5 : 7)));
-        if (k.payload > 6000)
-            k.payload = 6000;
-        uint64_t capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+        if (k.payload > 7800)
+            k.payload = 7800;
+        uint64_t capa = tu_rand() % 4 ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0;
         for (unsigned b = 0; b < MATRIX_BITS; b++)
             if (tu_rand() % 2)
                 capa |= matrix_bits[b];
@@ -728,7 +755,9 @@ static void segmentation(struct inetcsum_dpdk_tx *tx)
             capa |= tunnel_tso_capa(&k);
         one_super_packet(tx, &k, gso, capa);
     }
-    printf("segmentation: %lu super-packets, %lu segments made here\n", seg_packets, seg_segments);
+    printf("segmentation: %lu super-packets, %lu segments made here, %lu packets of them zero-copy; %lu with segments "
+           "over the pool's mbufs refused where they had to be copied\n",
+           seg_packets, seg_segments, seg_zero_copy, seg_refused_big);
 }
 
 /* ---- refusals ---------------------------------------------------------------------------------- */
@@ -957,14 +986,16 @@ static void constructor(void)
 {
     CHECK(inetcsum_dpdk_tx_new(RTE_MAX_ETHPORTS - 1, 0, NULL) == NULL && rte_errno == ENODEV, "no such port: ENODEV");
     CHECK(inetcsum_dpdk_tx_new(ring_port, 7, NULL) == NULL && rte_errno == EINVAL, "no such queue: EINVAL");
-    struct inetcsum_dpdk_tx_conf bad = {0, NULL, 1};
+    struct inetcsum_dpdk_tx_conf bad = {.flags = 0x80000000u};
     CHECK(inetcsum_dpdk_tx_new(ring_port, 0, &bad) == NULL && rte_errno == EINVAL, "unknown conf flags: EINVAL");
+    bad.flags = INETCSUM_DPDK_TX_COPY_SEGMENTS | INETCSUM_DPDK_TX_ZERO_COPY;
+    CHECK(inetcsum_dpdk_tx_new(ring_port, 0, &bad) == NULL && rte_errno == EINVAL, "both segment forms: EINVAL");
     struct inetcsum_dpdk_tx *tx = inetcsum_dpdk_tx_new(ring_port, 0, NULL);
     /* net_ring reports MULTI_SEGS; the port was configured with it. */
     CHECK(tx && inetcsum_dpdk_tx_capa(tx) == RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "net_ring: capa %#llx",
           tx ? (unsigned long long)inetcsum_dpdk_tx_capa(tx) : 0ull);
     inetcsum_dpdk_tx_free(tx);
-    struct inetcsum_dpdk_tx_conf narrow = {RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, NULL, 0};
+    struct inetcsum_dpdk_tx_conf narrow = {.tx_offload_capa = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM};
     tx = inetcsum_dpdk_tx_new(ring_port, 0, &narrow);
     CHECK(tx && inetcsum_dpdk_tx_capa(tx) == 0, "narrowed to a bit the port lacks: capa %#llx",
           tx ? (unsigned long long)inetcsum_dpdk_tx_capa(tx) : 0ull);

@@ -1,6 +1,7 @@
 /* Segmentation offload in C: the virtio-net header's bytes, segments checked against the reference
  * of the rules (gso_ref.c) for random sizes, inputs and outputs against guard pages, packets split
- * into buffers anywhere (headers too), buffers too few or too small (nothing written), and
+ * into buffers anywhere (headers too), zero-copy segmentation (headers alone, the payload summed
+ * where it lies) against the copies, buffers too few or too small (nothing written), and
  * descriptions that do not fit their packet.  The kinds of packet (tunnels, extension headers, ...)
  * are covered from Python against scapy (tests/python/test_gso.py) and by fuzz_gso. */
 #include <errno.h>
@@ -111,6 +112,27 @@ static void test_guarded(int v6, int udp, size_t n, size_t gso)
     CHECK(got == (long)g.segments, "segment: %ld", got);
     const char *why = got > 0 ? gso_ref_check(pkt, len, INETCSUM_LINK_ETHERNET, &g, seg, g.segments) : "failed";
     CHECK(why == NULL, "v6=%d udp=%d n=%zu gso=%zu: %s", v6, udp, n, gso, why);
+    /* Zero-copy: the headers alone, each against a guard page, the payload summed where it lies
+     * (the packet cut into pieces at random, guard page still after its last byte): the same
+     * headers as the copies', the same payload after them. */
+    if (got == (long)g.segments) {
+        struct guarded hout;
+        guarded_alloc(&hout, (size_t)g.segments * g.hdr_len + 4096);
+        struct inetcsum_segment hs[300];
+        for (uint32_t i = 0; i < g.segments; i++)
+            hs[i] = (struct inetcsum_segment){hout.base + hout.size - (size_t)(g.segments - i) * g.hdr_len, g.hdr_len, 0};
+        const size_t a = tu_rand() % (len + 1), b = a + tu_rand() % (len - a + 1);
+        const struct iovec parts[3] = {{pkt, a}, {pkt + a, b - a}, {pkt + b, len - b}};
+        CHECK(inetcsum_gso_segment_headers_iov(&g, parts, 3, NULL, 0, hs, g.segments) == (long)g.segments,
+              "zero-copy segment v6=%d udp=%d n=%zu gso=%zu", v6, udp, n, gso);
+        unsigned bad = 0;
+        for (uint32_t i = 0; i < g.segments; i++)
+            bad += hs[i].len != g.hdr_len || memcmp(hs[i].data, seg[i].data, g.hdr_len) != 0 ||
+                   memcmp((uint8_t *)seg[i].data + g.hdr_len, pkt + g.hdr_len + step * i, seg[i].len - g.hdr_len) != 0;
+        CHECK(bad == 0, "zero-copy v6=%d udp=%d n=%zu gso=%zu split %zu/%zu: %u segments differ", v6, udp, n, gso, a, b,
+              bad);
+        guarded_free(&hout);
+    }
     guarded_free(&out);
     guarded_free(&in);
 }

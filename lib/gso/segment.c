@@ -8,6 +8,7 @@
 
 #include "gso.h"
 #include "inetcsum.h"
+#include "pieces.h"       /* a payload in pieces, summed where it lies */
 #include "kernels.h"      /* the inline sums and arithmetic: per segment, calls would cost more */
 #include "proto/pseudo.h" /* wire16 */
 #include "rewrite.h"
@@ -26,33 +27,62 @@ struct cursor {
     size_t at;   /* in iov[0] */
 };
 
+/* The next run of at most want bytes at the cursor, in one buffer: its start in *src and its
+ * length, the cursor moved past it. */
+static size_t cursor_next(struct cursor *c, size_t want, const uint8_t **src)
+{
+    while (c->at == c->iov->iov_len) {
+        c->iov++;
+        c->left--;
+        c->at = 0;
+    }
+    size_t k = c->iov->iov_len - c->at;
+    if (k > want)
+        k = want;
+    *src = (const uint8_t *)c->iov->iov_base + c->at;
+    c->at += k;
+    return k;
+}
+
 /* Copies n bytes from the cursor to dst; with sum, returns their partial sum (as summed from dst,
  * an even offset) in the same pass, else 0 (the headers; a payload whose checksum the device
  * computes, tunnels' included, through local checksum offload). */
 static uint32_t copy_from(struct cursor *c, uint8_t *dst, size_t n, int sum)
 {
     uint32_t total = 0;
-    size_t done = 0;
-    while (done < n) {
-        while (c->at == c->iov->iov_len) {
-            c->iov++;
-            c->left--;
-            c->at = 0;
-        }
-        size_t k = c->iov->iov_len - c->at;
-        if (k > n - done)
-            k = n - done;
-        const uint8_t *src = (const uint8_t *)c->iov->iov_base + c->at;
+    for (size_t done = 0, k; done < n; done += k) {
+        const uint8_t *src;
+        k = cursor_next(c, n - done, &src);
         if (sum) {
             uint32_t s = inetcsum_partial_copy(dst + done, src, k, 0);
             total = done ? inetcsum_block_add(total, s, done) : s;
         } else {
             memcpy(dst + done, src, k);
         }
-        done += k;
-        c->at += k;
     }
     return total;
+}
+
+/* Sums n bytes at the cursor where they lie (zero-copy segmentation: the payload is sent from the
+ * super-packet's own buffers), as copy_from would have summed them from an even offset. */
+static uint32_t sum_from(struct cursor *c, size_t n)
+{
+    struct ics_pieces pieces;
+    ics_pieces_init(&pieces);
+    for (size_t done = 0, k; done < n; done += k) {
+        const uint8_t *src;
+        k = cursor_next(c, n - done, &src);
+        ics_pieces_add(&pieces, src, k);
+    }
+    return ics_pieces_sum(&pieces);
+}
+
+/* Moves the cursor past n bytes (a payload whose checksum the device computes, not copied). */
+static void skip_from(struct cursor *c, size_t n)
+{
+    const uint8_t *src;
+    while (n)
+        n -= cursor_next(c, n, &src);
 }
 
 int ics_gso_force_general;
@@ -205,9 +235,11 @@ static int plausible(const struct inetcsum_gso *g)
     return g->level[g->nlevels - 1].l4 == g->proto && g->hdr_len - g->level[0].ip_off + biggest <= 0xFFFF;
 }
 
-long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
-                              const struct inetcsum_offload *offload, size_t vnet_size, struct inetcsum_segment *seg,
-                              size_t nseg)
+/* Both forms: with copy, each segment's payload copied after its headers (summed in the same pass);
+ * without, the headers alone, the payload summed where it lies. */
+static long segment(const struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
+                    const struct inetcsum_offload *offload, size_t vnet_size, struct inetcsum_segment *seg, size_t nseg,
+                    const int copy)
 {
     if (vnet_size != 0 && vnet_size != INETCSUM_VNET_HDR_LEN && vnet_size != INETCSUM_VNET_HDR_V1_LEN &&
         vnet_size != INETCSUM_VNET_HDR_TNL_LEN)
@@ -241,7 +273,7 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
     const size_t step = g->segments > 1 ? g->gso_size : g->payload_len;
     for (uint32_t i = 0; i < g->segments; i++) {
         const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
-        if (seg[i].size < vnet_size + g->hdr_len + n)
+        if (seg[i].size < vnet_size + g->hdr_len + (copy ? n : 0))
             return -ENOSPC;
     }
 
@@ -268,7 +300,13 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
         const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
         uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
         memcpy(out, hdr, g->hdr_len);
-        const uint32_t psum = copy_from(&cur, out + g->hdr_len, n, !pl.how.partial);
+        uint32_t psum = 0;
+        if (copy)
+            psum = copy_from(&cur, out + g->hdr_len, n, !pl.how.partial);
+        else if (!pl.how.partial)
+            psum = sum_from(&cur, n);
+        else
+            skip_from(&cur, n);
         if (pl.fast && g->nlevels == 1 && !ics_gso_force_general) {
             fast_segment(&pl, out, i, n, psum, 1);
         } else if (pl.fast && !ics_gso_force_general) {
@@ -288,9 +326,25 @@ long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *
             }
             inetcsum_vnet_put(seg[i].data, vnet_size, &vh);
         }
-        seg[i].len = vnet_size + g->hdr_len + n;
+        seg[i].len = vnet_size + g->hdr_len + (copy ? n : 0);
     }
     return (long)g->segments;
+}
+
+long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
+                              const struct inetcsum_offload *offload, size_t vnet_size, struct inetcsum_segment *seg,
+                              size_t nseg)
+{
+    return segment(g, iov, iovcnt, offload, vnet_size, seg, nseg, 1);
+}
+
+long inetcsum_gso_segment_headers_iov(const struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
+                                      const struct inetcsum_offload *offload, size_t vnet_size,
+                                      struct inetcsum_segment *seg, size_t nseg)
+{
+    if (g->proto == 0 && g->nlevels == 0) /* a packet passed as it is has no headers to write */
+        return -EINVAL;
+    return segment(g, iov, iovcnt, offload, vnet_size, seg, nseg, 0);
 }
 
 long inetcsum_gso_segment(const struct inetcsum_gso *g, const void *pkt, size_t len,
