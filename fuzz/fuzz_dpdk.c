@@ -4,9 +4,12 @@
  * (the TX requests), 12 l2_len, 13-14 l3_len, 15 l4_len, 16 outer_l2_len, 17-18 outer_l3_len,
  * 19-20 tso_segsz, 21 the RX states (bits 0-1, 4-5: ol_flags bits 3-4, 7-8; bit 6: complete; bit 7:
  * a VXLAN packet_type), 22 how many cuts (bits 0-2) and a lie in the chain's lengths (bits 3-4),
- * then that many cut lengths (1-255), then the packet.  Besides the sanitizers' checks it asserts that every mbuf comes back to the pool: a
- * packet not taken is freed here, those taken by the port are freed by it (a net_ring port read
- * back), segments held are flushed, and nothing is freed twice or leaked.
+ * then that many cut lengths (1-255), then the packet.  Besides the sanitizers' checks it asserts
+ * that every mbuf comes back to the pool (a packet not taken is freed here, those taken by the port
+ * are freed by it: a net_ring port read back; segments held are flushed; nothing is freed twice or
+ * leaked), and of the bytes the port was given: every checksum the layer says it computed (its
+ * request cleared from ol_flags; in a segment, every one the segment's flags do not leave to the
+ * port) is found by the library's verify where the input's metadata put it, and is right.
  * The EAL starts once (no hugepages, no PCI); where it cannot, inputs are read and ignored. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "inetcsum_dpdk.h"
+#include "inetcsum_packet.h"
 #include "internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
@@ -119,13 +123,79 @@ static struct rte_mbuf *chain(const uint8_t *cuts, unsigned ncuts, const uint8_t
     return head;
 }
 
-/* Frees whatever the port took (read back from the ring). */
-static void drain(void)
+/* Where the input's metadata put its headers, and what it asked for. */
+struct asked {
+    uint64_t flags;
+    size_t l3, l4, outer_l3, outer_l4;
+    struct rte_mbuf *m; /* the packet itself (not segmented: it comes back as it is) */
+};
+
+/* The check of `layer` at off in r, or NULL. */
+static const struct inetcsum_check *check_at(const struct inetcsum_report *r, enum inetcsum_layer layer, size_t off)
+{
+    for (unsigned i = 0; i < r->count; i++)
+        if (r->checks[i].layer == layer && r->checks[i].offset == off && !(r->checks[i].flags & INETCSUM_CHECK_QUOTED))
+            return &r->checks[i];
+    return NULL;
+}
+
+static void must_be_good(const struct inetcsum_report *r, enum inetcsum_layer layer, size_t off, const char *what)
+{
+    const struct inetcsum_check *c = check_at(r, layer, off);
+    if (!c || c->status != INETCSUM_GOOD) {
+        fprintf(stderr, "fuzz_dpdk: %s at %zu, computed here, is %s (stored %04x, expected %04x)\n", what, off,
+                c ? "wrong" : "not found by verify", c ? c->stored : 0u, c ? c->expected : 0u);
+        abort();
+    }
+}
+
+/* The oracle on what the port was given: what the layer says it computed is right. */
+static void check_sent(struct rte_mbuf *out, const struct asked *a)
+{
+    static uint8_t buf[16384];
+    if (out->pkt_len > sizeof buf)
+        return;
+    const uint8_t *bytes = rte_pktmbuf_read(out, 0, out->pkt_len, buf);
+    struct inetcsum_report r;
+    inetcsum_verify(bytes, out->pkt_len, 0, INETCSUM_LINK_ETHERNET, 0, &r);
+    const uint64_t f = out->ol_flags;
+    const uint64_t l4req = a->flags & RTE_MBUF_F_TX_L4_MASK;
+    if (out == a->m) { /* as it was sent: the requests cleared are what was done here */
+        if ((a->flags & RTE_MBUF_F_TX_IP_CKSUM) && !(f & RTE_MBUF_F_TX_IP_CKSUM))
+            must_be_good(&r, INETCSUM_LAYER_IPV4, a->l3, "the IPv4 header checksum");
+        if (l4req && !(f & RTE_MBUF_F_TX_L4_MASK))
+            must_be_good(&r,
+                         l4req == RTE_MBUF_F_TX_TCP_CKSUM    ? INETCSUM_LAYER_TCP
+                         : l4req == RTE_MBUF_F_TX_SCTP_CKSUM ? INETCSUM_LAYER_SCTP
+                                                             : INETCSUM_LAYER_UDP,
+                         a->l4, "the L4 checksum");
+        if ((a->flags & RTE_MBUF_F_TX_OUTER_IP_CKSUM) && !(f & RTE_MBUF_F_TX_OUTER_IP_CKSUM))
+            must_be_good(&r, INETCSUM_LAYER_IPV4, a->outer_l3, "the outer IPv4 header checksum");
+        /* (the tunnel's UDP checksum covers the inner checksums at the values the port will
+         * write: right on the wire only once it has, so checked where none is left to it) */
+        if ((a->flags & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) && !(f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) &&
+            !(f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)))
+            must_be_good(&r, INETCSUM_LAYER_UDP, a->outer_l4, "the outer UDP checksum");
+        return;
+    }
+    /* A segment: its segmented header's checksum and an IPv4 header's, unless left to the port. */
+    if (!(f & RTE_MBUF_F_TX_L4_MASK))
+        must_be_good(&r, (a->flags & RTE_MBUF_F_TX_TCP_SEG) ? INETCSUM_LAYER_TCP : INETCSUM_LAYER_UDP, a->l4,
+                     "a segment's L4 checksum");
+    if (a->l3 < out->pkt_len && bytes[a->l3] >> 4 == 4 && !(f & RTE_MBUF_F_TX_IP_CKSUM))
+        must_be_good(&r, INETCSUM_LAYER_IPV4, a->l3, "a segment's IPv4 header checksum");
+}
+
+/* Checks (a: NULL, none) and frees whatever the port took (read back from the ring). */
+static void drain(const struct asked *a)
 {
     struct rte_mbuf *back[64];
     uint16_t n;
-    while ((n = rte_eth_rx_burst(port, 0, back, 64)) > 0)
+    while ((n = rte_eth_rx_burst(port, 0, back, 64)) > 0) {
+        for (uint16_t i = 0; a && i < n; i++)
+            check_sent(back[i], a);
         rte_pktmbuf_free_bulk(back, n);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
@@ -173,11 +243,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         m->nb_segs++;
     else if (damage == 3 && m->pkt_len > 0)
         m->pkt_len--;
+    const int tunnel = (m->ol_flags & RTE_MBUF_F_TX_TUNNEL_MASK) != 0;
+    struct asked a = {m->ol_flags, 0, 0, m->outer_l2_len, (size_t)m->outer_l2_len + m->outer_l3_len, m};
+    a.l3 = (tunnel ? a.outer_l4 : 0) + m->l2_len;
+    a.l4 = a.l3 + m->l3_len;
     if (inetcsum_dpdk_tx_burst(tx, &m, 1) != 1)
         rte_pktmbuf_free(m);
+    /* (a VLAN tag inserted here moves the headers 4 bytes on: the oracle leaves those out) */
+    /* (nor a chain whose lengths lie: a port that does all it asks is given it unread) */
+    const int checked = damage == 0 && (!(a.flags & RTE_MBUF_F_TX_VLAN) || (capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT));
     for (int tries = 0; inetcsum_dpdk_tx_flush(tx) > 0 && tries < 100; tries++)
-        drain();
-    drain();
+        drain(checked ? &a : NULL);
+    drain(checked ? &a : NULL);
 
     /* The receive side on the same bytes, with the RX state the input names. */
     m = chain(cut_len, ncuts, pkt, len);
