@@ -38,6 +38,7 @@ struct inetcsum_dpdk_tx {
     int copy_segments;    /* INETCSUM_DPDK_TX_COPY_SEGMENTS: no zero-copy segments */
     int zero_copy_always; /* INETCSUM_DPDK_TX_ZERO_COPY: zero-copy at every segment size */
     unsigned max_chain; /* the most mbufs the port takes in one packet (tx_desc_lim) */
+    uint16_t max_segs;  /* 1 on a port without MULTI_SEGS (chains are copied into one mbuf) */
     struct rte_mbuf **pieces; /* zero-copy segmentation's indirect mbufs */
     unsigned pieces_cap;
     struct ics_dpdk_scratch scratch; /* a chain's segments */
@@ -57,8 +58,8 @@ struct inetcsum_dpdk_tx {
      RTE_MBUF_F_TX_OUTER_UDP_CKSUM)
 #define ICS_DPDK_SEG_REQUESTS (RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_UDP_SEG)
 
-/* Whether the port does everything m asks for (then m is not read). */
-static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
+/* Whether the port does every request in m's ol_flags. */
+static inline int ics_dpdk_port_does_requests(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
 {
     const uint64_t f = m->ol_flags;
     if (f & tx->undoable)
@@ -72,6 +73,12 @@ static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, cons
         return 0;
     /* A tunnel flag on a port that would take l2_len from the outer headers. */
     return tx->tunnel_aware || !(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS));
+}
+
+/* Whether the port does everything m asks for, and takes it as it is (then m is not read). */
+static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
+{
+    return m->nb_segs <= tx->max_segs && ics_dpdk_port_does_requests(tx, m);
 }
 
 /* A VLAN tag m asks the port to insert (RTE_MBUF_F_TX_VLAN) and the port cannot, inserted here
@@ -91,6 +98,25 @@ static inline int ics_dpdk_vlan_owed(const struct inetcsum_dpdk_tx *tx, const st
  * attached to m's segments (m's data is then shared until they are freed; it is not changed).  0, or a negative errno: a refusal (said in the log),
  * or -ENOBUFS when the pool is empty (a passing state: m stays the caller's). */
 int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n);
+
+/* A chain copied into one mbuf for a port without RTE_ETH_TX_OFFLOAD_MULTI_SEGS, in tx->segs[0]
+ * (*n = 1), m unchanged: 0, a refusal (it does not fit the pool's mbufs, a bad chain), or
+ * -ENOBUFS. */
+int ics_dpdk_linearise(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n);
+
+/* Whether m, which asks for something the port cannot do or is a chain it does not take, is
+ * segmented here (TCP_SEG or UDP_SEG the port cannot do, or a chain asking for them too large for
+ * one of the pool's mbufs), or else copied into one mbuf (ics_dpdk_linearise) for the port. */
+int ics_dpdk_segmented_here(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m);
+
+/* Whether m, taken as it is, would be a chain the port does not take. */
+static inline int ics_dpdk_needs_linearising(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
+{
+    return m->nb_segs > tx->max_segs;
+}
+
+/* Grows the per-packet segment scratch (segs, seg_bufs, backlog) to n: 0 or -ENOMEM. */
+int ics_dpdk_room_for(struct inetcsum_dpdk_tx *tx, unsigned n);
 
 /* Says at DEBUG why packet `index` of a burst is not sent (the port, queue, packet and field);
  * returns -err. */

@@ -35,8 +35,7 @@ static int grow(void **arr, unsigned n, size_t size)
     return 0;
 }
 
-/* Grows the per-packet segment scratch to n. */
-static int room_for(struct inetcsum_dpdk_tx *tx, unsigned n)
+int ics_dpdk_room_for(struct inetcsum_dpdk_tx *tx, unsigned n)
 {
     if (n <= tx->segs_cap)
         return 0;
@@ -213,7 +212,7 @@ int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
         return ics_dpdk_refuse(tx, index, EINVAL,
                                "segments of %zu bytes (headers %u, tso_segsz %u) do not fit the pool's %zu-byte mbufs",
                                biggest, g.hdr_len, m->tso_segsz, data_room);
-    if ((rc = room_for(tx, g.segments)))
+    if ((rc = ics_dpdk_room_for(tx, g.segments)))
         return ics_dpdk_refuse(tx, index, -rc, "no memory for %u segments", g.segments);
     if (zero_copy && (rc = room_for_pieces(tx, pieces)))
         return ics_dpdk_refuse(tx, index, -rc, "no memory for %u pieces", pieces);

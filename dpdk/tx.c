@@ -32,6 +32,7 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
         {RTE_MBUF_F_TX_VLAN, RTE_ETH_TX_OFFLOAD_VLAN_INSERT},
     };
     tx->capa = capa;
+    tx->max_segs = (capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? UINT16_MAX : 1;
     tx->undoable = 0;
     for (unsigned i = 0; i < sizeof one_bit / sizeof one_bit[0]; i++)
         if (!(capa & one_bit[i].capa))
@@ -178,8 +179,9 @@ uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **p
             struct rte_mbuf *m = pkts[j];
             if (ics_dpdk_port_does_all(tx, m)) {
                 untouched++; /* (counted once a run: a store a packet costs as much as the test) */
-            } else if ((m->ol_flags & ICS_DPDK_SEG_REQUESTS) || (err = ics_dpdk_prepare(tx, m, j)) < 0) {
-                break;
+            } else if ((m->ol_flags & ICS_DPDK_SEG_REQUESTS) || (err = ics_dpdk_prepare(tx, m, j)) < 0 ||
+                       ics_dpdk_needs_linearising(tx, m)) {
+                break; /* (refused; or sent in place of it: its segments, or its copy in one mbuf) */
             }
         }
         tx->stats.untouched += untouched;
@@ -195,9 +197,11 @@ uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **p
             }
             return taken;
         }
-        /* pkts[j] to segment here: taken once the port takes its first segment, the rest kept. */
+        /* pkts[j] sent as packets made here (its segments, or its chain copied into one mbuf):
+         * taken once the port takes the first, the rest kept. */
         unsigned segs = 0;
-        err = ics_dpdk_segment(tx, pkts[j], j, &segs);
+        err = ics_dpdk_segmented_here(tx, pkts[j]) ? ics_dpdk_segment(tx, pkts[j], j, &segs)
+                                                   : ics_dpdk_linearise(tx, pkts[j], j, &segs);
         if (err < 0) {
             if (err != -ENOBUFS)
                 tx->stats.refused++;

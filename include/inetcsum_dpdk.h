@@ -110,6 +110,7 @@ struct inetcsum_dpdk_tx_stats {
     uint64_t segmented;   /* packets segmented here (TSO, USO) */
     uint64_t segments;    /* the packets they made */
     uint64_t zero_copy;   /* of those segmented, how many without copying the payload */
+    uint64_t linearised;  /* chains copied into one mbuf for a port without MULTI_SEGS */
     uint64_t refused;     /* not sent: metadata that cannot be honoured (rte_errno said why) */
     uint64_t sent;        /* taken by rte_eth_tx_burst */
 };

@@ -459,6 +459,8 @@ static unsigned long matrix_packets;
 static uint64_t untouched_before;
 
 /* One packet kind through every capability subset. */
+static unsigned long linearised_before;
+
 static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
 {
     struct built p;
@@ -466,7 +468,8 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
     char name[120];
     kind_name(k, name, sizeof name);
     for (unsigned subset = 0; subset < (1u << MATRIX_BITS); subset++) {
-        uint64_t capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+        /* (a quarter on a port that takes one mbuf a packet: a chain is copied into one) */
+        uint64_t capa = tu_rand() % 4 ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0;
         for (unsigned b = 0; b < MATRIX_BITS; b++)
             if (subset & (1u << b))
                 capa |= matrix_bits[b];
@@ -502,6 +505,7 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
             CHECK(0, "%s: no mbufs", name);
             return;
         }
+        const int copied = m->nb_segs > 1 && !(capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
         if (tag) {
             m->ol_flags |= RTE_MBUF_F_TX_VLAN;
             m->vlan_tci = (uint16_t)tci;
@@ -515,12 +519,17 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
         }
         struct inetcsum_dpdk_tx_stats st;
         inetcsum_dpdk_tx_stats(tx, &st);
-        CHECK(st.untouched == untouched_before + (unsigned)all_by_port, "%s, capa %#llx: %s", name,
+        CHECK(st.untouched == untouched_before + (unsigned)(all_by_port && !copied), "%s, capa %#llx: %s", name,
               (unsigned long long)capa, all_by_port ? "the port does all, yet it was read" : "counted untouched");
         untouched_before = st.untouched;
+        CHECK(st.linearised == linearised_before + (unsigned)copied, "%s, capa %#llx, %u mbufs: %s", name,
+              (unsigned long long)capa, m->nb_segs, copied ? "a chain for a port without MULTI_SEGS, not copied" : "copied");
+        linearised_before = st.linearised;
         struct rte_mbuf *back = NULL;
-        CHECK(rte_eth_rx_burst(ring_port, 0, &back, 1) == 1 && back == m, "%s: the ring gave back another packet",
-              name);
+        CHECK(rte_eth_rx_burst(ring_port, 0, &back, 1) == 1 && (copied ? back != m && back->nb_segs == 1 : back == m),
+              "%s: the ring gave back %s", name, copied ? "the chain, not one mbuf" : "another packet");
+        if (copied && back && back != m)
+            m = back; /* (the chain was freed by the layer once the port took its copy) */
         if (back != m)
             continue;
         const size_t want_len = p.len + (tag ? 4u : 0u);
@@ -677,6 +686,9 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     const uint64_t zero_copy_before = tx->stats.zero_copy;
     const unsigned before = rte_mempool_avail_count(pool);
     struct rte_mbuf *m = chain(&p, (int)(tu_rand() % 4));
+    /* A chain for a port without MULTI_SEGS: copied into one mbuf (an external buffer past the
+     * pool's 2 KB), which the port segments. */
+    const int copied = by_port && m->nb_segs > 1 && !(capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
     m->l4_len = tcp ? 20 : 8;
     m->tso_segsz = (uint16_t)gso;
     if (tag) {
@@ -698,7 +710,9 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     struct rte_mbuf *back[70];
     const uint16_t n = rte_eth_rx_burst(ring_port, 0, back, 70);
     if (by_port) {
-        CHECK(n == 1 && back[0] == m, "%s: the port does TSO, yet it came out as %u packets", what, n);
+        CHECK(n == 1 && (copied ? back[0] != m && back[0]->nb_segs == 1 : back[0] == m),
+              "%s: the port does TSO, yet it came out as %u packets%s", what, n,
+              copied ? " (or the chain, not one mbuf)" : "");
     } else {
         CHECK(n == g.segments, "%s: %u segments, %u in software", what, n, g.segments);
         for (unsigned i = 0; i < n && i < g.segments; i++) {
@@ -896,6 +910,53 @@ static void untouched(struct inetcsum_dpdk_tx *tx)
     rte_pktmbuf_free(back);
 }
 
+/* Chains for a port that takes one mbuf a packet: copied into one of the pool's mbufs (1,000
+ * bytes), or past its 2 KB into an external buffer (5,000 bytes), the chain freed once the copy is
+ * taken; one no mbuf can hold (a 16-bit length: 66,000 bytes) refused (EINVAL), still the
+ * caller's.  Every mbuf back in the pool after. */
+static void one_mbuf_port(struct inetcsum_dpdk_tx *tx)
+{
+    ics_dpdk_tx_set_capa(tx, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM);
+    static const size_t payloads[2] = {1000, 5000};
+    for (int c = 0; c < 2; c++) {
+        struct kind k = {T_NONE, 0, 0, 0, 0, L4_TCP, 0, payloads[c], 0};
+        struct built p;
+        build(&k, &p);
+        prepared_for_device(&k, &p);
+        const unsigned before = rte_mempool_avail_count(pool);
+        struct rte_mbuf *m = chain(&p, 1);
+        const unsigned segs = m->nb_segs;
+        const uint16_t sent = inetcsum_dpdk_tx_burst(tx, &m, 1);
+        struct rte_mbuf *back = NULL;
+        rte_eth_rx_burst(ring_port, 0, &back, 1);
+        static uint8_t got[8192];
+        const uint8_t *bytes = back ? rte_pktmbuf_read(back, 0, back->pkt_len, got) : NULL;
+        CHECK(sent == 1 && back && back != m && back->nb_segs == 1 && back->pkt_len == p.len && bytes &&
+                  memcmp(bytes, p.b, p.len) == 0 && (back->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) == p.flags &&
+                  (c == 0) == !(back->ol_flags & RTE_MBUF_F_EXTERNAL),
+              "a %zu-byte chain of %u mbufs for a port without MULTI_SEGS: not sent as one mbuf (%s) with its bytes and "
+              "flags", p.len, segs, c ? "an external buffer" : "the pool's");
+        rte_pktmbuf_free(back);
+        CHECK(rte_mempool_avail_count(pool) == before, "one-mbuf port: %u mbufs in the pool, %u before",
+              rte_mempool_avail_count(pool), before);
+    }
+    /* 33 mbufs of 2,000 bytes, asking for nothing: only the chain is owed */
+    const unsigned before = rte_mempool_avail_count(pool);
+    struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+    for (int i = 0; m && i < 33; i++) {
+        struct rte_mbuf *s = i ? rte_pktmbuf_alloc(pool) : m;
+        if (!s || !rte_pktmbuf_append(s, 2000) || (i && rte_pktmbuf_chain(m, s) != 0)) {
+            CHECK(0, "one-mbuf port: no mbufs for a 66,000-byte chain");
+            return;
+        }
+    }
+    CHECK(inetcsum_dpdk_tx_burst(tx, &m, 1) == 0 && rte_errno == EINVAL,
+          "a 66,000-byte chain for a port without MULTI_SEGS: sent, or refused with %s", rte_strerror(rte_errno));
+    rte_pktmbuf_free(m);
+    CHECK(rte_mempool_avail_count(pool) == before, "one-mbuf port: %u mbufs in the pool after a refusal, %u before",
+          rte_mempool_avail_count(pool), before);
+}
+
 /* ---- the receive side -------------------------------------------------------------------------- */
 
 static uint64_t rx_state(uint64_t f, uint64_t mask)
@@ -1051,6 +1112,7 @@ int main(int argc, char **argv)
     segmentation(tx);
     refusals(tx);
     untouched(tx);
+    one_mbuf_port(tx);
     inetcsum_dpdk_tx_free(tx);
     receive_side();
     rte_eth_dev_stop(ring_port);
