@@ -350,7 +350,15 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
                 size_t done = m->data_len - l4 < l4_len ? m->data_len - l4 : l4_len, total = m->data_len;
                 uint32_t acc = inetcsum_partial(p + l4, done, 0);
                 unsigned segs = 1;
-                for (const struct rte_mbuf *s = m->next; s; s = s->next, segs++) {
+                for (const struct rte_mbuf *s = m->next, *next; s; s = next, segs++) {
+                    /* The next mbuf's address read, and its first line asked for, before this
+                     * one's sum: the walk's loads then overlap the sums instead of following
+                     * them (the call is opaque: after it, s->next would be read again). */
+                    next = s->next;
+                    if (next) {
+                        rte_prefetch0(next);
+                        rte_prefetch0(&next->next); /* (the second line: the hop after) */
+                    }
                     total += s->data_len;
                     const size_t take = s->data_len < l4_len - done ? s->data_len : l4_len - done;
                     if (take) { /* (up to the IP packet's end: an Ethernet pad may follow) */
