@@ -62,8 +62,13 @@ struct inetcsum_dpdk_tx {
 static inline int ics_dpdk_port_does_requests(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
 {
     const uint64_t f = m->ol_flags;
-    if (f & tx->undoable)
-        return 0;
+    if (f & tx->undoable) {
+        /* (but RTE_MBUF_F_TX_VLAN beside _QINQ is the inner tag, which a port with QINQ_INSERT
+         * inserts with the outer one, VLAN_INSERT or not) */
+        const uint64_t owed = f & tx->undoable;
+        if (!(owed == RTE_MBUF_F_TX_VLAN && (f & RTE_MBUF_F_TX_QINQ)) || (tx->undoable & RTE_MBUF_F_TX_QINQ))
+            return 0;
+    }
     if (tx->l4_mixed && ((tx->l4_undoable >> ((f & RTE_MBUF_F_TX_L4_MASK) >> 52)) & 1u))
         return 0;
     if (!(f & RTE_MBUF_F_TX_TUNNEL_MASK))
@@ -81,14 +86,19 @@ static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, cons
     return m->nb_segs <= tx->max_segs && ics_dpdk_port_does_requests(tx, m);
 }
 
-/* A VLAN tag m asks the port to insert (RTE_MBUF_F_TX_VLAN) and the port cannot, inserted here
- * (as DPDK's rte_vlan_insert: the tag after the MAC addresses, l2_len or outer_l2_len grown by 4,
- * the flag cleared; in any chain): 0, or a refusal (a shared mbuf, no headroom, a bad chain). */
+/* The VLAN tags m asks the port to insert and the port cannot, inserted here: RTE_MBUF_F_TX_QINQ
+ * (both: vlan_tci_outer in an 802.1ad tag, TPID 0x88A8, then vlan_tci in an 802.1Q one) without
+ * RTE_ETH_TX_OFFLOAD_QINQ_INSERT, else RTE_MBUF_F_TX_VLAN (vlan_tci, TPID 0x8100, as DPDK's
+ * rte_vlan_insert) without _VLAN_INSERT; after the MAC addresses, l2_len or outer_l2_len grown by
+ * the tags' length, the flags cleared; in any chain.  0, or a refusal (a shared mbuf, no
+ * headroom, a bad chain). */
 int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index);
 
 /* Whether m asks for a tag the port cannot insert (tested inline: a call a packet for it costs). */
 static inline int ics_dpdk_vlan_owed(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
 {
+    if (m->ol_flags & RTE_MBUF_F_TX_QINQ) /* (both tags: the port's when it inserts two) */
+        return (tx->undoable & RTE_MBUF_F_TX_QINQ) != 0;
     return (m->ol_flags & tx->undoable & RTE_MBUF_F_TX_VLAN) != 0;
 }
 

@@ -418,8 +418,11 @@ static void put_bytes(struct rte_mbuf *m, size_t off, const uint8_t *src, size_t
 
 int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
 {
-    if (!(m->ol_flags & RTE_MBUF_F_TX_VLAN) || (tx->capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT))
+    if (!ics_dpdk_vlan_owed(tx, m))
         return 0;
+    const int qinq = (m->ol_flags & RTE_MBUF_F_TX_QINQ) != 0;
+    const unsigned tags = qinq ? 8u : 4u;
+    const char *request = qinq ? "RTE_MBUF_F_TX_QINQ" : "RTE_MBUF_F_TX_VLAN";
     /* As DPDK's rte_vlan_insert, but for any chain: its does not take a first segment shorter than
      * the MAC addresses, and reads a chain without checking it. */
     struct iovec *iov;
@@ -428,30 +431,37 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
     if (rc)
         return rc;
     if (m->pkt_len < 14)
-        return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_VLAN on a packet of %u bytes", m->pkt_len);
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s on a packet of %u bytes", request, m->pkt_len);
     if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) > 1)
-        return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_VLAN: a shared or indirect mbuf cannot take the tag");
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s: a shared or indirect mbuf cannot take the tag", request);
     const int tunnel = (m->ol_flags & RTE_MBUF_F_TX_TUNNEL_MASK) != 0;
-    if ((tunnel ? m->outer_l2_len : m->l2_len) + 4u > ICS_DPDK_L2_LEN_MAX)
-        return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_VLAN: %s %u cannot grow by the tag's 4 bytes",
-                               tunnel ? "outer_l2_len" : "l2_len", tunnel ? m->outer_l2_len : m->l2_len);
-    uint8_t head[16];
+    if ((tunnel ? m->outer_l2_len : m->l2_len) + tags > ICS_DPDK_L2_LEN_MAX)
+        return ics_dpdk_refuse(tx, index, EINVAL, "%s: %s %u cannot grow by the tags' %u bytes", request,
+                               tunnel ? "outer_l2_len" : "l2_len", tunnel ? m->outer_l2_len : m->l2_len, tags);
+    uint8_t head[20];
     const uint8_t *mac = rte_pktmbuf_read(m, 0, 12, head); /* (a pointer into the mbuf when contiguous) */
     if (mac != head)
         memcpy(head, mac, 12);
-    if (!rte_pktmbuf_prepend(m, 4))
-        return ics_dpdk_refuse(tx, index, ENOSPC, "RTE_MBUF_F_TX_VLAN: no headroom for the tag (%u bytes)",
+    if (!rte_pktmbuf_prepend(m, (uint16_t)tags))
+        return ics_dpdk_refuse(tx, index, ENOSPC, "%s: no headroom for the tags (%u bytes)", request,
                                rte_pktmbuf_headroom(m));
-    head[12] = 0x81;
-    head[13] = 0x00;
-    head[14] = (uint8_t)(m->vlan_tci >> 8);
-    head[15] = (uint8_t)m->vlan_tci;
-    put_bytes(m, 0, head, 16); /* the addresses 4 bytes earlier, the tag after them */
+    uint8_t *t = head + 12;
+    if (qinq) { /* the service tag first */
+        *t++ = 0x88;
+        *t++ = 0xA8;
+        *t++ = (uint8_t)(m->vlan_tci_outer >> 8);
+        *t++ = (uint8_t)m->vlan_tci_outer;
+    }
+    *t++ = 0x81;
+    *t++ = 0x00;
+    *t++ = (uint8_t)(m->vlan_tci >> 8);
+    *t++ = (uint8_t)m->vlan_tci;
+    put_bytes(m, 0, head, 12 + tags); /* the addresses moved to the new start, the tags after them */
     if (tunnel)
-        m->outer_l2_len += 4;
+        m->outer_l2_len = (uint8_t)(m->outer_l2_len + tags);
     else
-        m->l2_len += 4;
-    m->ol_flags &= ~RTE_MBUF_F_TX_VLAN;
+        m->l2_len = (uint8_t)(m->l2_len + tags);
+    m->ol_flags &= ~(RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_QINQ);
     tx->stats.vlan_inserted++;
     return 0;
 }

@@ -30,6 +30,7 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
         {RTE_MBUF_F_TX_TCP_SEG, RTE_ETH_TX_OFFLOAD_TCP_TSO},
         {RTE_MBUF_F_TX_UDP_SEG, RTE_ETH_TX_OFFLOAD_UDP_TSO},
         {RTE_MBUF_F_TX_VLAN, RTE_ETH_TX_OFFLOAD_VLAN_INSERT},
+        {RTE_MBUF_F_TX_QINQ, RTE_ETH_TX_OFFLOAD_QINQ_INSERT},
     };
     tx->capa = capa;
     tx->max_segs = (capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? UINT16_MAX : 1;

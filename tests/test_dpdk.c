@@ -329,7 +329,20 @@ static void device_l4(uint8_t *b, size_t l4, size_t end, size_t field, int udp)
 static int device_model(uint8_t *b, struct rte_mbuf *m, uint64_t capa, const char *what)
 {
     size_t shift = 0;
-    if (m->ol_flags & RTE_MBUF_F_TX_VLAN) { /* the tag first, where a device puts it */
+    if (m->ol_flags & RTE_MBUF_F_TX_QINQ) { /* both tags first, where a device puts them */
+        if (!(capa & RTE_ETH_TX_OFFLOAD_QINQ_INSERT)) {
+            CHECK(0, "%s: TX_QINQ left for a port without QINQ_INSERT", what);
+            return -1;
+        }
+        memmove(b + 20, b + 12, m->pkt_len - 12);
+        put16(b + 12, 0x88A8);
+        put16(b + 14, m->vlan_tci_outer);
+        put16(b + 16, 0x8100);
+        put16(b + 18, m->vlan_tci);
+        m->pkt_len += 8;
+        m->ol_flags &= ~(RTE_MBUF_F_TX_QINQ | RTE_MBUF_F_TX_VLAN);
+        shift = 8;
+    } else if (m->ol_flags & RTE_MBUF_F_TX_VLAN) { /* the tag first, where a device puts it */
         if (!(capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT)) {
             CHECK(0, "%s: TX_VLAN left for a port without VLAN_INSERT", what);
             return -1;
@@ -459,6 +472,56 @@ static unsigned long matrix_packets;
 static uint64_t untouched_before;
 
 /* One packet kind through every capability subset. */
+/* The VLAN tags a packet asks the port to insert: none for three quarters of the untagged kinds,
+ * else one (RTE_MBUF_F_TX_VLAN) or two (RTE_MBUF_F_TX_QINQ: an 802.1ad tag, then an 802.1Q one),
+ * to a port with VLAN_INSERT and QINQ_INSERT drawn at random.  *tagged is p with them in, as a
+ * device inserts them (the all-software result is its).  Returns how many. */
+static int draw_tags(const struct kind *k, const struct built *p, struct built *tagged, uint64_t *capa, unsigned tci[2])
+{
+    int tags = k->vlans == 0 && tu_rand() % 4 == 0 ? 1 + (int)(tu_rand() % 2) : 0;
+    while (tags && k->tunnel != T_NONE && k->flat && p->l2 + 4u * (unsigned)tags > 127)
+        tags--; /* (the flattened form's l2_len grows by them) */
+    tci[0] = (unsigned)(tu_rand() & 0xFFF);
+    tci[1] = (unsigned)(tu_rand() & 0xFFF);
+    if (tu_rand() % 2)
+        *capa |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+    if (tu_rand() % 2)
+        *capa |= RTE_ETH_TX_OFFLOAD_QINQ_INSERT;
+    if (tags) {
+        *tagged = *p;
+        memcpy(tagged->b + 12 + 4 * tags, p->b + 12, p->len - 12);
+        size_t at = 12;
+        if (tags == 2) {
+            put16(tagged->b + at, 0x88A8);
+            put16(tagged->b + at + 2, tci[1]);
+            at += 4;
+        }
+        put16(tagged->b + at, 0x8100);
+        put16(tagged->b + at + 2, tci[0]);
+        tagged->len = p->len + 4u * (unsigned)tags;
+    }
+    return tags;
+}
+
+/* m asks for the tags draw_tags drew. */
+static void ask_tags(struct rte_mbuf *m, int tags, const unsigned tci[2])
+{
+    if (tags) {
+        m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+        m->vlan_tci = (uint16_t)tci[0];
+    }
+    if (tags == 2) {
+        m->ol_flags |= RTE_MBUF_F_TX_QINQ;
+        m->vlan_tci_outer = (uint16_t)tci[1];
+    }
+}
+
+/* Whether a port of capa inserts the tags itself. */
+static int port_inserts(uint64_t capa, int tags)
+{
+    return tags == 0 || (capa & (tags == 2 ? RTE_ETH_TX_OFFLOAD_QINQ_INSERT : RTE_ETH_TX_OFFLOAD_VLAN_INSERT));
+}
+
 static unsigned long linearised_before;
 
 static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
@@ -474,29 +537,22 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
             if (subset & (1u << b))
                 capa |= matrix_bits[b];
         build(k, &p);
-        /* A quarter of the untagged kinds also ask for a VLAN tag, to a port that inserts it or
-         * not (the capability drawn at random): the result is the tagged packet's. */
-        const int tag = k->vlans == 0 && tu_rand() % 4 == 0 && (k->tunnel == T_NONE || !k->flat || p.l2 + 4 <= 127);
-        const unsigned tci = (unsigned)(tu_rand() & 0xFFF);
-        if (tu_rand() % 2)
-            capa |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+        /* Some untagged kinds also ask for one or two VLAN tags, to a port that inserts them or
+         * not: the result is the tagged packet's. */
+        static struct built tagged;
+        unsigned tci[2];
+        const int tag = draw_tags(k, &p, &tagged, &capa, tci);
         ics_dpdk_tx_set_capa(tx, capa);
         if (tag) {
-            static struct built tagged;
-            tagged = p;
-            memcpy(tagged.b + 16, p.b + 12, p.len - 12);
-            put16(tagged.b + 12, 0x8100);
-            put16(tagged.b + 14, tci);
-            tagged.len = p.len + 4;
             struct kind kt = *k;
-            kt.vlans = 1;
+            kt.vlans = tag;
             all_software(&kt, &tagged, expect);
         } else {
             all_software(k, &p, expect);
         }
         /* The fields as the application left them: prepared for the port where it does every
          * request (then the layer does not read the packet), else prepared or garbage. */
-        const int all_by_port = port_does_all(capa, p.flags) && (!tag || (capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT));
+        const int all_by_port = port_does_all(capa, p.flags) && port_inserts(capa, tag);
         if (all_by_port || tu_rand() % 2)
             prepared_for_device(k, &p);
         const int style = (int)(tu_rand() % 4);
@@ -506,10 +562,7 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
             return;
         }
         const int copied = m->nb_segs > 1 && !(capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
-        if (tag) {
-            m->ol_flags |= RTE_MBUF_F_TX_VLAN;
-            m->vlan_tci = (uint16_t)tci;
-        }
+        ask_tags(m, tag, tci);
         uint16_t sent = inetcsum_dpdk_tx_burst(tx, &m, 1);
         CHECK(sent == 1, "%s, capa %#llx, chain style %d: not sent (rte_errno %d %s)", name, (unsigned long long)capa,
               style, rte_errno, rte_strerror(rte_errno));
@@ -519,8 +572,9 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
         }
         struct inetcsum_dpdk_tx_stats st;
         inetcsum_dpdk_tx_stats(tx, &st);
-        CHECK(st.untouched == untouched_before + (unsigned)(all_by_port && !copied), "%s, capa %#llx: %s", name,
-              (unsigned long long)capa, all_by_port ? "the port does all, yet it was read" : "counted untouched");
+        const int unread = all_by_port && !copied;
+        CHECK(st.untouched == untouched_before + (unsigned)unread, "%s, capa %#llx: %s", name,
+              (unsigned long long)capa, unread ? "the port does all, yet it was read" : "counted untouched");
         untouched_before = st.untouched;
         CHECK(st.linearised == linearised_before + (unsigned)copied, "%s, capa %#llx, %u mbufs: %s", name,
               (unsigned long long)capa, m->nb_segs, copied ? "a chain for a port without MULTI_SEGS, not copied" : "copied");
@@ -532,9 +586,9 @@ static void one_kind(struct inetcsum_dpdk_tx *tx, const struct kind *k)
             m = back; /* (the chain was freed by the layer once the port took its copy) */
         if (back != m)
             continue;
-        const size_t want_len = p.len + (tag ? 4u : 0u);
-        CHECK(m->pkt_len == (tag && (m->ol_flags & RTE_MBUF_F_TX_VLAN) ? p.len : want_len), "%s: length changed",
-              name);
+        const size_t want_len = p.len + 4u * (unsigned)tag;
+        CHECK(m->pkt_len == (tag && (m->ol_flags & (RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_QINQ)) ? p.len : want_len),
+              "%s: length changed", name);
         const uint8_t *bytes = rte_pktmbuf_read(m, 0, m->pkt_len, got);
         if (bytes != got)
             memcpy(got, bytes, m->pkt_len);
@@ -634,24 +688,14 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     build(k, &p);
     const int tcp = k->l4 == L4_TCP;
     p.flags |= tcp ? RTE_MBUF_F_TX_TCP_SEG : RTE_MBUF_F_TX_UDP_SEG;
-    /* A quarter of the untagged ones ask for a VLAN tag too: the segments are the tagged
-     * packet's, whoever inserts the tag (the capability drawn at random). */
+    /* Some untagged ones ask for one or two VLAN tags too: the segments are the tagged
+     * packet's, whoever inserts the tags. */
     static struct built tagged;
-    const int tag = k->vlans == 0 && tu_rand() % 4 == 0 && (k->tunnel == T_NONE || !k->flat || p.l2 + 4 <= 127);
-    const unsigned tci = (unsigned)(tu_rand() & 0xFFF);
-    if (tu_rand() % 2)
-        capa |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
-    snprintf(what, sizeof what, "%s%s, %zu-byte payload in %zu, capa %#llx", name, tag ? ", VLAN tag asked" : "",
-             k->payload, gso, (unsigned long long)capa);
-    const struct built *ref = &p;
-    if (tag) {
-        tagged = p;
-        memcpy(tagged.b + 16, p.b + 12, p.len - 12);
-        put16(tagged.b + 12, 0x8100);
-        put16(tagged.b + 14, tci);
-        tagged.len = p.len + 4;
-        ref = &tagged;
-    }
+    unsigned tci[2];
+    const int tag = draw_tags(k, &p, &tagged, &capa, tci);
+    snprintf(what, sizeof what, "%s%s, %zu-byte payload in %zu, capa %#llx", name,
+             tag == 2 ? ", QinQ tags asked" : tag ? ", VLAN tag asked" : "", k->payload, gso, (unsigned long long)capa);
+    const struct built *ref = tag ? &tagged : &p;
 
     /* All in software: every checksum, the outer UDP one as asked for. */
     struct inetcsum_gso g;
@@ -672,7 +716,7 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     const int too_big = g.hdr_len + (g.segments > 1 ? g.gso_size : g.payload_len) > 2048;
     const int by_port = port_does_all(capa, p.flags) && (capa & (tcp ? RTE_ETH_TX_OFFLOAD_TCP_TSO : RTE_ETH_TX_OFFLOAD_UDP_TSO)) &&
                         (!(p.flags & RTE_MBUF_F_TX_TUNNEL_MASK) || (capa & tunnel_tso_capa(k))) &&
-                        (!tag || (capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT));
+                        port_inserts(capa, tag);
     if (by_port)
         prepared_for_device(k, &p);
     ics_dpdk_tx_set_capa(tx, capa);
@@ -691,10 +735,7 @@ static void one_super_packet(struct inetcsum_dpdk_tx *tx, const struct kind *k, 
     const int copied = by_port && m->nb_segs > 1 && !(capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
     m->l4_len = tcp ? 20 : 8;
     m->tso_segsz = (uint16_t)gso;
-    if (tag) {
-        m->ol_flags |= RTE_MBUF_F_TX_VLAN;
-        m->vlan_tci = (uint16_t)tci;
-    }
+    ask_tags(m, tag, tci);
     if (too_big) /* (the port's limit on a chain is drawn for the other sizes: here it would refuse) */
         tx->max_chain = UINT16_MAX;
     if (too_big && !by_port && (!(capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) || tx->copy_segments)) {
