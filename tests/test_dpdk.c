@@ -328,31 +328,24 @@ static void device_l4(uint8_t *b, size_t l4, size_t end, size_t field, int udp)
  * request is left that capa does not cover or a field is not prepared as the device expects. */
 static int device_model(uint8_t *b, struct rte_mbuf *m, uint64_t capa, const char *what)
 {
-    size_t shift = 0;
-    if (m->ol_flags & RTE_MBUF_F_TX_QINQ) { /* both tags first, where a device puts them */
-        if (!(capa & RTE_ETH_TX_OFFLOAD_QINQ_INSERT)) {
-            CHECK(0, "%s: TX_QINQ left for a port without QINQ_INSERT", what);
+    /* The tags first, where a device puts them: QINQ both (an 802.1ad tag, then an 802.1Q one),
+     * VLAN one.  The lengths describe the frame as given: the device counts its own tags. */
+    const int qinq = (m->ol_flags & RTE_MBUF_F_TX_QINQ) != 0;
+    const size_t shift = qinq ? 8 : (m->ol_flags & RTE_MBUF_F_TX_VLAN) ? 4 : 0;
+    if (shift) {
+        if (!(capa & (qinq ? RTE_ETH_TX_OFFLOAD_QINQ_INSERT : RTE_ETH_TX_OFFLOAD_VLAN_INSERT))) {
+            CHECK(0, "%s: %s left for a port without it", what, qinq ? "TX_QINQ" : "TX_VLAN");
             return -1;
         }
-        memmove(b + 20, b + 12, m->pkt_len - 12);
-        put16(b + 12, 0x88A8);
-        put16(b + 14, m->vlan_tci_outer);
-        put16(b + 16, 0x8100);
-        put16(b + 18, m->vlan_tci);
-        m->pkt_len += 8;
+        memmove(b + 12 + shift, b + 12, m->pkt_len - 12);
+        if (qinq) {
+            put16(b + 12, 0x88A8);
+            put16(b + 14, m->vlan_tci_outer);
+        }
+        put16(b + 8 + shift, 0x8100);
+        put16(b + 10 + shift, m->vlan_tci);
+        m->pkt_len += (uint32_t)shift;
         m->ol_flags &= ~(RTE_MBUF_F_TX_QINQ | RTE_MBUF_F_TX_VLAN);
-        shift = 8;
-    } else if (m->ol_flags & RTE_MBUF_F_TX_VLAN) { /* the tag first, where a device puts it */
-        if (!(capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT)) {
-            CHECK(0, "%s: TX_VLAN left for a port without VLAN_INSERT", what);
-            return -1;
-        }
-        memmove(b + 16, b + 12, m->pkt_len - 12);
-        put16(b + 12, 0x8100);
-        put16(b + 14, m->vlan_tci);
-        m->pkt_len += 4;
-        m->ol_flags &= ~RTE_MBUF_F_TX_VLAN;
-        shift = 4; /* the lengths describe the frame as given: the device counts its own tag */
     }
     const uint64_t f = m->ol_flags;
     const int tunnel = (f & RTE_MBUF_F_TX_TUNNEL_MASK) != 0;
