@@ -26,13 +26,19 @@
  *     on a port without RTE_ETH_TX_OFFLOAD_TCP_TSO / _UDP_TSO (or, in a tunnel, the tunnel's TSO
  *     bit): the packet is segmented here by the library's segmentation (tso_segsz bytes of payload
  *     each; IPv4 IDs counted up, TCP sequence numbers and flags as Linux's GSO sets them, tunnels'
- *     lengths), one mbuf a segment from conf->pool (or the packet's own pool), each segment's
- *     checksums computed here or, where the port has checksum offload, left to it with its flags
- *     and lengths set (the common cloud case: checksums but no TSO).  The packet is taken (and
+ *     lengths), each segment's checksums computed here or, where the port has checksum offload,
+ *     left to it with its flags and lengths set (the common cloud case: checksums but no TSO).
+ *     Segments come from conf->pool (or the packet's own pool): copied, one mbuf each, or
+ *     zero-copy (a header mbuf, then indirect mbufs attached to the packet's data) on a port that
+ *     takes chains, as INETCSUM_DPDK_TX_COPY_SEGMENTS below says.  The packet is taken (and
  *     freed) once the port takes its first segment; segments the port had no room for are held
  *     and sent first by the next call (inetcsum_dpdk_tx_flush sends them alone).
  *   - Chains: headers may be split across segments at any byte, segments of any length (odd and
- *     tiny ones too); nothing is linearised.
+ *     tiny ones too); nothing is linearised for a port with RTE_ETH_TX_OFFLOAD_MULTI_SEGS.  For a
+ *     port without it, a chain is copied into one mbuf (the pool's where it fits, else a buffer
+ *     from DPDK's heap attached as an external buffer) and sent in its place, taken as segments
+ *     are (a TSO chain on a port with TSO too, for the port to segment); one longer than an
+ *     mbuf's 16-bit length holds is refused, EINVAL.
  * The packet's headers are found by the library's own walk (include/inetcsum_packet.h) and held to
  * its metadata: the IP header at l2_len (after outer_l2_len + outer_l3_len with a tunnel flag),
  * its upper layer at l3_len beyond, the IP version its flags name, the protocol its L4 request
@@ -47,9 +53,11 @@
  *     TPID 0x8100) inserted here, first, as DPDK's rte_vlan_insert inserts it (l2_len, or
  *     outer_l2_len for a tunnel, grows by 4 and the flag is cleared) but in any chain; the first
  *     mbuf needs 4 bytes of headroom and the packet must not be shared (else it is refused).
- * Not done in software yet: QinQ insertion (RTE_MBUF_F_TX_QINQ) and linearising a chain for a
- * port without RTE_ETH_TX_OFFLOAD_MULTI_SEGS: such packets go to the port as they are.  Segments larger than
- * the pool's mbufs (a jumbo MSS from a 2 KB pool) are refused, EINVAL.
+ *     RTE_MBUF_F_TX_QINQ on a port without _QINQ_INSERT: both tags, vlan_tci_outer in an 802.1ad
+ *     tag (TPID 0x88A8) then vlan_tci in an 802.1Q one, the length grown by 8, both flags
+ *     cleared.
+ * Segments larger than the pool's mbufs (a jumbo MSS from a 2 KB pool) are made zero-copy on a
+ * port that takes chains, and refused (EINVAL) where they would have to be copied.
  *
  * Cost: when the port does everything a packet asks, the packet is not read (its flags and the
  * port's capabilities are compared, a few instructions).
