@@ -19,12 +19,9 @@ static struct rte_mbuf *input;
 static struct rte_gso_ctx ctx;
 static uint64_t flags;
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#include "sanitizers.h"
+#if defined(ICS_UNDER_TSAN) || defined(ICS_UNDER_ASAN)
 #define ICS_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define ICS_SANITIZED 1
-#endif
 #endif
 
 int bench_dpdk_eal(void)

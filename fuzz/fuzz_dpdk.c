@@ -22,6 +22,7 @@
 #include "inetcsum_dpdk.h"
 #include "inetcsum_packet.h"
 #include "internal.h"
+#include "sanitizers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -47,17 +48,9 @@ static void stop(void)
     rte_eal_cleanup();
 }
 
-#if defined(__SANITIZE_THREAD__)
-#define ICS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ICS_TSAN 1
-#endif
-#endif
-
 static void start(void)
 {
-#ifdef ICS_TSAN
+#ifdef ICS_UNDER_TSAN
     /* The EAL's threads are not instrumented: ThreadSanitizer would report DPDK, not this layer. */
     state = -1;
     return;

@@ -31,15 +31,8 @@
 #include "inetcsum_dpdk.h"
 #include "inetcsum_packet.h"
 #include "internal.h"
+#include "sanitizers.h"
 #include "testutil.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define ICS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ICS_TSAN 1
-#endif
-#endif
 
 static struct rte_mempool *pool;
 static uint16_t ring_port;
@@ -1128,7 +1121,7 @@ static int start_eal(void)
 int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_dpdk");
-#ifdef ICS_TSAN
+#ifdef ICS_UNDER_TSAN
     /* The EAL's own threads and memory are not instrumented: ThreadSanitizer reports DPDK, not this
      * layer (single-threaded per queue, as the release and ASan builds test it). */
     tu_skip("test_dpdk", "under ThreadSanitizer (the EAL's threads are not instrumented)");

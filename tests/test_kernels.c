@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "sanitizers.h"
 #include "testutil.h"
 
 #define MAXLEN 4096
@@ -220,21 +221,13 @@ static void pieces(const struct tu_kernel *k, const uint8_t *rnd)
     guarded_free(&g);
 }
 
-/* Built with ThreadSanitizer: the kernels run on one thread, so that build adds nothing here but
- * time (a minute of CI); test_threads is its test of the sums, and the fuzz build's differential
- * target checks clang's kernels against the reference. */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
 int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_kernels");
-#ifdef UNDER_TSAN
+    /* Built with ThreadSanitizer: the kernels run on one thread, so that build adds nothing here
+     * but time (a minute of CI); test_threads is its test of the sums, and the fuzz build's
+     * differential target checks clang's kernels against the reference. */
+#ifdef ICS_UNDER_TSAN
     tu_skip("every kernel", "a ThreadSanitizer build: the kernels are single-threaded (test_threads runs them "
                             "on many threads; the release, ASan and no-SIMD builds run this)");
     return tu_finish();
