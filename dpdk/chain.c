@@ -3,8 +3,11 @@
  * seen). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
+#include "inetcsum_proto.h"
+#include "pieces.h"
 
 int ics_dpdk_chain_iov(struct ics_dpdk_scratch *sc, const struct rte_mbuf *m, struct iovec **iov, unsigned *n)
 {
@@ -46,4 +49,59 @@ int ics_dpdk_packet_iov(struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, u
     if (rc)
         return ics_dpdk_refuse(tx, index, -rc, "no memory for a chain of %u segments", m->nb_segs);
     return 0;
+}
+
+const uint8_t *ics_dpdk_read(const struct rte_mbuf *m, size_t off, size_t n, uint8_t *buf)
+{
+    if (off > m->pkt_len || n > m->pkt_len - off)
+        return NULL;
+    return rte_pktmbuf_read(m, (uint32_t)off, (uint32_t)n, buf);
+}
+
+void ics_dpdk_write(struct rte_mbuf *m, size_t off, const void *src, size_t n)
+{
+    const uint8_t *from = src;
+    for (struct rte_mbuf *s = m; s && n; s = s->next) {
+        if (off >= s->data_len) {
+            off -= s->data_len;
+            continue;
+        }
+        const size_t take = s->data_len - off < n ? s->data_len - off : n;
+        memcpy(rte_pktmbuf_mtod_offset(s, uint8_t *, off), from, take);
+        from += take;
+        n -= take;
+        off = 0;
+    }
+}
+
+uint32_t ics_dpdk_sum(const struct rte_mbuf *m, size_t off, size_t n)
+{
+    struct ics_pieces pieces;
+    ics_pieces_init(&pieces);
+    for (const struct rte_mbuf *s = m; s && n; s = s->next) {
+        if (off >= s->data_len) {
+            off -= s->data_len;
+            continue;
+        }
+        const size_t take = s->data_len - off < n ? s->data_len - off : n;
+        ics_pieces_add(&pieces, rte_pktmbuf_mtod_offset(s, const uint8_t *, off), take);
+        n -= take;
+        off = 0;
+    }
+    return ics_pieces_sum(&pieces);
+}
+
+uint32_t ics_dpdk_crc32c(const struct rte_mbuf *m, size_t off, size_t n, uint32_t crc)
+{
+    for (const struct rte_mbuf *s = m; s && n; s = s->next) {
+        if (off >= s->data_len) {
+            off -= s->data_len;
+            continue;
+        }
+        const size_t take = s->data_len - off < n ? s->data_len - off : n;
+        crc = inetcsum_crc32c(rte_pktmbuf_mtod_offset(s, const uint8_t *, off), take, crc);
+        n -= take;
+        off = 0;
+    }
+    return crc;
 }

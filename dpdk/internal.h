@@ -143,6 +143,32 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa);
  * negative errno when its metadata cannot be honoured. */
 int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index);
 
+/* Bytes of a packet whose chain was checked (ics_dpdk_chain_iov), at packet offsets: n bytes at
+ * off (a pointer into the mbuf, or copied into buf when they straddle segments; NULL past the
+ * end); written; summed (a partial sum, as inetcsum_partial returns one); CRC32c'd (crc the
+ * running value, as inetcsum_crc32c takes it). */
+const uint8_t *ics_dpdk_read(const struct rte_mbuf *m, size_t off, size_t n, uint8_t *buf);
+void ics_dpdk_write(struct rte_mbuf *m, size_t off, const void *src, size_t n);
+uint32_t ics_dpdk_sum(const struct rte_mbuf *m, size_t off, size_t n);
+uint32_t ics_dpdk_crc32c(const struct rte_mbuf *m, size_t off, size_t n, uint32_t crc);
+
+/* Where the metadata puts the headers, in bytes from the packet's start. */
+struct ics_dpdk_placement {
+    uint64_t flags;
+    size_t outer_l3, outer_l4; /* with a tunnel flag */
+    size_t l3, l4;             /* the IP header the (inner) requests are about, and its upper layer */
+    unsigned depth;            /* that IP header's depth in the walk: 0, or 1 (one tunnel in) */
+    int tunnel;                /* a tunnel flag */
+};
+
+/* Every checksum f requests computed by the metadata's placement alone (pl), as a device would,
+ * for a tunnel the walk does not follow (dpdk/placed.c): the inner ones, then the outer IPv4 and
+ * the tunnel's UDP, each computed here or, where in_dev / out_dev (the packet layer's kinds the
+ * port computes, at each level) say so, prepared for the port; the requests done here cleared
+ * from *f.  0, or a refusal (a header that contradicts its own lengths or the request). */
+int ics_dpdk_by_metadata(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index,
+                         const struct ics_dpdk_placement *pl, uint32_t in_dev, uint32_t out_dev, uint64_t *f);
+
 /* The chain's segments as an iovec in sc (*n of them): 0, or -EINVAL when the chain's lengths
  * disagree (pkt_len against the data_len sum, nb_segs against the links), -ENOMEM. */
 int ics_dpdk_chain_iov(struct ics_dpdk_scratch *sc, const struct rte_mbuf *m, struct iovec **iov, unsigned *n);

@@ -20,14 +20,6 @@
 #define ICS_IPV4_MIN 20u
 #define ICS_IPV6_HLEN 40u
 
-/* Where the metadata puts the headers, in bytes from the packet's start. */
-struct placement {
-    uint64_t flags;
-    size_t outer_l3, outer_l4; /* with a tunnel flag */
-    size_t l3, l4;             /* the IP header the (inner) requests are about, and its upper layer */
-    unsigned depth;            /* that IP header's depth in the walk: 0, or 1 (one tunnel in) */
-    int tunnel;                /* a tunnel flag */
-};
 
 int ics_dpdk_refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
 {
@@ -42,13 +34,7 @@ int ics_dpdk_refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, 
     return -err;
 }
 
-/* n bytes at off (copied into buf when they straddle segments), or NULL past the packet's end. */
-static const uint8_t *bytes(const struct rte_mbuf *m, size_t off, size_t n, uint8_t *buf)
-{
-    if (off > m->pkt_len || n > m->pkt_len - off)
-        return NULL;
-    return rte_pktmbuf_read(m, (uint32_t)off, (uint32_t)n, buf);
-}
+#define bytes ics_dpdk_read
 
 static const char *l4_request_name(uint64_t f)
 {
@@ -125,10 +111,10 @@ static int ip_header(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m
 }
 
 /* Reads the metadata and checks it against the headers it names. */
-static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index, struct placement *pl)
+static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index, struct ics_dpdk_placement *pl)
 {
     const uint64_t f = m->ol_flags;
-    *pl = (struct placement){.flags = f, .tunnel = (f & RTE_MBUF_F_TX_TUNNEL_MASK) != 0};
+    *pl = (struct ics_dpdk_placement){.flags = f, .tunnel = (f & RTE_MBUF_F_TX_TUNNEL_MASK) != 0};
     if (pl->tunnel) {
         pl->outer_l3 = m->outer_l2_len;
         pl->outer_l4 = (size_t)m->outer_l2_len + m->outer_l3_len;
@@ -226,6 +212,15 @@ static const struct inetcsum_check *found(const struct inetcsum_report *r, enum 
             !(r->checks[i].flags & INETCSUM_CHECK_QUOTED))
             return &r->checks[i];
     return NULL;
+}
+
+/* Whether the walk found any checksum inside a tunnel. */
+static int went_inside(const struct inetcsum_report *r)
+{
+    for (unsigned i = 0; i < r->count; i++)
+        if (r->checks[i].depth > 0 && !(r->checks[i].flags & INETCSUM_CHECK_QUOTED))
+            return 1;
+    return 0;
 }
 
 /* A request held to the walk: the check it asked for was found where the metadata says, and was
@@ -400,21 +395,6 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
     return 1;
 }
 
-/* Writes n bytes at packet offset off across the chain's segments (the caller checked the chain). */
-static void put_bytes(struct rte_mbuf *m, size_t off, const uint8_t *src, size_t n)
-{
-    for (struct rte_mbuf *s = m; s && n; s = s->next) {
-        if (off >= s->data_len) {
-            off -= s->data_len;
-            continue;
-        }
-        const size_t take = s->data_len - off < n ? s->data_len - off : n;
-        memcpy(rte_pktmbuf_mtod_offset(s, uint8_t *, off), src, take);
-        src += take;
-        n -= take;
-        off = 0;
-    }
-}
 
 int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
 {
@@ -456,7 +436,7 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
     *t++ = 0x00;
     *t++ = (uint8_t)(m->vlan_tci >> 8);
     *t++ = (uint8_t)m->vlan_tci;
-    put_bytes(m, 0, head, 12 + tags); /* the addresses moved to the new start, the tags after them */
+    ics_dpdk_write(m, 0, head, 12 + tags); /* the addresses moved to the new start, the tags after them */
     if (tunnel)
         m->outer_l2_len = (uint8_t)(m->outer_l2_len + tags);
     else
@@ -488,7 +468,7 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     int rc = ics_dpdk_packet_iov(tx, m, index, &iov, &nseg);
     if (rc)
         return rc;
-    struct placement pl;
+    struct ics_dpdk_placement pl;
     if ((rc = place(tx, m, index, &pl)))
         return rc;
 
@@ -520,6 +500,19 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     struct inetcsum_report r;
     inetcsum_offload_iov(iov, nseg, INETCSUM_LINK_ETHERNET, &o, &r);
 
+    /* A tunnel the walk does not follow (a UDP port it does not know, a protocol it does not
+     * decode): it found nothing inside, where the metadata puts an inner packet.  The metadata
+     * alone then places the inner headers, as it does for a device, and every request is
+     * computed by it (the outer ones again: the walk summed the inner bytes before their
+     * checksums were in).  Inner headers found elsewhere than the metadata says are a
+     * contradiction, refused below. */
+    if (pl.depth && (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) && !went_inside(&r)) {
+        if ((rc = ics_dpdk_by_metadata(tx, m, index, &pl, in_dev, out_dev, &f)))
+            return rc;
+        tx->stats.by_metadata++;
+        goto flatten;
+    }
+
     /* Every request held to the walk, and what was done here taken off the flags. */
     const struct {
         uint64_t mask; /* the request's bits */
@@ -548,6 +541,7 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
             ++*requests[q].count;
         }
     }
+flatten:
     if (unaware) {
         /* What is left is the port's: the inner requests, on the flattened form; with none left
          * the tunnel's metadata is dropped too (such a port may refuse a tunnel flag). */

@@ -42,11 +42,14 @@
  * The packet's headers are found by the library's own walk (include/inetcsum_packet.h) and held to
  * its metadata: the IP header at l2_len (after outer_l2_len + outer_l3_len with a tunnel flag),
  * its upper layer at l3_len beyond, the IP version its flags name, the protocol its L4 request
- * names.  A packet whose metadata cannot be honoured (lengths that contradict the headers or each
- * other, l2_len past the data, an L4 request on a packet without that protocol, a fragment, an
- * IPv4 request on IPv6, a tunnel the walk does not know) is not sent: it is the first packet not
- * taken, rte_errno says why (EINVAL; EPROTONOSUPPORT for headers the walk does not follow), and a
- * debug log (logtype "lib.inetcsum.dpdk") names the packet and the field.  Its checksum fields may
+ * names.  Where the walk finds nothing inside a tunnel the metadata names (a UDP port it does not
+ * know: VXLAN on 8472, RTE_MBUF_F_TX_TUNNEL_UDP), the metadata alone places the inner headers, as
+ * a device's tunnel offload does, each header held to its own lengths.  A packet whose metadata
+ * cannot be honoured (lengths that contradict the headers or each other, l2_len past the data, an
+ * L4 request on a packet without that protocol, a fragment, an IPv4 request on IPv6) is not sent:
+ * it is the first packet not taken, rte_errno says why (EINVAL; EPROTONOSUPPORT for headers
+ * segmentation cannot cross, a tunnel the walk does not follow to segment), and a debug log
+ * (logtype "lib.inetcsum.dpdk") names the packet and the field.  Its checksum fields may
  * have been written; nothing else of it is changed, and it is still the caller's.
  *
  *   - RTE_MBUF_F_TX_VLAN on a port without RTE_ETH_TX_OFFLOAD_VLAN_INSERT: the tag (vlan_tci,
@@ -114,7 +117,10 @@ struct inetcsum_dpdk_tx_stats {
     uint64_t l4_csum;     /* TCP, UDP and SCTP checksums computed here, outer UDP included */
     uint64_t tunnel_flattened; /* tunnelled packets given to a port without tunnel offloads in the
                                 * form it takes (see above) */
-    uint64_t vlan_inserted; /* VLAN tags inserted here (RTE_MBUF_F_TX_VLAN) */
+    uint64_t vlan_inserted; /* VLAN tags inserted here (RTE_MBUF_F_TX_VLAN; a QinQ pair once) */
+    uint64_t by_metadata; /* tunnelled packets whose checksums were placed by the metadata alone:
+                           * a tunnel the library's walk does not follow (a UDP port it does not
+                           * know), as a device places them */
     uint64_t segmented;   /* packets segmented here (TSO, USO) */
     uint64_t segments;    /* the packets they made */
     uint64_t zero_copy;   /* of those segmented, how many without copying the payload */
