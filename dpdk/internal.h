@@ -23,22 +23,27 @@ struct ics_dpdk_scratch {
     unsigned cap;
 };
 
+/* What the per-packet test "does the port do all this packet asks" (ics_dpdk_port_does_all)
+ * reads, precomputed from the capabilities: a struct of its own so that the burst can hold a copy
+ * in registers while it scans a run of packets. */
+struct ics_dpdk_caps {
+    uint64_t undoable;    /* the request bits the port cannot honour; with RTE_MBUF_F_TX_L4_MASK
+                           * in it when the port has no L4 checksum */
+    uint16_t max_segs;    /* 1 on a port without MULTI_SEGS (chains are copied into one mbuf) */
+    uint16_t tunnel_tso;  /* bit t set: segments a packet of tunnel type t (ol_flags bits 45-48) */
+    uint8_t l4_undoable;  /* bit v set: L4 request v (ol_flags bits 52-53) needs software */
+    uint8_t l4_mixed;     /* some L4 checksums but not all: l4_undoable is asked per packet */
+    uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
+};
+
 struct inetcsum_dpdk_tx {
     uint16_t port, queue;
     uint64_t capa; /* RTE_ETH_TX_OFFLOAD_* the port is trusted with */
-    /* Precomputed from capa for the per-packet test "does the port do all this packet asks"
-     * (ics_dpdk_port_does_all): the request bits it cannot honour, and per L4 request value
-     * (ol_flags bits 52-53: none, TCP, SCTP, UDP) whether it can. */
-    uint64_t undoable;   /* with RTE_MBUF_F_TX_L4_MASK in it when the port has no L4 checksum */
-    uint8_t l4_undoable; /* bit v set: L4 request v needs software */
-    uint8_t l4_mixed;    /* some L4 checksums but not all: l4_undoable is asked per packet */
-    uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
-    uint16_t tunnel_tso;  /* bit t set: segments a packet of tunnel type t (ol_flags bits 45-48) */
+    struct ics_dpdk_caps caps; /* (from capa) */
     struct rte_mempool *pool, *indirect_pool;
     int copy_segments;    /* INETCSUM_DPDK_TX_COPY_SEGMENTS: no zero-copy segments */
     int zero_copy_always; /* INETCSUM_DPDK_TX_ZERO_COPY: zero-copy at every segment size */
     unsigned max_chain; /* the most mbufs the port takes in one packet (tx_desc_lim) */
-    uint16_t max_segs;  /* 1 on a port without MULTI_SEGS (chains are copied into one mbuf) */
     struct rte_mbuf **pieces; /* zero-copy segmentation's indirect mbufs */
     unsigned pieces_cap;
     struct ics_dpdk_scratch scratch; /* a chain's segments */
@@ -58,32 +63,43 @@ struct inetcsum_dpdk_tx {
      RTE_MBUF_F_TX_OUTER_UDP_CKSUM)
 #define ICS_DPDK_SEG_REQUESTS (RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_UDP_SEG)
 
-/* Whether the port does every request in m's ol_flags. */
-static inline int ics_dpdk_port_does_requests(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
+/* Whether a port of capabilities c does every request in m's ol_flags. */
+static inline int ics_dpdk_caps_do_requests(const struct ics_dpdk_caps *c, const struct rte_mbuf *m)
 {
     const uint64_t f = m->ol_flags;
-    if (f & tx->undoable) {
+    if (f & c->undoable) {
         /* (but RTE_MBUF_F_TX_VLAN beside _QINQ is the inner tag, which a port with QINQ_INSERT
          * inserts with the outer one, VLAN_INSERT or not) */
-        const uint64_t owed = f & tx->undoable;
-        if (!(owed == RTE_MBUF_F_TX_VLAN && (f & RTE_MBUF_F_TX_QINQ)) || (tx->undoable & RTE_MBUF_F_TX_QINQ))
+        const uint64_t owed = f & c->undoable;
+        if (!(owed == RTE_MBUF_F_TX_VLAN && (f & RTE_MBUF_F_TX_QINQ)) || (c->undoable & RTE_MBUF_F_TX_QINQ))
             return 0;
     }
-    if (tx->l4_mixed && ((tx->l4_undoable >> ((f & RTE_MBUF_F_TX_L4_MASK) >> 52)) & 1u))
+    if (c->l4_mixed && ((c->l4_undoable >> ((f & RTE_MBUF_F_TX_L4_MASK) >> 52)) & 1u))
         return 0;
     if (!(f & RTE_MBUF_F_TX_TUNNEL_MASK))
         return 1;
     /* A tunnelled packet to segment, on a port without that tunnel's TSO. */
-    if ((f & ICS_DPDK_SEG_REQUESTS) && !((tx->tunnel_tso >> ((f & RTE_MBUF_F_TX_TUNNEL_MASK) >> 45)) & 1u))
+    if ((f & ICS_DPDK_SEG_REQUESTS) && !((c->tunnel_tso >> ((f & RTE_MBUF_F_TX_TUNNEL_MASK) >> 45)) & 1u))
         return 0;
     /* A tunnel flag on a port that would take l2_len from the outer headers. */
-    return tx->tunnel_aware || !(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS));
+    return c->tunnel_aware || !(f & (ICS_DPDK_CSUM_REQUESTS | ICS_DPDK_SEG_REQUESTS));
 }
 
-/* Whether the port does everything m asks for, and takes it as it is (then m is not read). */
+/* Whether a port of capabilities c does everything m asks for, and takes it as it is (then m is
+ * not read). */
+static inline int ics_dpdk_caps_do_all(const struct ics_dpdk_caps *c, const struct rte_mbuf *m)
+{
+    return m->nb_segs <= c->max_segs && ics_dpdk_caps_do_requests(c, m);
+}
+
+static inline int ics_dpdk_port_does_requests(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
+{
+    return ics_dpdk_caps_do_requests(&tx->caps, m);
+}
+
 static inline int ics_dpdk_port_does_all(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
 {
-    return m->nb_segs <= tx->max_segs && ics_dpdk_port_does_requests(tx, m);
+    return ics_dpdk_caps_do_all(&tx->caps, m);
 }
 
 /* The VLAN tags m asks the port to insert and the port cannot, inserted here: RTE_MBUF_F_TX_QINQ
@@ -98,8 +114,8 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
 static inline int ics_dpdk_vlan_owed(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
 {
     if (m->ol_flags & RTE_MBUF_F_TX_QINQ) /* (both tags: the port's when it inserts two) */
-        return (tx->undoable & RTE_MBUF_F_TX_QINQ) != 0;
-    return (m->ol_flags & tx->undoable & RTE_MBUF_F_TX_VLAN) != 0;
+        return (tx->caps.undoable & RTE_MBUF_F_TX_QINQ) != 0;
+    return (m->ol_flags & tx->caps.undoable & RTE_MBUF_F_TX_VLAN) != 0;
 }
 
 /* Software segmentation (TSO, USO) of m, which asks for it of a port that cannot: its segments in
@@ -122,7 +138,7 @@ int ics_dpdk_segmented_here(const struct inetcsum_dpdk_tx *tx, const struct rte_
 /* Whether m, taken as it is, would be a chain the port does not take. */
 static inline int ics_dpdk_needs_linearising(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m)
 {
-    return m->nb_segs > tx->max_segs;
+    return m->nb_segs > tx->caps.max_segs;
 }
 
 /* Grows the per-packet segment scratch (segs, seg_bufs, backlog) to n: 0 or -ENOMEM. */

@@ -485,7 +485,7 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     }
     /* A port that knows no tunnel takes the packet flattened (the outer headers in l2_len), which
      * the 7-bit l2_len must hold; else the inner checksums are done here too. */
-    const int unaware = pl.tunnel && !tx->tunnel_aware;
+    const int unaware = pl.tunnel && !tx->caps.tunnel_aware;
     const size_t flat_l2 = pl.l3;
     if (unaware && (in_dev == 0 || flat_l2 > ICS_DPDK_L2_LEN_MAX))
         in_dev = 0;

@@ -33,20 +33,20 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
         {RTE_MBUF_F_TX_QINQ, RTE_ETH_TX_OFFLOAD_QINQ_INSERT},
     };
     tx->capa = capa;
-    tx->max_segs = (capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? UINT16_MAX : 1;
-    tx->undoable = 0;
+    tx->caps.max_segs = (capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? UINT16_MAX : 1;
+    tx->caps.undoable = 0;
     for (unsigned i = 0; i < sizeof one_bit / sizeof one_bit[0]; i++)
         if (!(capa & one_bit[i].capa))
-            tx->undoable |= one_bit[i].request;
+            tx->caps.undoable |= one_bit[i].request;
     /* ol_flags bits 52-53: 0 none, 1 TCP, 2 SCTP, 3 UDP. */
-    tx->l4_undoable = (uint8_t)((!(capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) << 1) |
+    tx->caps.l4_undoable = (uint8_t)((!(capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) << 1) |
                                 (!(capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM) << 2) |
                                 (!(capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) << 3));
     /* All three or none (most ports): one mask test a packet; else the table per packet. */
-    tx->l4_mixed = tx->l4_undoable != 0 && tx->l4_undoable != 0xE;
-    if (tx->l4_undoable == 0xE)
-        tx->undoable |= RTE_MBUF_F_TX_L4_MASK;
-    tx->tunnel_aware = (capa & ICS_DPDK_TUNNEL_CAPA) != 0;
+    tx->caps.l4_mixed = tx->caps.l4_undoable != 0 && tx->caps.l4_undoable != 0xE;
+    if (tx->caps.l4_undoable == 0xE)
+        tx->caps.undoable |= RTE_MBUF_F_TX_L4_MASK;
+    tx->caps.tunnel_aware = (capa & ICS_DPDK_TUNNEL_CAPA) != 0;
     /* Tunnel types (ol_flags bits 45-48) and the capability that segments each. */
     static const struct {
         uint64_t type, capa;
@@ -58,10 +58,10 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
         {RTE_MBUF_F_TX_TUNNEL_IP, RTE_ETH_TX_OFFLOAD_IP_TNL_TSO},
         {RTE_MBUF_F_TX_TUNNEL_UDP, RTE_ETH_TX_OFFLOAD_UDP_TNL_TSO},
     };
-    tx->tunnel_tso = 0;
+    tx->caps.tunnel_tso = 0;
     for (unsigned i = 0; i < sizeof tso / sizeof tso[0]; i++)
         if (capa & tso[i].capa)
-            tx->tunnel_tso |= (uint16_t)(1u << (tso[i].type >> 45));
+            tx->caps.tunnel_tso |= (uint16_t)(1u << (tso[i].type >> 45));
 }
 
 struct inetcsum_dpdk_tx *inetcsum_dpdk_tx_new(uint16_t port_id, uint16_t queue_id,
@@ -169,13 +169,19 @@ uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **p
 {
     /* The segments of a packet taken earlier go first; while the port has no room for them,
      * nothing more is taken. */
-    if (inetcsum_dpdk_tx_flush(tx) > 0)
+    if (tx->backlog_n > tx->backlog_at && inetcsum_dpdk_tx_flush(tx) > 0) /* (no call when none is held) */
         return port_full(0);
     uint16_t taken = 0, i = 0;
     while (i < n) {
         /* A run of packets sent as they are, prepared in place where the port cannot do it all. */
         uint16_t j = i, untouched = 0;
         int err = 0;
+        /* The run's packets the port does all for, first, with the capabilities in registers
+         * (the loop below calls out, so its reads of tx cannot be hoisted out of it). */
+        const struct ics_dpdk_caps caps = tx->caps;
+        while (j < n && ics_dpdk_caps_do_all(&caps, pkts[j]))
+            j++;
+        untouched = (uint16_t)(j - i);
         for (; j < n; j++) {
             struct rte_mbuf *m = pkts[j];
             if (ics_dpdk_port_does_all(tx, m)) {
