@@ -72,9 +72,9 @@ struct inetcsum_dpdk_tx *inetcsum_dpdk_tx_new(uint16_t port_id, uint16_t queue_i
         rte_errno = ENODEV;
         return NULL;
     }
-    if (queue_id >= info.nb_tx_queues || (conf && ((conf->flags & ~(INETCSUM_DPDK_TX_COPY_SEGMENTS | INETCSUM_DPDK_TX_ZERO_COPY)) ||
-                                                (conf->flags & INETCSUM_DPDK_TX_COPY_SEGMENTS &&
-                                                 conf->flags & INETCSUM_DPDK_TX_ZERO_COPY)))) {
+    /* (the two segment forms are one choice: both at once is not one) */
+    const uint32_t forms = INETCSUM_DPDK_TX_COPY_SEGMENTS | INETCSUM_DPDK_TX_ZERO_COPY;
+    if (queue_id >= info.nb_tx_queues || (conf && ((conf->flags & ~forms) || (conf->flags & forms) == forms))) {
         rte_errno = EINVAL;
         return NULL;
     }

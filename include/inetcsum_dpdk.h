@@ -141,7 +141,8 @@ INETCSUM_API void inetcsum_dpdk_tx_free(struct inetcsum_dpdk_tx *tx);
  * pkts[0..n) the port took (they are its now); pkts[ret..n) stay the caller's, to send again or
  * free.  When a packet's metadata cannot be honoured, the packets before it are sent, it and
  * those after are not taken, and rte_errno says why (it is 0 when the port only ran out of room;
- * ENOBUFS when the pool had no mbufs for a packet's segments, which stays the caller's).
+ * ENOBUFS when the pool (or DPDK's heap) had no room for the segments or the one-mbuf copy a
+ * packet needs, which stays the caller's).
  * rte_errno is written only when fewer than n are taken. */
 INETCSUM_API uint16_t inetcsum_dpdk_tx_burst(struct inetcsum_dpdk_tx *tx, struct rte_mbuf **pkts, uint16_t n);
 
