@@ -130,7 +130,10 @@ INETCSUM_API uint32_t inetcsum_block_add(uint32_t sum, uint32_t block_sum, size_
 INETCSUM_API uint32_t inetcsum_block_sub(uint32_t sum, uint32_t block_sum, size_t offset);
 
 /* Sum over a scatter-gather list: the segments are summed as one contiguous byte stream, so any
- * segment may have any length (odd, zero) and any address.  iov may be NULL when iovcnt is 0. */
+ * segment may have any length (odd, zero) and any address.  iov may be NULL when iovcnt is 0.
+ * One kernel call for the whole list (the kernel its total length would take), which keeps its
+ * constants and ends once: cheaper than a call a segment (17 segments of 512 B: 140 TSC ticks
+ * against 221 on Zen 5). */
 INETCSUM_API uint32_t inetcsum_partial_iov(const struct iovec *iov, size_t iovcnt, uint32_t sum);
 
 /* ---- Incremental update (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')) ------------------------------- */
