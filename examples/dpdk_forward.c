@@ -7,10 +7,12 @@
  * completed; a packet with a bad checksum is dropped and counted, as a router drops it.
  *
  * usage: dpdk_forward [EAL options] -- [--seconds S] [--idle-exit MS] [--tso MSS] [--capa HEX]
- *                                        [--keep-bad] [--ready-file PATH] [--start-file PATH]
+ *                                        [--segments copy|zero-copy] [--keep-bad]
+ *                                        [--ready-file PATH] [--start-file PATH]
  *   ports 0 and 1 forward into each other; --idle-exit ends the run once MS milliseconds pass
  *   without a packet after the first (a net_pcap port's file read to its end); --capa narrows
- *   what the ports are trusted with (inetcsum_dpdk_tx_conf.tx_offload_capa); --keep-bad
+ *   what the ports are trusted with (inetcsum_dpdk_tx_conf.tx_offload_capa); --segments makes
+ *   segments one way (INETCSUM_DPDK_TX_COPY_SEGMENTS / _ZERO_COPY; else by size); --keep-bad
  *   forwards packets with bad checksums too (their checksums then computed again, as every
  *   forwarded packet's are); --ready-file is made once the ports are up, and forwarding waits
  *   for --start-file to exist (a test sets up the other side of a TAP port in between).  Counters
@@ -38,13 +40,14 @@ struct options {
     double seconds, idle_ms;
     unsigned tso;
     uint64_t capa;
+    uint32_t segments; /* conf.flags */
     int keep_bad;
     const char *ready_file, *start_file;
 };
 
 static int parse(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){10.0, 0, 0, 0, 0, NULL, NULL};
+    *o = (struct options){10.0, 0, 0, 0, 0, 0, NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--keep-bad") == 0) {
@@ -63,6 +66,8 @@ static int parse(int argc, char **argv, struct options *o)
             o->tso = (unsigned)atoi(v);
         else if (strcmp(a, "--capa") == 0)
             o->capa = strtoull(v, NULL, 16);
+        else if (strcmp(a, "--segments") == 0 && (strcmp(v, "copy") == 0 || strcmp(v, "zero-copy") == 0))
+            o->segments = strcmp(v, "copy") == 0 ? INETCSUM_DPDK_TX_COPY_SEGMENTS : INETCSUM_DPDK_TX_ZERO_COPY;
         else if (strcmp(a, "--ready-file") == 0)
             o->ready_file = v;
         else if (strcmp(a, "--start-file") == 0)
@@ -173,7 +178,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dpdk_forward: port setup failed: %s\n", rte_strerror(rte_errno));
         return 1;
     }
-    struct inetcsum_dpdk_tx_conf conf = {.tx_offload_capa = o.capa};
+    struct inetcsum_dpdk_tx_conf conf = {.tx_offload_capa = o.capa, .flags = o.segments};
     struct inetcsum_dpdk_tx *tx[2] = {inetcsum_dpdk_tx_new(0, 0, &conf), inetcsum_dpdk_tx_new(1, 0, &conf)};
     if (!tx[0] || !tx[1]) {
         fprintf(stderr, "dpdk_forward: inetcsum_dpdk_tx_new: %s\n", rte_strerror(rte_errno));
@@ -230,9 +235,10 @@ int main(int argc, char **argv)
         inetcsum_dpdk_tx_stats(tx[p], &s);
         printf("port %u: received %" PRIu64 ", dropped bad %" PRIu64 " | sent out: packets %" PRIu64
                ", untouched %" PRIu64 ", prepared %" PRIu64 ", ip_csum %" PRIu64 ", l4_csum %" PRIu64
-               ", segmented %" PRIu64 " into %" PRIu64 ", refused %" PRIu64 ", unsent %" PRIu64 ", sent %" PRIu64 "\n",
+               ", segmented %" PRIu64 " into %" PRIu64 ", refused %" PRIu64 ", unsent %" PRIu64 ", sent %" PRIu64
+               " (zero-copy %" PRIu64 ", copied into one mbuf %" PRIu64 ")\n",
                p, received[p], dropped[p], s.packets, s.untouched, s.prepared, s.ip_csum, s.l4_csum, s.segmented,
-               s.segments, refused[p], unsent[p], s.sent);
+               s.segments, refused[p], unsent[p], s.sent, s.zero_copy, s.linearised);
         inetcsum_dpdk_tx_free(tx[p]);
         rte_eth_dev_stop(p);
         rte_eth_dev_close(p);

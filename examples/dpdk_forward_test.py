@@ -91,7 +91,7 @@ def run(fwd, cli, work, name, gen_args, fwd_args):
         check(t[0] == 0 and t[1] > 0, f"{name}: tshark finds {t[0]} bad checksums, {t[1]} good TCP ones")
 
 
-def kernel_case(fwd, work, port, capa, what):
+def kernel_case(fwd, work, port, capa, what, extra=()):
     """The kernel as the receiver: the forwarder's egress port is a net_tap device moved into a
     network namespace of its own (port "tap"), or a net_af_packet port on one end of a veth pair
     whose other end is there ("af_packet"; its receive checksum offload off, or veth would mark
@@ -162,7 +162,7 @@ def kernel_case(fwd, work, port, capa, what):
         fwd_proc = subprocess.Popen(
             [fwd, *EAL, f"--vdev=net_pcap0,rx_pcap={src},tx_pcap=/dev/null", egress,
              "--", "--seconds", "20", "--idle-exit", "1500", "--keep-bad", "--tso", str(mss), "--ready-file", ready,
-             "--start-file", go, "--capa", capa],
+             "--start-file", go, "--capa", capa, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # The TAP device is made and started by the forwarder: then into the namespace with it.
         for _ in range(200):
@@ -196,6 +196,10 @@ def kernel_case(fwd, work, port, capa, what):
         open(go, "w").close()
         out, err = fwd_proc.communicate(timeout=60)
         print(out.strip())
+        if "zero-copy" in extra:  # the segments were chains attached to the packets' own data
+            zc = re.search(r"port 1: .*\(zero-copy (\d+),", out)
+            check(zc is not None and int(zc.group(1)) > 0,
+                  f"{name}: segmented zero-copy ({zc.group(1) if zc else 'no counters line'})")
         check(fwd_proc.returncode == 0, f"{name}: dpdk_forward exit {fwd_proc.returncode} {err.strip()[-300:]}")
         subprocess.run(["sleep", "0.3"], check=False)
         counters = {}
@@ -253,6 +257,9 @@ def main():
         kernel_case(fwd, work, "tap", "8000", "everything by inetcsum")
         kernel_case(fwd, work, "tap", "800e", "checksums by the port, segmentation by inetcsum")
         kernel_case(fwd, work, "af_packet", "0", "as the port says: nothing but multi-segment and VLAN insertion")
+        # The same with every segment zero-copy: header mbufs, then indirect mbufs attached to the
+        # packets' own data, which net_af_packet takes as chains (it advertises multi-segment).
+        kernel_case(fwd, work, "af_packet", "0", "zero-copy segments", ["--segments", "zero-copy"])
     print(f"{len(passed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
 
