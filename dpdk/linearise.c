@@ -12,6 +12,13 @@
 
 #include "internal.h"
 
+/* The bytes an external buffer for len bytes of packet takes: its shared count lies after the
+ * data, all within the mbuf's 16-bit buf_len. */
+static size_t external_length(uint32_t len)
+{
+    return (size_t)len + sizeof(struct rte_mbuf_ext_shared_info) + sizeof(uintptr_t);
+}
+
 static void free_buffer(void *addr, void *opaque)
 {
     (void)opaque;
@@ -44,7 +51,7 @@ int ics_dpdk_segmented_here(const struct inetcsum_dpdk_tx *tx, const struct rte_
         return 1;
     /* The port segments, but not this chain: copied into one mbuf for it where one holds it (an
      * external buffer included: a 16-bit length), else segmented here. */
-    return m->pkt_len + sizeof(struct rte_mbuf_ext_shared_info) + sizeof(uintptr_t) > UINT16_MAX;
+    return external_length(m->pkt_len) > UINT16_MAX;
 }
 
 int ics_dpdk_linearise(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index, unsigned *n)
@@ -56,8 +63,7 @@ int ics_dpdk_linearise(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned
         return rc;
     struct rte_mempool *pool = tx->pool ? tx->pool : m->pool;
     const size_t room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
-    /* (an external buffer holds its shared count after the data, within 16-bit buf_len) */
-    const size_t ext_len = (size_t)m->pkt_len + sizeof(struct rte_mbuf_ext_shared_info) + sizeof(uintptr_t);
+    const size_t ext_len = external_length(m->pkt_len);
     if (m->pkt_len > room && ext_len > UINT16_MAX)
         return ics_dpdk_refuse(tx, index, EINVAL,
                                "a chain of %u bytes for a port without RTE_ETH_TX_OFFLOAD_MULTI_SEGS: more than one "

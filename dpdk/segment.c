@@ -10,6 +10,7 @@
  * docs/dpdk.md has the two measured side by side. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_ethdev.h>
 
@@ -25,13 +26,17 @@
  * near 3 KB; 4 KiB leaves room for other cores until they are measured. */
 #define ICS_DPDK_ZERO_COPY_MIN 4096u
 
-/* Grows the array *arr to n elements of size bytes: 0, or -ENOMEM (*arr as it was). */
-static int grow(void **arr, unsigned n, size_t size)
+/* Grows the array whose pointer is at `field` (any object pointer's address) to n elements of
+ * size bytes: 0, or -ENOMEM (the array as it was).  The pointer is read and written as bytes, so
+ * no pointer type is punned. */
+static int grow(void *field, unsigned n, size_t size)
 {
-    void *p = realloc(*arr, n * size);
+    void *old;
+    memcpy(&old, field, sizeof old);
+    void *p = realloc(old, n * size);
     if (!p)
         return -ENOMEM;
-    *arr = p;
+    memcpy(field, &p, sizeof p);
     return 0;
 }
 
@@ -39,8 +44,8 @@ int ics_dpdk_room_for(struct inetcsum_dpdk_tx *tx, unsigned n)
 {
     if (n <= tx->segs_cap)
         return 0;
-    if (grow((void **)&tx->segs, n, sizeof *tx->segs) || grow((void **)&tx->seg_bufs, n, sizeof *tx->seg_bufs) ||
-        grow((void **)&tx->backlog, n, sizeof *tx->backlog))
+    if (grow(&tx->segs, n, sizeof *tx->segs) || grow(&tx->seg_bufs, n, sizeof *tx->seg_bufs) ||
+        grow(&tx->backlog, n, sizeof *tx->backlog))
         return -ENOMEM;
     tx->segs_cap = n;
     return 0;
@@ -141,7 +146,7 @@ static int room_for_pieces(struct inetcsum_dpdk_tx *tx, unsigned n)
 {
     if (n <= tx->pieces_cap)
         return 0;
-    if (grow((void **)&tx->pieces, n, sizeof *tx->pieces))
+    if (grow(&tx->pieces, n, sizeof *tx->pieces))
         return -ENOMEM;
     tx->pieces_cap = n;
     return 0;
