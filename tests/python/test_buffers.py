@@ -250,10 +250,12 @@ def longest_gap_while(call):
 
 @pytest.mark.skipif(os.cpu_count() < 2, reason="needs two CPUs")
 def test_gil_released_for_large_buffers():
-    # While another thread sums 256 MiB, this one keeps running Python: with the GIL held for the
+    # While another thread sums 1 GiB, this one keeps running Python: with the GIL held for the
     # call, it would stall for the call's whole duration.  Python's switch interval (5 ms) bounds
-    # the gaps otherwise.
-    big = bytearray(256 << 20)
+    # the gaps otherwise, and the scheduler's: on two vCPUs beside another test run, this thread
+    # waits for a CPU up to ~8 ms at times, so the call must last well over twice that (256 MiB
+    # took 16 ms on a Zen 5, and a gap of 8.1 ms failed the test; 1 GiB takes about 65 ms there).
+    big = bytearray(1 << 30)
     sys.setswitchinterval(0.001)
     try:
         results = [longest_gap_while(lambda: inetcsum.checksum(big)) for _ in range(3)]
