@@ -24,12 +24,19 @@ uint64_t contender_time(const struct contender *c, int latency, const uint8_t *s
 {
     if (c->role == ROLE_KERNEL)
         timed_kernel = c->partial;
+    if (c->prepare)
+        c->prepare(c->prepare_arg);
     return (latency ? c->latency : c->throughput)(src, dst, len, reps);
 }
 
 static uint32_t public_partial(const void *buf, size_t len, uint32_t seed)
 {
     return inetcsum_partial(buf, len, seed);
+}
+
+struct contender contender_public(const char *name)
+{
+    return (struct contender){name, ROLE_SUBJECT, loop_public, loop_public_latency, public_partial, NULL, NULL};
 }
 
 /* Whether this CPU has what the anchors were compiled for.  Asked of the CPU here, not of the
@@ -58,11 +65,11 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
     if (contenders_anchors_runnable()) {
         cs->read_limit = cs->n;
         cs->c[cs->n++] = (struct contender){"read limit", ROLE_ANCHOR, loop_read_limit, loop_read_limit_latency,
-                                            anchor_read_limit_partial};
+                                            anchor_read_limit_partial, NULL, NULL};
         if (anchor_have_dpdk()) {
             cs->dpdk = cs->n;
             cs->c[cs->n++] = (struct contender){"DPDK", ROLE_ANCHOR, loop_dpdk, loop_dpdk_latency,
-                                                anchor_dpdk_partial};
+                                                anchor_dpdk_partial, NULL, NULL};
         } else {
             *why = "DPDK's __rte_raw_cksum is not in this build: install libdpdk-dev and rebuild";
         }
@@ -72,17 +79,17 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
     }
     if (anchor_have_linux()) {
         cs->linux_alg = cs->n;
-        cs->c[cs->n++] = (struct contender){"Linux", ROLE_ANCHOR, loop_linux, loop_linux_latency, anchor_linux_partial};
+        cs->c[cs->n++] = (struct contender){"Linux", ROLE_ANCHOR, loop_linux, loop_linux_latency, anchor_linux_partial, NULL, NULL};
     }
     cs->subject = cs->n;
-    cs->c[cs->n++] = (struct contender){"inetcsum", ROLE_SUBJECT, loop_public, loop_public_latency, public_partial};
+    cs->c[cs->n++] = (struct contender){"inetcsum", ROLE_SUBJECT, loop_public, loop_public_latency, public_partial, NULL, NULL};
     for (size_t i = 0; i < ics_kernel_count && cs->n < MAX_CONTENDERS; i++) {
         if ((ics_kernels[i].required & ~feat) != 0)
             continue;
         if (impl && strcmp(impl, ics_kernels[i].name) != 0)
             continue;
         cs->c[cs->n++] = (struct contender){ics_kernels[i].name, ROLE_KERNEL, loop_kernel,
-                                            loop_kernel_latency, ics_kernels[i].partial};
+                                            loop_kernel_latency, ics_kernels[i].partial, NULL, NULL};
     }
 }
 
@@ -139,5 +146,5 @@ DEFINE_LATENCY_LOOP(static, loop_inline_latency, timed_inline(src, len, 0))
 void contenders_add_inline(struct contenders *cs)
 {
     if (cs->n < MAX_CONTENDERS)
-        cs->c[cs->n++] = (struct contender){"inline", ROLE_KERNEL, loop_inline, loop_inline_latency, inline_partial};
+        cs->c[cs->n++] = (struct contender){"inline", ROLE_KERNEL, loop_inline, loop_inline_latency, inline_partial, NULL, NULL};
 }

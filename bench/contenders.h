@@ -19,6 +19,10 @@ struct contender {
     enum contender_role role;
     timed_loop throughput, latency;
     uint32_t (*partial)(const void *buf, size_t len, uint32_t seed);
+    /* Run before each of its timed loops when set, with prepare_arg: a contender that is the public
+     * entry under another plan publishes that plan here (`inetcsum bench row`). */
+    void (*prepare)(const void *arg);
+    const void *prepare_arg;
 };
 
 struct contenders {
@@ -51,6 +55,10 @@ void contenders_trial(const struct contenders *cs, int latency, const uint8_t *s
 /* Two 64-byte-aligned buffers of cap bytes for timing the sum: *src a fixed pattern, *dst zeros
  * (free both).  -1, with a message on stderr, without memory. */
 int contenders_buffers(size_t cap, uint8_t **src, uint8_t **dst);
+
+/* The public entry inetcsum_partial as a contender named `name` (its loops and its function);
+ * prepare and prepare_arg are left for the caller. */
+struct contender contender_public(const char *name);
 
 /* Ticks for `reps` calls of c at (src, len): independent calls, or dependent ones when latency. */
 uint64_t contender_time(const struct contender *c, int latency, const uint8_t *src, uint8_t *dst, size_t len,

@@ -8,6 +8,7 @@
  * when it could not run. */
 int exp_sizes(struct bench_run *r);    /* seed 001: per-size latency and throughput, every kernel */
 int exp_sweep(struct bench_run *r);    /* issue 27: every size, the dispatched sum vs the best other */
+int exp_row(struct bench_run *r);      /* issue 35: this CPU's tuning row vs the plan it replaces */
 int exp_copy(struct bench_run *r);     /* seed 000: fused copy+sum vs memcpy then sum, distributions */
 int exp_jitter(struct bench_run *r);   /* seed 000: the same, idle and with a cache thrasher */
 int exp_cold(struct bench_run *r);     /* seed 004: random 1500-byte slices of cold buffers */

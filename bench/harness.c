@@ -13,6 +13,7 @@
 #include "anchors.h"
 #include "inetcsum.h"
 #include "inetcsum_proto.h"
+#include "registry.h"
 #include "timing.h"
 
 int bench_pin(int cpu)
@@ -135,12 +136,17 @@ json_t *bench_machine(const struct bench_run *r)
     json_t *kernels = json_array();
     for (size_t i = 0; i < nu && i < 16; i++)
         json_array_append_new(kernels, json_string(usable[i]));
-    return json_pack("{s:s, s:s, s:s, s:s, s:f, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s}", "cpu_model", model,
+#ifndef ICS_BENCH_SOURCE
+#define ICS_BENCH_SOURCE "unknown"
+#endif
+    return json_pack("{s:s, s:s, s:s, s:s, s:f, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s?}",
+                     "cpu_model", model,
                      "cpu_family", family, "cpu_model_number", number, "cpu_flags", flags, "tsc_hz", r->hz, "cpus_online", (int)sysconf(_SC_NPROCESSORS_ONLN),
                      "os", u.sysname, "os_release", u.release, "machine", u.machine, "kernel_chosen",
                      inetcsum_impl_name(), "kernels_usable", kernels, "crc32c_kernel",
                      inetcsum_crc32c_impl_name(), "compiler", __VERSION__, "read_limit_isa",
-                     anchor_read_limit_isa(), "dpdk", anchor_dpdk_version());
+                     anchor_read_limit_isa(), "dpdk", anchor_dpdk_version(), "source", ICS_BENCH_SOURCE,
+                     "tuning_row", ics_tuning_in_use() ? ics_tuning_row_name() : NULL);
 }
 
 void bench_table_head(FILE *out, const char *const *columns, int n)

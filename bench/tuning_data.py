@@ -3,6 +3,9 @@
 
     bench/tuning_data.py add RUN.json        # RUN.json from `inetcsum bench sweep --json RUN.json`
     bench/tuning_data.py summary             # every machine kept: what its row should say
+    bench/tuning_data.py rate STEPS INLINE_BELOW [MATCH]
+                                             # a row on every machine kept (or those whose file
+                                             # name contains MATCH): its time over the best per class
 
 `add` writes bench/tuning-data/<cpu>-<date>.csv (<cpu>-<date>-2.csv and on for more runs that day): a comment header naming the machine (CPU model,
 family and model numbers, TSC, compiler, the kernel and row the run used), then one line per size
@@ -14,7 +17,11 @@ hand.
 dispatcher chooses by), the fastest of the library's kernels and its inline code, by how much, and
 the row that follows: where a kernel overtakes the inline code (a row's inline_below, 64..256 B)
 and which kernel each class from there should use (its steps), as lib/tuning.c spells them.  A
-kernel replaces the one before only when 3% faster over the class (noise between runs)."""
+kernel replaces the one before only when 3% faster over the class (noise between runs).
+
+`rate` takes a row as summary prints it, e.g. rate '{{0, "avx512vnni"}}' 64, and prints per run
+its time over the best of the library's ways per class, and its worst: how the default rows for
+CPUs without one of their own (lib/tuning.c) are chosen and checked."""
 import csv
 import json
 import os
@@ -54,9 +61,10 @@ def add(run_path: str) -> str:
     with out:
         out.write(f"# cpu: {m['cpu_model']} (family {m['cpu_family']} model {m['cpu_model_number']}), "
                   f"{m['cpus_online']} CPUs, TSC {m['tsc_hz'] / 1e9:.3f} GHz, {m['os']} {m['os_release']}\n")
-        out.write(f"# build: compiler {m['compiler']}, {m.get('dpdk', 'no DPDK')}, best-first kernel {m['kernel_chosen']}\n")
-        out.write(f"# run: {date}, inetcsum {run.get('version', '?')}, {run['settings']['trials']} trials, "
-                  "median TSC ticks per call (independent calls)\n")
+        out.write(f"# build: compiler {m['compiler']}, {m.get('dpdk', 'no DPDK')}, best-first kernel {m['kernel_chosen']}, "
+                  f"tuning row {m.get('tuning_row') or 'none'}\n")
+        out.write(f"# run: {date}, inetcsum {run.get('version', '?')} (source {m.get('source', 'unknown')}), "
+                  f"{run['settings']['trials']} trials, median TSC ticks per call (independent calls)\n")
         w = csv.writer(out)
         w.writerow(["size", "parity"] + names)
         for x in sorted(figs, key=lambda x: (x["size"], x["variant"])):
@@ -114,11 +122,48 @@ def summary() -> None:
         print(f"\nrow: steps {{{row}}}, inline_below {inline_below}\n")
 
 
+def parse_row(steps_text: str, inline_below: str):
+    """'{{0, "a"}, {128, "b"}}' and '64' (as summary prints a row) -> (64, [(0, "a"), (128, "b")])"""
+    steps = [(int(a), k) for a, k in re.findall(r'\{\s*(\d+)\s*,\s*"([^"]+)"\s*\}', steps_text)]
+    if not steps or steps[0][0] != 0 or any(b[0] <= a[0] for a, b in zip(steps, steps[1:])):
+        sys.exit(f"tuning_data: steps {steps_text!r}: ascending sizes from 0, as {{{{0, \"avx512vnni\"}}}}")
+    return int(inline_below), steps
+
+
+def rate(steps_text: str, inline_below: str, only: str = "") -> None:
+    """Per kept run (or those whose name contains `only`) and size class from 32 B: the row's
+    choice, its time over the best of the library's ways (inline code and kernels) there, and the
+    worst class from 64 B (below, the inline code runs whatever a row says).  How a default row is chosen: the one whose worst is lowest on every machine."""
+    ib, steps = parse_row(steps_text, inline_below)
+    files = sorted(f for f in os.listdir(DATA) if f.endswith(".csv") and only in f) if os.path.isdir(DATA) else []
+    if not files:
+        sys.exit(f"tuning_data: no runs in {DATA}" + (f" matching {only!r}" if only else ""))
+    print(f"row: steps {steps_text}, inline_below {ib}\n")
+    print("| run | worst | at | " + " | ".join(f"{c} B" for c in (32, 64, 128, 256, 512, 1024, 2048, 4096)) + " |")
+    print("|---|---|---|" + "---|" * 8)
+    for name in files:
+        _, rows = load(os.path.join(DATA, name))
+        ratios = {}
+        for c, t in classes(rows).items():
+            if c < 32:
+                continue
+            kernels = {k: v for k, v in t.items() if k not in ANCHORS}
+            pick = "inline" if c < ib else [k for a, k in steps if a <= c][-1]
+            if pick not in kernels:
+                sys.exit(f"tuning_data: {name} has no figures for {pick}")
+            ratios[c] = kernels[pick] / min(kernels.values())
+        worst = max((c for c in ratios if c >= 64), key=ratios.get)  # below 64 B no row chooses
+        cells = " | ".join(f"{ratios[c]:.2f}" if c in ratios else "" for c in (32, 64, 128, 256, 512, 1024, 2048, 4096))
+        print(f"| {name} | {ratios[worst]:.2f} | {worst}-{2 * worst - 1} B | {cells} |")
+
+
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "add":
         print(add(sys.argv[2]))
     elif len(sys.argv) == 2 and sys.argv[1] == "summary":
         summary()
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "rate":
+        rate(*sys.argv[2:])
     else:
         sys.exit(__doc__.split("\n\n")[1])
 

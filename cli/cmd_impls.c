@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "inetcsum.h"
 #include "inetcsum_proto.h"
+#include "registry.h"
 
 /* One family's kernels, best first, each marked as runnable here and in use. */
 static void list(const char *title, size_t (*built_list)(const char **, size_t),
@@ -47,6 +48,15 @@ int cmd_impls(int argc, char **argv)
         prev = k;
     }
     printf(" from there\n");
+    /* Where that comes from: the row for this CPU model, the default for its features, or none. */
+    const struct ics_tuning *row = ics_tuning_row();
+    if (!ics_tuning_in_use())
+        printf("tuning row: not in use (%s chosen)\n", inetcsum_impl_name());
+    else if (row == NULL)
+        printf("tuning row: none for this CPU (the registry's order)\n");
+    else
+        printf("tuning row: %s%s; measured: %s\n", row->vendor ? "" : "none for this CPU model, so the ", row->cpu,
+               row->measured);
     list("crc32c kernels", inetcsum_crc32c_impl_list_built, inetcsum_crc32c_impl_list, inetcsum_crc32c_impl_name());
     return EXIT_ALL_GOOD;
 }

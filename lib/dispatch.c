@@ -89,6 +89,20 @@ static void fill(struct plan *p, const char *name, const struct ics_kernel *cons
     }
 }
 
+/* The plan a tuning row (NULL: none) gives on this CPU: its steps where this CPU runs their
+ * kernels, the best-first kernel elsewhere, and its inline bound. */
+static void fill_row(struct plan *p, const struct ics_tuning *row)
+{
+    const struct ics_kernel *by_class[ICS_CLASSES], *copy_by_class[ICS_CLASSES];
+    ics_plan(row ? row->steps : NULL, ics_features(), by_class);
+    ics_plan(row ? row->copy_steps : NULL, ics_features(), copy_by_class);
+    fill(p, ics_select(ics_features())->name, by_class, copy_by_class);
+    if (row && row->inline_below >= ICS_SMALL_MIN && row->inline_below < ICS_SMALL_MAX)
+        p->inline_below = row->inline_below;
+}
+
+static const struct ics_tuning *fallback_row;
+
 static void build_plans(void)
 {
     const struct ics_kernel *by_class[ICS_CLASSES];
@@ -98,13 +112,9 @@ static void build_plans(void)
         fill(&plans[k], ics_kernels[k].name, by_class, by_class);
     }
     struct ics_cpu_id id;
-    tuned_row = ics_cpu_identify(&id) ? ics_tuning_for(&id) : NULL;
-    const struct ics_kernel *copy_by_class[ICS_CLASSES];
-    ics_plan(tuned_row ? tuned_row->steps : NULL, ics_features(), by_class);
-    ics_plan(tuned_row ? tuned_row->copy_steps : NULL, ics_features(), copy_by_class);
-    fill(&tuned, ics_select(ics_features())->name, by_class, copy_by_class);
-    if (tuned_row && tuned_row->inline_below >= ICS_SMALL_MIN && tuned_row->inline_below < ICS_SMALL_MAX)
-        tuned.inline_below = tuned_row->inline_below;
+    tuned_row = ics_tuning_for(ics_cpu_identify(&id) ? &id : NULL, ics_features());
+    fallback_row = ics_tuning_for(NULL, ics_features());
+    fill_row(&tuned, tuned_row);
 }
 
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
@@ -231,6 +241,57 @@ const char *ics_tuning_row_name(void)
 {
     pthread_once(&plans_once, build_plans);
     return tuned_row ? tuned_row->cpu : NULL;
+}
+
+const struct ics_tuning *ics_tuning_row(void)
+{
+    pthread_once(&plans_once, build_plans);
+    return tuned_row;
+}
+
+int ics_tuning_in_use(void)
+{
+    return current() == &tuned;
+}
+
+const struct ics_tuning *ics_tuning_fallback(void)
+{
+    pthread_once(&plans_once, build_plans);
+    return fallback_row;
+}
+
+const struct ics_kernel *ics_tuning_kernel_at(const struct ics_tuning *row, size_t len)
+{
+    struct plan p;
+    fill_row(&p, row);
+    return len < ICS_SMALL_MIN || len < p.inline_below ? NULL : p.kernel[ics_size_class(len)];
+}
+
+/* Plans for rows other than this CPU's, made on demand for the benchmark's row check and never
+ * freed (a sum running in another thread may still be reading one). */
+#define ROW_PLANS 8
+static struct plan row_plans[ROW_PLANS];
+static const struct ics_tuning *row_plan_row[ROW_PLANS];
+static unsigned row_plans_made;
+static pthread_mutex_t row_plans_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ics_tuning_use(const struct ics_tuning *row)
+{
+    (void)current(); /* a later first call must not replace what is published here */
+    pthread_mutex_lock(&row_plans_lock);
+    unsigned i = 0;
+    while (i < row_plans_made && row_plan_row[i] != row)
+        i++;
+    if (i == row_plans_made && i < ROW_PLANS) {
+        fill_row(&row_plans[i], row);
+        row_plan_row[i] = row;
+        row_plans_made++;
+    }
+    pthread_mutex_unlock(&row_plans_lock);
+    if (i == ROW_PLANS)
+        return -1;
+    atomic_store_explicit(&active, &row_plans[i], memory_order_release);
+    return 0;
 }
 
 int inetcsum_set_impl(const char *name)

@@ -106,14 +106,22 @@ struct ics_cpu_id {
 int ics_cpu_identify(struct ics_cpu_id *id);
 
 /* A tuning row: on the CPUs it names, the kernel to use from each size up, chosen from runs of
- * `inetcsum bench sizes` (its "preferred kernel per size" table prints this machine's row).
- * Sizes are powers of two, ascending, the first 0; a kernel this CPU cannot run (or this build
- * lacks) falls back to the best-first kernel that it can. */
+ * `inetcsum bench sweep` kept in bench/tuning-data/ (bench/tuning_data.py summary prints the row
+ * a run calls for).  Sizes are powers of two, ascending, the first 0; a kernel this CPU cannot run
+ * (or this build lacks) falls back to the best-first kernel that it can.
+ * A default row (vendor NULL) is for the CPUs with its `features` that no row names: chosen to
+ * stay close to the best on every machine kept (bench/tuning_data.py rate), so that a new CPU
+ * model starts from what its predecessors were measured to need, not from the registry's order. */
 #define ICS_TUNING_STEPS 6
 struct ics_tuning {
     const char *cpu; /* what was measured, for people */
-    const char *vendor;
+    const char *vendor; /* CPUID vendor string; NULL: a default row */
     unsigned family, model_min, model_max;
+    uint32_t features; /* a default row: the ICS_CPU_* bits a CPU must have for it */
+    /* Which runs it was read from (files of bench/tuning-data/, whose headers name the CPU, the
+     * compiler, the date and the library's version), and the library at the time: a row measured
+     * before a kernel changed may no longer be right (`inetcsum bench row` checks it). */
+    const char *measured;
     struct ics_step {
         size_t from; /* bytes */
         const char *kernel;
@@ -127,8 +135,26 @@ struct ics_tuning {
 extern const struct ics_tuning ics_tunings[];
 extern const size_t ics_tuning_count;
 
-/* The row for this CPU, or NULL (lib/tuning.c). */
-const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id);
+/* The row for a CPU: the one naming its model (id; NULL: none), else the first default row whose
+ * features it has, else NULL (lib/tuning.c). */
+const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id, uint32_t features);
+
+/* This process's row (what ics_tuning_for gave for this CPU), and the row it would have without
+ * a row of its own (the default for its features, or NULL): what `inetcsum bench row` compares. */
+const struct ics_tuning *ics_tuning_row(void);
+const struct ics_tuning *ics_tuning_fallback(void);
+/* Whether the sum runs as this CPU's row says (not a kernel inetcsum_set_impl or INETCSUM_IMPL
+ * chose, nor another row ics_tuning_use published). */
+int ics_tuning_in_use(void);
+
+/* The kernel `row` (NULL: none, best first everywhere) runs at len bytes on this CPU, or NULL
+ * where the sum is inline. */
+const struct ics_kernel *ics_tuning_kernel_at(const struct ics_tuning *row, size_t len);
+
+/* Makes the sum (not the copy) run as `row` (NULL: no row) would have it on this CPU, until the
+ * next inetcsum_set_impl: the benchmark's row check times the public entry under each.  -1 when
+ * more distinct rows are asked for than it keeps plans for. */
+int ics_tuning_use(const struct ics_tuning *row);
 
 /* Size classes: a length's class is its floor(log2), so the public entry finds its kernel with one
  * lzcnt and one load.  Lengths under ICS_SMALL_MIN (the sum: under the plan's inline_below,

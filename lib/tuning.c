@@ -1,12 +1,15 @@
 /* The tuning rows: which kernel each known CPU runs fastest from each size up, from runs of
- * `inetcsum bench sizes` on that CPU (its "preferred kernel per size" table prints a machine's
- * row).  A CPU without a row uses the registry's best-first kernel at every size.
+ * `inetcsum bench sweep` on that CPU kept in bench/tuning-data/.  A CPU without a row of its own
+ * takes the default row for its features (the last rows), else the registry's best-first kernel
+ * at every size.
  *
  * To contribute a row: run `inetcsum bench sweep --json FILE` (not --quick) twice on an idle
- * machine, keep one with `bench/tuning_data.py add FILE` (bench/tuning-data/, the figures every
- * row is read from), and take the row `bench/tuning_data.py summary` prints for it when the other
- * run agrees (a row may also move the inline code's end, inline_below, where a kernel is ahead
- * sooner); name the CPU as the run prints it. */
+ * machine, keep them with `bench/tuning_data.py add FILE` (bench/tuning-data/, the figures every
+ * row is read from), and take the row `bench/tuning_data.py summary` prints for them when they
+ * agree (a row may also move the inline code's end, inline_below, where a kernel is ahead
+ * sooner); name the CPU as the run prints it, and the files in .measured.  `inetcsum bench row`
+ * then checks, on the machine, that the row beats the default it replaces (and the test suite
+ * runs that check on whatever machine it is given: a row gone stale fails there). */
 #include <string.h>
 
 #include "registry.h"
@@ -32,10 +35,12 @@ const struct ics_tuning ics_tunings[] = {
      * the old row's 256-bit kernel 1.38x), the inline code below (64-127 B, 1.03x ahead).  The sum's
      * steps and inline_below follow; the 2 MiB step (from `bench dram`, beyond the sweep's 64 KiB)
      * and the copy steps stay as measured before. */
-    {"AMD Zen 4 (EPYC 9004)", "AuthenticAMD", 25, 0x10, 0x1F,
-     {{0, "avx512vnni"}, {(size_t)2 << 20, "avx512vnni_ymm"}},
-     {{0, "avx512"}, {512, "avx512vnni"}, {1024, "avx512vnni_ymm"}},
-     128},
+    {.cpu = "AMD Zen 4 (EPYC 9004)", .vendor = "AuthenticAMD", .family = 25, .model_min = 0x10, .model_max = 0x1F,
+     .measured = "amd-epyc-f25-m17-2026-11-26.csv and -2.csv (inetcsum 0.1.0 at af9ec03, gcc 12.2); "
+                 "copy steps: `bench copy`, 2026-11-23",
+     .steps = {{0, "avx512vnni"}, {(size_t)2 << 20, "avx512vnni_ymm"}},
+     .copy_steps = {{0, "avx512"}, {512, "avx512vnni"}, {1024, "avx512vnni_ymm"}},
+     .inline_below = 128},
     /* AMD Zen 5, EPYC 9005 "Turin" (measured on family 26 model 2 under KVM, 2 vCPUs, TSC 2.596 GHz,
      * gcc 12.2, 2026-11-27, `inetcsum bench sweep --trials 31` twice, the two agreeing row for row;
      * bench/tuning-data/amd-epyc-f26-m2-2026-11-27.csv).  Full-width 512-bit units: the 512-bit VNNI
@@ -44,10 +49,11 @@ const struct ics_tuning ics_tunings[] = {
      * 1%, within a rerun's spread.  Below 128 B the inline code stays (1.04-1.07x ahead at 64-127 B).
      * Without this row Zen 5 took the best-first kernel but the inline code up to 256 B: 1.33x the
      * best at 128-255 B.  Copying was not swept (best-first). */
-    {"AMD Zen 5 (EPYC 9005)", "AuthenticAMD", 26, 0x00, 0x0F,
-     {{0, "avx512vnni"}},
-     {{0, NULL}},
-     128},
+    {.cpu = "AMD Zen 5 (EPYC 9005)", .vendor = "AuthenticAMD", .family = 26, .model_min = 0x00, .model_max = 0x0F,
+     .measured = "amd-epyc-f26-m2-2026-11-27.csv and -2.csv (inetcsum 0.1.0, main before facce3a and "
+                 "at 8a9f405, gcc 12.2)",
+     .steps = {{0, "avx512vnni"}},
+     .inline_below = 128},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,
      * 2026-11-25, `inetcsum bench sweep` (every size 1-1,600 B, both parities; three runs agreed):
@@ -60,10 +66,12 @@ const struct ics_tuning ics_tunings[] = {
      * gives.  Not measured: sizes beyond 64 KiB (the Zen 4 row changes kernels at 2 MiB).
      * Steps and inline_below since the short path: taken from the model 207 row below, measured
      * on that host (this one was not available again). */
-    {"Intel Sapphire Rapids class (KVM family 6 model 167)", "GenuineIntel", 6, 0xA7, 0xA7,
-     {{0, "avx512vnni_ymm"}, {128, "avx512vnni"}},
-     {{0, NULL}},
-     64},
+    {.cpu = "Intel Sapphire Rapids class (KVM family 6 model 167)", .vendor = "GenuineIntel", .family = 6,
+     .model_min = 0xA7, .model_max = 0xA7,
+     .measured = "intel-xeon-processor-f6-m167-2026-11-25.csv (before the short path); steps from "
+                 "intel-xeon-processor-f6-m207-2026-11-26-2.csv (inetcsum 0.1.0 before 900b6e3, gcc 12.2)",
+     .steps = {{0, "avx512vnni_ymm"}, {128, "avx512vnni"}},
+     .inline_below = 64},
     /* Intel Xeon as KVM shows an Emerald Rapids class host (family 6 model 207: the same features
      * as the row above), 2 vCPUs, TSC 2.1 GHz, gcc 12.2, 2026-11-26, `inetcsum bench sweep
      * --trials 31` (bench/tuning-data/intel-xeon-processor-f6-m207-2026-11-26.csv; of three runs
@@ -77,19 +85,44 @@ const struct ics_tuning ics_tunings[] = {
      * 256-bit VNNI kernel leads at 64-127 B (8.8 ticks; the inline code 1.27x that), the 512-bit
      * one from 128 B (10.2 at 128-255 B; inline 1.62x), so the inline code ends at 64 B.  The
      * model 167 row above follows this one (the same features; the two agreed before). */
-    {"Intel Emerald Rapids class (KVM family 6 model 207)", "GenuineIntel", 6, 0xCF, 0xCF,
-     {{0, "avx512vnni_ymm"}, {128, "avx512vnni"}},
-     {{0, NULL}},
-     64},
+    {.cpu = "Intel Emerald Rapids class (KVM family 6 model 207)", .vendor = "GenuineIntel", .family = 6,
+     .model_min = 0xCF, .model_max = 0xCF,
+     .measured = "intel-xeon-processor-f6-m207-2026-11-26-2.csv (inetcsum 0.1.0 before 900b6e3, gcc 12.2)",
+     .steps = {{0, "avx512vnni_ymm"}, {128, "avx512vnni"}},
+     .inline_below = 64},
+    /* ---- Defaults: CPUs no row above names ----
+     * Any CPU with AVX-512 VNNI (a Zen 6, Granite Rapids, a model KVM shows differently): the row
+     * closest to the best on every machine kept, judged by `bench/tuning_data.py rate` over the
+     * runs made since the kernels' short path (Zen 4 two runs, Zen 5 two, Emerald Rapids one):
+     * inline code below 64 B, the 512-bit VNNI kernel from there.  Its worst class on each, time
+     * over the best of the library's ways: Zen 4 1.03 (64-127 B, where the inline code leads),
+     * Zen 5 1.04 (the same), Emerald Rapids 1.04 (64-127 B, where the 256-bit VNNI kernel leads);
+     * within 1.01 everywhere from 128 B.  The rows above, per CPU, gain those 3-4% back.  The
+     * alternatives cost more somewhere: the AMD rows' shape (inline below 128) 1.25 at 64-127 B on
+     * Emerald Rapids, the Intel rows' (the 256-bit kernel at 64-127 B) 1.05-1.09 on Zen 5, and
+     * having no row (the inline code up to 256 B) 1.25-1.65 at 128-255 B everywhere.
+     * A CPU with AVX2 and no AVX-512 keeps the registry's order (the AVX2 kernel from 256 B): no
+     * such core has been swept since the short path (predicted from the AVX2 kernel's figures on
+     * the AVX-512 machines: the inline code and it are within 8% of each other at 128-255 B). */
+    {.cpu = "default for AVX-512 VNNI", .features = ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI,
+     .measured = "rated on the five runs since the short path (amd-epyc-f25-m17-*, amd-epyc-f26-m2-*, "
+                 "intel-xeon-processor-f6-m207-2026-11-26-2.csv)",
+     .steps = {{0, "avx512vnni"}},
+     .inline_below = 64},
 };
 const size_t ics_tuning_count = sizeof ics_tunings / sizeof ics_tunings[0];
 
-const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id)
+const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id, uint32_t features)
 {
+    for (size_t i = 0; id && i < ics_tuning_count; i++) {
+        const struct ics_tuning *t = &ics_tunings[i];
+        if (t->vendor && strcmp(t->vendor, id->vendor) == 0 && t->family == id->family && id->model >= t->model_min &&
+            id->model <= t->model_max)
+            return t;
+    }
     for (size_t i = 0; i < ics_tuning_count; i++) {
         const struct ics_tuning *t = &ics_tunings[i];
-        if (strcmp(t->vendor, id->vendor) == 0 && t->family == id->family && id->model >= t->model_min &&
-            id->model <= t->model_max)
+        if (!t->vendor && (t->features & ~features) == 0)
             return t;
     }
     return NULL;

@@ -184,7 +184,10 @@ static void tuning(void)
 {
     for (size_t r = 0; r < ics_tuning_count; r++) {
         const struct ics_tuning *t = &ics_tunings[r];
-        int x86_row = strcmp(t->vendor, "AuthenticAMD") == 0 || strcmp(t->vendor, "GenuineIntel") == 0;
+        int x86_row = t->vendor ? strcmp(t->vendor, "AuthenticAMD") == 0 || strcmp(t->vendor, "GenuineIntel") == 0
+                                : (t->features & (ICS_CPU_AVX2 | ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI)) != 0;
+        CHECK(t->measured && t->measured[0], "row %s says what it was measured with", t->cpu);
+        CHECK(t->vendor || t->features, "default row %s names the features it is for", t->cpu);
         const size_t ib = t->inline_below;
         CHECK(ib == 0 || ((ib & (ib - 1)) == 0 && ib >= ICS_SMALL_MIN && ib <= ICS_SMALL_MAX),
               "row %s: inline below %zu (a power of two from %d to %d, or 0)", t->cpu, ib, ICS_SMALL_MIN, ICS_SMALL_MAX);
@@ -208,6 +211,25 @@ static void tuning(void)
             }
         }
     }
+    /* Which row a CPU gets: its model's, else the default for its features, else none. */
+    const uint32_t vnni = ICS_CPU_AVX2 | ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI;
+    struct ics_cpu_id zen5 = {"AuthenticAMD", 26, 2}, unknown = {"AuthenticAMD", 27, 1};
+    const struct ics_tuning *own = ics_tuning_for(&zen5, vnni), *dflt = ics_tuning_for(&unknown, vnni);
+    CHECK(own && own->vendor && strstr(own->cpu, "Zen 5"), "Zen 5 gets its row, not %s", own ? own->cpu : "none");
+    CHECK(dflt && !dflt->vendor && dflt == ics_tuning_for(NULL, vnni), "an unknown AVX-512 VNNI CPU gets the default");
+    CHECK(ics_tuning_for(&unknown, ICS_CPU_AVX2) == NULL, "an AVX2-only CPU without a row gets none");
+    CHECK(ics_tuning_for(&unknown, ICS_CPU_AVX2 | ICS_CPU_AVX512BW) == NULL, "AVX-512 without VNNI gets none");
+    CHECK(ics_tuning_row() == NULL || ics_tuning_row()->cpu == ics_tuning_row_name(), "the row in use is named");
+    CHECK(ics_tuning_fallback() == ics_tuning_for(NULL, ics_cpu_features()), "the fallback is the features' default");
+    /* What the row check times: each row's kernel at a size, NULL below its inline bound. */
+    if (dflt && (ics_cpu_features() & vnni) == vnni) {
+        CHECK(ics_tuning_kernel_at(dflt, 63) == NULL, "default: inline at 63 B");
+        CHECK(ics_tuning_kernel_at(dflt, 64) && strcmp(ics_tuning_kernel_at(dflt, 64)->name, "avx512vnni") == 0,
+              "default: avx512vnni from 64 B");
+        CHECK(ics_tuning_kernel_at(NULL, 255) == NULL && ics_tuning_kernel_at(NULL, 256) == ics_select(ics_cpu_features()),
+              "no row: inline to %d B, then best first", ICS_SMALL_MAX);
+    }
+
     uint32_t f = ics_cpu_features();
     unsigned plans = 0;
     for (uint32_t s = f;; s = (s - 1) & f) {
@@ -250,7 +272,28 @@ static void tuning(void)
         CHECK(strcmp(inetcsum_impl_name_at(100000), names[i]) == 0 && strcmp(inetcsum_impl_name_at(1000), names[i]) == 0,
               "set_impl(%s) sums every size with it", names[i]);
     }
+    /* Every row (and none) as the row check runs it: the public entry sums with the kernel the
+     * row names for each size, and right; inetcsum_set_impl(NULL) returns to this CPU's row. */
+    for (size_t r = 0; r <= ics_tuning_count; r++) {
+        const struct ics_tuning *t = r < ics_tuning_count ? &ics_tunings[r] : NULL;
+        int rc = ics_tuning_use(t);
+        if (rc != 0) { /* it keeps plans for a few rows: the rest are refused, and say so */
+            CHECK(r >= 8, "row %zu refused", r);
+            continue;
+        }
+        for (size_t len = 1; len < sizeof p; len = len * 3 + 1) {
+            const struct ics_kernel *k = ics_tuning_kernel_at(t, len);
+            CHECK(strcmp(inetcsum_impl_name_at(len), k ? k->name : "inline") == 0, "row %s at %zu: %s, not %s",
+                  t ? t->cpu : "none", len, inetcsum_impl_name_at(len), k ? k->name : "inline");
+            CHECK(inetcsum_fold(inetcsum_partial(p + 1, len, 7)) == ref_sum(p + 1, len, 7), "row %s, len %zu",
+                  t ? t->cpu : "none", len);
+        }
+    }
     inetcsum_set_impl(NULL);
+    for (size_t len = 1; len < sizeof p; len = len * 3 + 1) {
+        const struct ics_kernel *k = ics_tuning_kernel_at(ics_tuning_row(), len);
+        CHECK(strcmp(inetcsum_impl_name_at(len), k ? k->name : "inline") == 0, "back to this CPU's row at %zu", len);
+    }
 }
 
 static void bad_input(void)

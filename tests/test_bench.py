@@ -18,7 +18,7 @@ SIZES = [0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
 COPY_SIZES = [32, 1024, 1500, 9000]
 COPY_KERNEL_SIZES = [32, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
 WAYS = ["inetcsum copy", "memcpy+inetcsum", "memcpy"]
-EXPERIMENTS = ["sizes", "sweep", "copy", "jitter", "cold", "prefetch", "offload", "crc32c", "packet", "dram", "gso", "capture",
+EXPERIMENTS = ["sizes", "sweep", "row", "copy", "jitter", "cold", "prefetch", "offload", "crc32c", "packet", "dram", "gso", "capture",
                "dpdk"]
 CRC_SIZES = [12, 64, 256, 576, 1500, 4096, 9000, 65536]
 
@@ -104,6 +104,20 @@ class SmokeRun(unittest.TestCase):
         summary = subprocess.run([sys.executable, script, "summary"], capture_output=True, text=True, env=env)
         self.assertEqual(summary.returncode, 0, summary.stderr)
         self.assertRegex(summary.stdout, r'row: steps \{\{0, "[a-z0-9_]+"\}.*\}, inline_below (64|128|256)')
+        self.assertRegex(text, r"# run: .* \(source [0-9a-z-]+\)")  # the library a row is measured with
+        # rate: a row on every run kept; the best-first kernel from 64 B can only be as fast as the
+        # best or slower, and the run's own row (summary's) is within the 3% summary allows.
+        best_first = self.run_json["machine"]["kernel_chosen"]
+        rated = subprocess.run([sys.executable, script, "rate", f'{{{{0, "{best_first}"}}}}', "64"], capture_output=True,
+                               text=True, env=env)
+        self.assertEqual(rated.returncode, 0, rated.stderr)
+        lines = [line for line in rated.stdout.splitlines() if line.startswith("| ") and ".csv" in line]
+        self.assertEqual(len(lines), 2, rated.stdout)
+        self.assertTrue(all(float(line.split("|")[2]) >= 1.0 for line in lines), rated.stdout)
+        bad = subprocess.run([sys.executable, script, "rate", "{{64, \"x\"}}", "64"], capture_output=True, text=True,
+                             env=env)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("ascending sizes from 0", bad.stderr)
 
     def test_copy_kernels_and_copy_steps(self):
         usable = usable_kernels()
