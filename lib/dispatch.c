@@ -1,16 +1,17 @@
 /* The kernel registries and runtime dispatch, for the sum and for CRC32c.
  *
- * What runs is one atomic pointer to a plan: a kernel per size class (ics_size_class), so the
- * public entry, after its inline code for short inputs, costs an lzcnt, two loads and one indirect
- * tail jump into the kernel.  There is a plan per registry entry (that kernel at every size: what
- * inetcsum_set_impl and INETCSUM_IMPL choose) and a tuned one (this CPU's tuning row, lib/tuning.c,
- * or the best-first kernel).  The pointer starts at a resolver plan whose functions build the plans
- * once (pthread_once), pick one (INETCSUM_IMPL, else tuned), publish it and forward the call, so the
- * hot path has no "initialised yet?" test.  Plans are written only before the once-routine
- * returns and never after, so an acquire load of the pointer (a plain load on x86) is enough to
- * read one.  Racing first calls pick the same plan; a compare-exchange lets an explicit
- * inetcsum_set_impl() made meanwhile win (ics_family_resolve).  CRC32c has no size classes: its
- * pointer holds the kernel itself, published the same way. */
+ * What runs is a plan: a kernel per size class (ics_size_class) and the length below which the
+ * sum stays inline.  There is a plan per registry entry (that kernel at every size: what
+ * inetcsum_set_impl and INETCSUM_IMPL choose) and a tuned one (this CPU's tuning row,
+ * lib/tuning.c, else the registry's best-first kernel).  An atomic pointer names the plan in use;
+ * the entry points read a copy of its kernels in a table at a fixed address (`hot`), so the public
+ * entry, after its inline code for short inputs, costs a compare, an lzcnt, one load and one
+ * indirect tail jump into the kernel.  Pointer and table start at a resolver plan whose functions
+ * build the plans once (pthread_once), pick one (INETCSUM_IMPL, else tuned), publish it and
+ * forward the call, so the hot path has no "initialised yet?" test.  Plans are written only before
+ * they are published and never after.  Racing first calls pick the same plan; a compare-exchange
+ * lets an explicit inetcsum_set_impl() made meanwhile win (ics_family_resolve).  CRC32c has no
+ * size classes: its pointer holds the kernel itself, published the same way. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -155,28 +156,89 @@ static const struct plan resolver = {"(unresolved)",
                                      {NULL}};
 static _Atomic(const void *) active = &resolver; /* a struct plan */
 
+/* What the entry points read: the active plan's inline bound and kernels, copied out of it, so
+ * that a call loads its kernel straight from a table at a fixed address (one load, no pointer to
+ * the plan first): the entry's own cost was 1-1.5 TSC ticks a call on Intel, 0.25-0.45 on Zen 5.
+ * The table starts as the resolver plan's (every slot a function that resolves, publishes and
+ * forwards: libdeflate's self-replacing pointers, a table of them).  Every change of `active` is
+ * followed by sync_hot(), which copies whatever `active` is then, under a lock: the last copy is
+ * of the last plan published, so two threads publishing at once cannot leave a mix behind.  A
+ * reader may see a mix while a copy is under way: every slot holds a kernel that sums every length
+ * right, so that costs at most a call's speed, never its result.  Relaxed atomics: plain loads on
+ * x86 and aarch64, and the kernels read no data that needs publishing. */
+static struct {
+    _Atomic size_t inline_below;
+    _Atomic(ics_partial_fn) partial[ICS_CLASSES];
+    _Atomic(ics_copy_fn) copy[ICS_CLASSES];
+    _Atomic(ics_iov_fn) iov[ICS_CLASSES];
+} hot = {ICS_SMALL_MIN,
+         {[0 ... ICS_CLASSES - 1] = resolve_partial},
+         {[0 ... ICS_CLASSES - 1] = resolve_copy},
+         {[0 ... ICS_CLASSES - 1] = resolve_iov}};
+static pthread_mutex_t hot_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void sync_hot(void)
+{
+    pthread_mutex_lock(&hot_lock);
+    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
+    for (unsigned c = 0; c < ICS_CLASSES; c++) {
+        atomic_store_explicit(&hot.partial[c], p->partial[c], memory_order_relaxed);
+        atomic_store_explicit(&hot.copy[c], p->copy[c], memory_order_relaxed);
+        atomic_store_explicit(&hot.iov[c], p->iov[c], memory_order_relaxed);
+    }
+    atomic_store_explicit(&hot.inline_below, p->inline_below, memory_order_relaxed);
+    pthread_mutex_unlock(&hot_lock);
+}
+
+int ics_dispatch_consistent(void)
+{
+    pthread_mutex_lock(&hot_lock);
+    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
+    int same = atomic_load_explicit(&hot.inline_below, memory_order_relaxed) == p->inline_below;
+    for (unsigned c = 0; c < ICS_CLASSES; c++)
+        same &= atomic_load_explicit(&hot.partial[c], memory_order_relaxed) == p->partial[c] &&
+                atomic_load_explicit(&hot.copy[c], memory_order_relaxed) == p->copy[c] &&
+                atomic_load_explicit(&hot.iov[c], memory_order_relaxed) == p->iov[c];
+    pthread_mutex_unlock(&hot_lock);
+    return same;
+}
+
+static void publish(const struct plan *p)
+{
+    atomic_store_explicit(&active, p, memory_order_release);
+    sync_hot();
+}
+
 static const struct plan *current(void)
 {
     return ics_family_resolve(&active, &resolver, startup_plan);
 }
 
+/* The resolver's slots: reached only while the table still holds them (before the first call
+ * that needed a kernel, or while a copy is under way). */
 static uint32_t resolve_partial(const void *buf, size_t len, uint32_t sum)
 {
-    return current()->partial[ics_size_class(len)](buf, len, sum);
+    const struct plan *p = current();
+    sync_hot();
+    return p->partial[ics_size_class(len)](buf, len, sum);
 }
 
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum)
 {
-    return current()->copy[ics_size_class(len)](dst, src, len, sum);
+    const struct plan *p = current();
+    sync_hot();
+    return p->copy[ics_size_class(len)](dst, src, len, sum);
 }
 
 static uint32_t resolve_iov(const struct iovec *iov, size_t n, uint32_t sum)
 {
-    (void)current(); /* publishes a plan: the call below takes it */
+    (void)current();
+    sync_hot(); /* the call below takes the plan now published */
     return inetcsum_partial_iov(iov, n, sum);
 }
 
-uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keeps the header macro off */
+/* aligned(64): see lib/CMakeLists.txt (the entry's layout pinned) */
+__attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keeps the header macro off */
 {
     /* The IPv6 header first (the hot case of seed 001), then the sizes a kernel may sum, with one
      * compare, then the IPv4 header: each test costs every size after it.  Constant lengths let
@@ -184,9 +246,8 @@ uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keep
     if (len == 40)
         return ics_partial_small(buf, 40, sum);
     if (len >= ICS_SMALL_MIN) {
-        const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
-        if (len >= p->inline_below)
-            return p->partial[ics_size_class(len)](buf, len, sum);
+        if (len >= atomic_load_explicit(&hot.inline_below, memory_order_relaxed))
+            return atomic_load_explicit(&hot.partial[ics_size_class(len)], memory_order_relaxed)(buf, len, sum);
     } else if (len == 20) {
         return ics_partial_small(buf, 20, sum);
     }
@@ -197,8 +258,7 @@ uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t 
 {
     if (len < ICS_COPY_SMALL_MAX)
         return ics_copy_small(dst, src, len, sum);
-    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
-    return p->copy[ics_size_class(len)](dst, src, len, sum);
+    return atomic_load_explicit(&hot.copy[ics_size_class(len)], memory_order_relaxed)(dst, src, len, sum);
 }
 
 /* Every piece shorter than the inline bound: the inline code. */
@@ -214,9 +274,8 @@ uint32_t inetcsum_partial_iov(const struct iovec *iov, size_t iovcnt, uint32_t s
     size_t total = 0;
     for (size_t i = 0; i < iovcnt; i++)
         total += iov[i].iov_len;
-    const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
-    if (total >= p->inline_below && total >= ICS_SMALL_MIN)
-        return p->iov[ics_size_class(total)](iov, iovcnt, sum);
+    if (total >= ICS_SMALL_MIN && total >= atomic_load_explicit(&hot.inline_below, memory_order_relaxed))
+        return atomic_load_explicit(&hot.iov[ics_size_class(total)], memory_order_relaxed)(iov, iovcnt, sum);
     return ics_iov_loop(iov, iovcnt, sum, small_sum); /* (inlined: the pointer is a constant) */
 }
 
@@ -290,7 +349,7 @@ int ics_tuning_use(const struct ics_tuning *row)
     pthread_mutex_unlock(&row_plans_lock);
     if (i == ROW_PLANS)
         return -1;
-    atomic_store_explicit(&active, &row_plans[i], memory_order_release);
+    publish(&row_plans[i]);
     return 0;
 }
 
@@ -305,7 +364,7 @@ int inetcsum_set_impl(const char *name)
             return -1;
         p = plan_of(k);
     }
-    atomic_store_explicit(&active, p, memory_order_release);
+    publish(p);
     return 0;
 }
 size_t inetcsum_impl_list(const char **names, size_t max)

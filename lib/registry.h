@@ -170,6 +170,10 @@ static inline unsigned ics_size_class(size_t len)
  * they name a kernel usable with `features`, else the best-first one.  Writes out[ICS_CLASSES]. */
 void ics_plan(const struct ics_step *steps, uint32_t features, const struct ics_kernel *out[ICS_CLASSES]);
 
+/* Whether the entry points' table of kernels is the plan in use, every slot (tests: after
+ * threads published plans at once, no mix of two is left behind; lib/dispatch.c). */
+int ics_dispatch_consistent(void);
+
 /* The kernel inetcsum_partial_copy uses for `len` bytes now, or "inline" (lib/dispatch.c). */
 const char *ics_copy_name_at(size_t len);
 

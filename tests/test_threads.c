@@ -1,10 +1,12 @@
 /* Dispatch under threads (run under TSAN): many threads make the library's very first call at the
- * same moment, then sum while another thread keeps switching kernels; every result is right. */
+ * same moment, then sum while two other threads keep switching kernels; every result is right, and
+ * once the switching stops the entry points' table is the plan last published, not a mix. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "registry.h"
 #include "testutil.h"
 
 #define THREADS 8
@@ -27,13 +29,14 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* arg: where in the kernel list to start, so that two switchers publish different plans at once
+ * (and the tuned plan, NULL, between). */
 static void *switcher(void *arg)
 {
-    (void)arg;
     const char *names[16];
     size_t n = inetcsum_impl_list(names, 16);
-    for (size_t i = 0; !atomic_load(&stop); i++)
-        inetcsum_set_impl(names[i % n]);
+    for (size_t i = (size_t)(uintptr_t)arg; !atomic_load(&stop); i++)
+        inetcsum_set_impl(i % (n + 1) == n ? NULL : names[i % (n + 1)]);
     return NULL;
 }
 
@@ -44,23 +47,27 @@ int main(int argc, char **argv)
     for (size_t len = 0; len <= sizeof data; len++)
         want[len] = ref_sum(data, len, 0);
 
-    pthread_t t[THREADS], sw;
+    pthread_t t[THREADS], sw[2];
     pthread_barrier_init(&start, NULL, THREADS);
     for (int i = 0; i < THREADS; i++)
         pthread_create(&t[i], NULL, worker, NULL);
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
     CHECK(atomic_load(&bad) == 0, "%lu wrong sums with racing first calls", atomic_load(&bad));
+    CHECK(ics_dispatch_consistent(), "the table is the plan resolved after racing first calls");
 
     pthread_barrier_destroy(&start);
     pthread_barrier_init(&start, NULL, THREADS);
-    pthread_create(&sw, NULL, switcher, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&sw[i], NULL, switcher, (void *)(uintptr_t)(i * 3));
     for (int i = 0; i < THREADS; i++)
         pthread_create(&t[i], NULL, worker, NULL);
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
     atomic_store(&stop, 1);
-    pthread_join(sw, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(sw[i], NULL);
     CHECK(atomic_load(&bad) == 0, "%lu wrong sums while kernels were switched", atomic_load(&bad));
+    CHECK(ics_dispatch_consistent(), "the table is the plan last published after two threads switched at once");
     return tu_finish();
 }
