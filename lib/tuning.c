@@ -48,11 +48,20 @@ const struct ics_tuning ics_tunings[] = {
      * 1.31x that; 1.2-1.37x the runner-up from 2 KiB), and its 256-bit form only beyond 64 KiB, by
      * 1%, within a rerun's spread.  Below 128 B the inline code stays (1.04-1.07x ahead at 64-127 B).
      * Without this row Zen 5 took the best-first kernel but the inline code up to 256 B: 1.33x the
-     * best at 128-255 B.  Copying was not swept (best-first). */
+     * best at 128-255 B.
+     * Copying (`inetcsum bench copy --trials 31` three times, and every copy kernel timed at 1.5-64
+     * KiB, both parities, twice, 2026-11-27, main at ca461db): the 512-bit VNNI kernel leads to
+     * 4 KiB, then the 512-bit kernel without VNNI is 7-25% ahead at 8-24 KiB (16 KiB: 181-183
+     * ticks against 227-231; 9,000 B: 112-120 against 121-124 in every run), which is what the
+     * copy of a jumbo frame and of a coalesced train's pieces land in.  From 32 KiB, where source
+     * and destination no longer fit the 48 KiB L1, every kernel streams at 37-39 bytes a tick and
+     * the avx512 one stays within 2% of the rest. */
     {.cpu = "AMD Zen 5 (EPYC 9005)", .vendor = "AuthenticAMD", .family = 26, .model_min = 0x00, .model_max = 0x0F,
      .measured = "amd-epyc-f26-m2-2026-11-27.csv and -2.csv (inetcsum 0.1.0, main before facce3a and "
-                 "at 8a9f405, gcc 12.2)",
+                 "at 8a9f405, gcc 12.2); copy steps: `bench copy` and the copy kernels timed at 1.5-64 KiB, "
+                 "2026-11-27 at ca461db",
      .steps = {{0, "avx512vnni"}},
+     .copy_steps = {{0, "avx512vnni"}, {8192, "avx512"}},
      .inline_below = 128},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,
