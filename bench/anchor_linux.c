@@ -28,7 +28,7 @@ __attribute__((no_sanitize_address)) static inline uint64_t tail_word(const uint
 
 /* Out of line, as the kernel's callers reach csum_partial (an exported function): inlined into the
  * timing loop it would be timed as no caller of Linux's ever runs it. */
-__attribute__((noinline)) static uint32_t linux_partial(const void *buf, size_t len, uint32_t seed)
+static TIMED_ALIGN uint32_t linux_partial(const void *buf, size_t len, uint32_t seed)
 {
     const uint8_t *p = buf;
     uint64_t s = seed;

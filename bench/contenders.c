@@ -135,7 +135,7 @@ void contenders_trial(const struct contenders *cs, int latency, const uint8_t *s
 
 /* The inline scalar code inetcsum_partial runs below its plan's inline_below (lib/small.h), out of
  * line here so that it can be timed at any size beside the kernels. */
-static uint32_t inline_partial(const void *buf, size_t len, uint32_t seed)
+static TIMED_ALIGN uint32_t inline_partial(const void *buf, size_t len, uint32_t seed)
 {
     return ics_partial_small(buf, len, seed);
 }
