@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "anchors.h"
+#include "bench_source.h" /* ICS_BENCH_SOURCE, written at every build (source_id.cmake) */
 #include "inetcsum.h"
 #include "inetcsum_proto.h"
 #include "registry.h"
@@ -136,9 +137,6 @@ json_t *bench_machine(const struct bench_run *r)
     json_t *kernels = json_array();
     for (size_t i = 0; i < nu && i < 16; i++)
         json_array_append_new(kernels, json_string(usable[i]));
-#ifndef ICS_BENCH_SOURCE
-#define ICS_BENCH_SOURCE "unknown"
-#endif
     return json_pack("{s:s, s:s, s:s, s:s, s:f, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s?}",
                      "cpu_model", model,
                      "cpu_family", family, "cpu_model_number", number, "cpu_flags", flags, "tsc_hz", r->hz, "cpus_online", (int)sysconf(_SC_NPROCESSORS_ONLN),
