@@ -120,6 +120,9 @@ def summary() -> None:
                     steps.append((0 if not steps else c, vbest))
         row = ", ".join(f'{{{a}, "{k}"}}' for a, k in steps)
         print(f"\nrow: steps {{{row}}}, inline_below {inline_below}\n")
+        print("(kernels timed here are called directly; through the public entry each call also pays its jump,\n"
+              " 0.5-0.7 ticks on the Zen 5 guest: where the inline code and a kernel are within 10%, settle\n"
+              " inline_below with `inetcsum bench row` on the machine.)\n")
 
 
 def parse_row(steps_text: str, inline_below: str):
