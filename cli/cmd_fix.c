@@ -90,7 +90,7 @@ static void list_written(void *ctx, uint64_t frame, const struct inetcsum_check 
             snprintf(where, sizeof where, "depth %u ", c[i].depth);
         const int w = c[i].layer == INETCSUM_LAYER_SCTP ? 8 : 4;
         fprintf(stderr, "%s: frame %llu %s%s 0x%0*x", cli_name(out_path), (unsigned long long)frame, where,
-                report_layer_name(c[i].layer), w, c[i].stored);
+                inetcsum_layer_display_name((enum inetcsum_layer)c[i].layer), w, c[i].stored);
         if (c[i].flags & INETCSUM_CHECK_WRITTEN)
             fprintf(stderr, " -> 0x%0*x", w, c[i].expected);
         else

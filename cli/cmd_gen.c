@@ -71,7 +71,7 @@ static const char *damage_text(const struct synth_damage *d)
 {
     static char text[96];
     snprintf(text, sizeof text, "%s%s %s%s", d->depth ? "inner " : "",
-             report_layer_name(d->layer), d->partial ? "partial" : "bad",
+             inetcsum_layer_display_name((enum inetcsum_layer)d->layer), d->partial ? "partial" : "bad",
              d->wrong > 1 ? " (and the outer checksum covering it)" : "");
     return text;
 }

@@ -7,19 +7,12 @@
 
 #include "cli.h"
 
-static const char *const display_names[INETCSUM_LAYER_COUNT] = {"IPv4", "TCP",  "UDP", "UDP-Lite", "ICMP",
-                                                          "ICMPv6", "IGMP", "GRE", "SCTP", "MH",   "PIM",
-                                                          "OSPF",   "VRRP", "EIGRP", "DCCP", "RSVP", "NHRP", "FCS", "PGM"};
-
-const char *report_layer_name(unsigned layer)
-{
-    return layer < INETCSUM_LAYER_COUNT ? display_names[layer] : "?";
-}
-
-/* The field's value as hex: 4 digits, 8 for SCTP's CRC32c. */
+/* The field's value as hex: 4 digits, 8 for the 32-bit CRCs. */
 static int hex_width(const struct inetcsum_check *c)
 {
-    return c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS ? 8 : 4; /* CRCs: 32 bits */
+    unsigned width = 2;
+    (void)inetcsum_check_field(c, &width);
+    return 2 * (int)width;
 }
 
 static const char *why(const struct inetcsum_check *c)
@@ -65,7 +58,7 @@ void report_problem_line(FILE *out, const char *file, unsigned long long frame, 
     const char *quoted = (c->flags & INETCSUM_CHECK_QUOTED) ? "quoted " : "";
     int w = hex_width(c);
     fprintf(out, "%s: frame %llu %s%s%s 0x%0*x, should be 0x%0*x%s%s%s%s\n", cli_name(file), frame, quoted, where,
-            display_names[c->layer], w, c->stored, w, c->expected, why(c), note ? " (" : "", note ? note : "",
+            inetcsum_layer_display_name((enum inetcsum_layer)c->layer), w, c->stored, w, c->expected, why(c), note ? " (" : "", note ? note : "",
             note ? ")" : "");
 }
 
@@ -115,7 +108,7 @@ void report_layers(FILE *out, const struct tally *t)
             n += t->by[l][s];
         if (!n)
             continue;
-        fprintf(out, "  %-8s", display_names[l]);
+        fprintf(out, "  %-8s", inetcsum_layer_display_name((enum inetcsum_layer)l));
         const char *sep = " ";
         for (int s = 0; s < INETCSUM_STATUS_COUNT; s++)
             if (t->by[l][s]) {

@@ -13,8 +13,6 @@
  * (nothing printed) for any other. */
 int report_undecoded_line(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r,
                           int unfollowed_ok);
-/* A layer as people write it: "IPv4", "UDP-Lite", "ICMPv6". */
-const char *report_layer_name(unsigned layer);
 
 /* "FILE: frame N inner TCP 0x1a7f, should be 0x1a7e" and what kind of problem it is, then `note`
  * in parentheses when not NULL. */

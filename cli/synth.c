@@ -339,7 +339,7 @@ int synth_damage(struct synth *s, uint8_t *frame, size_t len, struct synth_damag
         inetcsum_offload(frame, len, INETCSUM_LINK_ETHERNET, &o, NULL);
         *d = (struct synth_damage){c->layer, c->depth, 1, 0};
     } else {
-        uint8_t *field = frame + c->offset + ics_l4_rules[c->layer].field;
+        uint8_t *field = frame + c->offset + ics_layers[c->layer].field;
         if (c->layer == INETCSUM_LAYER_SCTP) {
             uint32_t x = (uint32_t)synth_rand(s) | 1;
             for (int i = 0; i < 4; i++)

@@ -53,7 +53,9 @@ static inline uint16_t inetcsum_ipv6_magic(const void *saddr, const void *daddr,
 
 /* ---- Upper-layer checksums: which field, which rules ------------------------------------------- */
 
-/* Every checksum the packet layer knows, as named in reports ("ipv4", "tcp", ...). */
+/* Every checksum the packet layer knows, as named in reports ("ipv4", "tcp", ...).  A pseudo-header
+ * is summed for TCP, UDP, UDP-Lite, ICMPv6, MH, DCCP, and PIM, OSPF and VRRP over IPv6 (PIM and
+ * OSPFv3) or in version 3 (VRRPv3); the others cover their own bytes only. */
 enum inetcsum_layer {
     INETCSUM_LAYER_IPV4 = 0, /* IPv4 header checksum */
     INETCSUM_LAYER_TCP,
@@ -94,8 +96,15 @@ enum inetcsum_status {
     INETCSUM_STATUS_COUNT
 };
 
-/* "ipv4", "tcp", "udp", "udplite", "icmp", "icmpv6", "igmp", "gre", "sctp"; "?" out of range. */
+/* A layer's name as JSON and the Python package write it: "ipv4", "tcp", "udp", "udplite", "icmp",
+ * "icmpv6", "igmp", "gre", "sctp", "mh", "pim", "ospf", "vrrp", "eigrp", "dccp", "rsvp", "nhrp",
+ * "fcs", "pgm" (INETCSUM_LAYER_COUNT of them, in the enum's order); "?" out of range. */
 INETCSUM_API const char *inetcsum_layer_name(enum inetcsum_layer layer);
+/* The same as people read it in reports: "IPv4", "TCP", "UDP-Lite", "ICMPv6", ...; "?" out of
+ * range. */
+INETCSUM_API const char *inetcsum_layer_display_name(enum inetcsum_layer layer);
+/* The layer inetcsum_layer_name calls `name` ("udplite"), or -1. */
+INETCSUM_API int inetcsum_layer_from_name(const char *name);
 /* "good", "bad", "partial", "absent", "illegal", "unverifiable"; "?" out of range. */
 INETCSUM_API const char *inetcsum_status_name(enum inetcsum_status status);
 

@@ -223,7 +223,13 @@ static void fill_round_trip(const char *file, long frame, const struct frame *f,
         const struct inetcsum_check *c = &filled.checks[i];
         if (!(c->flags & INETCSUM_CHECK_WRITTEN))
             continue;
-        static const uint8_t field[INETCSUM_LAYER_COUNT] = {10, 16, 6, 6, 2, 2, 2, 4, 8, 4, 2, 12, 6, 2, 6, 2, 12, 0, 6};
+        static const uint8_t field[INETCSUM_LAYER_COUNT] = {
+            [INETCSUM_LAYER_IPV4] = 10, [INETCSUM_LAYER_TCP] = 16,  [INETCSUM_LAYER_UDP] = 6,   [INETCSUM_LAYER_UDPLITE] = 6,
+            [INETCSUM_LAYER_ICMP] = 2,  [INETCSUM_LAYER_ICMPV6] = 2, [INETCSUM_LAYER_IGMP] = 2, [INETCSUM_LAYER_GRE] = 4,
+            [INETCSUM_LAYER_SCTP] = 8,  [INETCSUM_LAYER_MH] = 4,    [INETCSUM_LAYER_PIM] = 2,   [INETCSUM_LAYER_OSPF] = 12,
+            [INETCSUM_LAYER_VRRP] = 6,  [INETCSUM_LAYER_EIGRP] = 2, [INETCSUM_LAYER_DCCP] = 6,  [INETCSUM_LAYER_RSVP] = 2,
+            [INETCSUM_LAYER_NHRP] = 12, [INETCSUM_LAYER_FCS] = 0,   [INETCSUM_LAYER_PGM] = 6}; /* (by name: an oracle
+                                                                                            * apart from the table) */
         const int crc = c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS;
         const size_t at = c->offset + (c->layer == INETCSUM_LAYER_FCS ? c->length : field[c->layer]);
         unsigned width = 0;

@@ -2,7 +2,9 @@
  * reference over explicitly built pseudo-header bytes, with 32-bit lengths and any seed. */
 #include <string.h>
 
+#include "inetcsum_packet.h"
 #include "inetcsum_proto.h"
+#include "proto/layers.h"
 #include "testutil.h"
 
 static void put32be(uint8_t *p, uint32_t v)
@@ -67,10 +69,48 @@ static void ipv4_headers(void)
             }
 }
 
+/* The table of layers (lib/proto/layers.c): a row for every layer, names unique and found again
+ * by name, the public names the table's, and a field 2 bytes wide or a 4-byte CRC, as the
+ * verify, fill and report code all read it. */
+static void layer_table(void)
+{
+    for (int i = 0; i < INETCSUM_LAYER_COUNT; i++) {
+        const struct ics_layer *l = &ics_layers[i];
+        CHECK(l->name && l->display && l->name[0] && l->display[0], "layer %d has a row", i);
+        if (!l->name || !l->display)
+            continue;
+        CHECK(strcmp(inetcsum_layer_name((enum inetcsum_layer)i), l->name) == 0 &&
+                  strcmp(inetcsum_layer_display_name((enum inetcsum_layer)i), l->display) == 0,
+              "layer %d: the public names are the table's", i);
+        CHECK(inetcsum_layer_from_name(l->name) == i, "layer %s found by its name", l->name);
+        CHECK((l->width == 4) == (l->crc != 0) && (l->width == 2 || l->width == 4), "layer %s: width %u, crc %u",
+              l->name, l->width, l->crc);
+        CHECK(l->trailer || l->field + l->width <= l->min_len, "layer %s: the field lies in the shortest header",
+              l->name);
+        for (int j = 0; j < i; j++)
+            CHECK(!ics_layers[j].name || (strcmp(ics_layers[j].name, l->name) != 0 &&
+                                         strcmp(ics_layers[j].display, l->display) != 0),
+                  "layers %d and %d named apart", j, i);
+        /* inetcsum_check_field says the table's width too */
+        struct inetcsum_check c = {.layer = (uint8_t)i, .offset = 10, .length = 40};
+        unsigned width = 0;
+        const size_t at = inetcsum_check_field(&c, &width);
+        CHECK(width == l->width && at == (l->trailer ? 50u : 10u + l->field), "layer %s: check_field %zu/%u", l->name,
+              at, width);
+    }
+    CHECK(strcmp(inetcsum_layer_name(INETCSUM_LAYER_COUNT), "?") == 0 &&
+              strcmp(inetcsum_layer_display_name(INETCSUM_LAYER_COUNT), "?") == 0,
+          "out of range: ?");
+    CHECK(inetcsum_layer_from_name("TCP") == -1 && inetcsum_layer_from_name(NULL) == -1 &&
+              inetcsum_layer_from_name("") == -1,
+          "from_name: the JSON names only");
+}
+
 int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_proto");
     pseudo_headers();
     ipv4_headers();
+    layer_table();
     return tu_finish();
 }

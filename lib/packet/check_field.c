@@ -2,7 +2,7 @@
  * judged and wrote it with (lib/proto/l4.h), for callers that write back only what fill changed
  * (the capture library's in-place fix). */
 #include "inetcsum_packet.h"
-#include "../proto/l4.h"
+#include "../proto/layers.h"
 
 size_t inetcsum_check_field(const struct inetcsum_check *check, unsigned *width)
 {

@@ -135,7 +135,7 @@ ics_fast_l4_verdict_of(enum inetcsum_layer layer, const uint8_t *f, const struct
 {
     const uint8_t *l4 = f + fr->l4;
     const uint32_t sum = sg ? ics_view_sum_sg(sg, fr->l4, fr->l4len, 0) : inetcsum_partial(l4, fr->l4len, 0);
-    return ics_inet_verdict(layer, ics_load16(l4 + ics_l4_rules[layer].field), sum, pseudo,
+    return ics_inet_verdict(layer, ics_load16(l4 + ics_layers[layer].field), sum, pseudo,
                             flags | (fr->v6 ? INETCSUM_OVER_IPV6 : 0));
 }
 
@@ -166,10 +166,10 @@ static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *
                             struct inetcsum_report *report)
 {
     struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, ics_fast_pseudo(f, fr), flags, NULL);
-    unsigned problems = problem(l4.status), n = 0;
+    unsigned problems = ics_status_problem(l4.status), n = 0;
     if (!fr->v6) {
         struct inetcsum_verdict ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
-        problems += problem(ip.status);
+        problems += ics_status_problem(ip.status);
         ics_fast_report(&report->checks[n++], INETCSUM_LAYER_IPV4, fr->ip, 20, &ip, 0);
     }
     ics_fast_report(&report->checks[n++], fr->layer, fr->l4, fr->l4len, &l4, 0);
@@ -220,7 +220,7 @@ static inline __attribute__((always_inline)) uint32_t ics_fast_write_sg(uint8_t 
     struct inetcsum_verdict l4 = {0}, ip = {0};
     if (ICS_VERDICT_NEEDED(kind))
         l4 = ics_fast_l4_verdict(f, fr, pseudo, flags, sg);
-    unsigned l4_flags = ics_fast_write_item(f + fr->l4 + ics_l4_rules[fr->layer].field, &l4, flags, kind, pseudo, o,
+    unsigned l4_flags = ics_fast_write_item(f + fr->l4 + ics_layers[fr->layer].field, &l4, flags, kind, pseudo, o,
                                         &software);
     written += l4_flags == INETCSUM_CHECK_WRITTEN;
     if (report)

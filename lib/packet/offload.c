@@ -79,7 +79,7 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
     for (unsigned j = 0; j < p.n; j++) {
         const struct ics_item *it = &p.item[j];
         uint32_t kind = (o->flags & INETCSUM_OFFLOAD_TWO_LEVELS) && it->depth > 1 ? 0 : kind_of(it);
-        cov[j] = (it->flags & ICS_UNSURE) ? 0 : coverage(&v, it);
+        cov[j] = (it->flags & ICS_UNSURE) ? 0 : ics_item_coverage(&v, it);
         skip[j] = (it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) || cov[j] == 0 || !(o->request & kind);
         device[j] = !skip[j] && (o->device & kind) && it->depth <= 1 && kind != INETCSUM_OFL_OTHER &&
                     kind != INETCSUM_OFL_INNER(INETCSUM_OFL_OTHER);
@@ -95,7 +95,7 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
         /* A software item's verdict is made below; the old one is wanted only for the report. */
         struct inetcsum_verdict vd = {0};
         if (report && (skip[i] || device[i]))
-            vd = judge(&v, it, 0, 0);
+            vd = ics_item_judge(&v, it, 0, 0);
         unsigned extra = 0;
         if (skip[i]) {
             /* left alone */
@@ -104,29 +104,29 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
             seed.expected = 0;
             if (it->pseudo && !(o->flags & INETCSUM_OFFLOAD_ZERO_SEED))
                 seed.expected = ics_net16(inetcsum_fold(it->pseudo));
-            store_expected(&v, it, &seed);
+            ics_item_store_expected(&v, it, &seed);
             vd.expected = seed.expected;
             extra = INETCSUM_CHECK_DEVICE;
         } else {
             /* The field lies inside the frame: the parse checked the header holding it. */
             uint8_t sc[4];
-            const uint8_t *field = ics_view_get(&v, field_at(it), field_width(it), sc);
+            const uint8_t *field = ics_view_get(&v, ics_item_field_at(it), ics_item_field_width(it), sc);
             if (!field)
                 continue;
             if (it->layer == INETCSUM_LAYER_SCTP) {
-                vd = ics_sctp_verdict(ics_get_le32(field), sctp_crc(&v, it));
+                vd = ics_sctp_verdict(ics_get_le32(field), ics_item_sctp_crc(&v, it));
             } else {
                 uint16_t mem;
                 memcpy(&mem, field, 2);
                 vd = ics_inet_verdict((enum inetcsum_layer)it->layer, mem, offload_sum(&v, &p, device, i, cov[i]),
-                                      it->pseudo, verdict_flags(it, 0));
+                                      it->pseudo, ics_item_verdict_flags(it, 0));
             }
-            store_expected(&v, it, &vd);
+            ics_item_store_expected(&v, it, &vd);
             extra = INETCSUM_CHECK_WRITTEN;
             software |= kind_of(it);
         }
         if (report)
-            report_check(&v, report, i, it, &vd, extra);
+            ics_report_check(&v, report, i, it, &vd, extra);
     }
     if (report)
         ics_report_frame(report, &p);
@@ -136,7 +136,7 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
 uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
                              struct inetcsum_report *report)
 {
-    const struct ics_view v = contiguous(frame, len);
+    const struct ics_view v = ics_view_contiguous(frame, len);
     return offload_view(&v, link, o, report);
 }
 
@@ -147,7 +147,7 @@ uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsu
      * and to a chain whose first segment holds the headers, the payload summed across them. */
     if (nseg == 1)
         return inetcsum_offload(seg[0].iov_base, seg[0].iov_len, link, o, report);
-    const struct ics_view v = segments(seg, nseg);
+    const struct ics_view v = ics_view_segments(seg, nseg);
     struct ics_fast fr;
     if (ics_fast_recognise_sg(&v, link, &fr))
         return ics_fast_write_sg((uint8_t *)seg[0].iov_base, &fr, 0, o, report, &v);

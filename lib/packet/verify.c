@@ -12,9 +12,9 @@ static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetc
     ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
     unsigned problems = 0;
     for (unsigned i = 0; i < parsed.n; i++) {
-        struct inetcsum_verdict vd = judge(v, &parsed.item[i], flags, 0);
-        problems += problem(vd.status);
-        report_check(v, report, i, &parsed.item[i], &vd, 0);
+        struct inetcsum_verdict vd = ics_item_judge(v, &parsed.item[i], flags, 0);
+        problems += ics_status_problem(vd.status);
+        ics_report_check(v, report, i, &parsed.item[i], &vd, 0);
     }
     ics_report_frame(report, &parsed);
     return problems;
@@ -53,40 +53,40 @@ static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsu
     /* An FCS (always the first item) is a CRC: no sum undoes the writes inside it, so it is judged
      * as it was before any. */
     const int has_fcs = parsed.n && parsed.item[0].layer == INETCSUM_LAYER_FCS;
-    const struct inetcsum_verdict fcs_before = has_fcs ? judge(v, &parsed.item[0], flags, 0)
+    const struct inetcsum_verdict fcs_before = has_fcs ? ics_item_judge(v, &parsed.item[0], flags, 0)
                                                        : (struct inetcsum_verdict){INETCSUM_UNVERIFIABLE, 0, 0};
     /* Innermost first: an outer checksum covers the inner fields as they will be sent.  What is
      * reported is each checksum as it was before any write (as verify sees it): an outer one that
      * was right is reported good, and written when the inner writes made it wrong. */
     for (unsigned i = parsed.n; i-- > 0;) {
         const struct ics_item *it = &parsed.item[i];
-        struct inetcsum_verdict vd = judge(v, it, flags, 0);
+        struct inetcsum_verdict vd = ics_item_judge(v, it, flags, 0);
         struct inetcsum_verdict as_it_was = it->layer == INETCSUM_LAYER_FCS ? fcs_before : vd;
-        if (written && !field_is_crc(it) && !(it->flags & ICS_UNSURE)) {
-            const uint32_t undo = undo_writes(it, coverage(v, it), w, written);
+        if (written && !ics_item_is_crc(it) && !(it->flags & ICS_UNSURE)) {
+            const uint32_t undo = undo_writes(it, ics_item_coverage(v, it), w, written);
             if (undo)
-                as_it_was = judge(v, it, flags, undo);
+                as_it_was = ics_item_judge(v, it, flags, undo);
         }
         unsigned extra = 0;
         /* Never written: quoted, fragmented, truncated or malformed ones, and a UDP-Lite coverage
          * out of range (no value would be right). */
         if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && vd.status != INETCSUM_UNVERIFIABLE &&
-            coverage(v, it) != 0 && ics_fill_wanted(&vd, flags)) {
+            ics_item_coverage(v, it) != 0 && ics_fill_wanted(&vd, flags)) {
             struct written_field *f = &w[written];
             uint8_t sc[4];
-            f->at = field_at(it);
-            f->width = field_width(it);
+            f->at = ics_item_field_at(it);
+            f->width = ics_item_field_width(it);
             memcpy(f->old, ics_view_get(v, f->at, f->width, sc), f->width);
             ics_put_expected(f->now, vd.expected, f->width);
             ics_view_put(v, f->at, f->now, f->width);
             extra = INETCSUM_CHECK_WRITTEN;
             written++;
-        } else if (problem(as_it_was.status) && vd.status == INETCSUM_GOOD) {
+        } else if (ics_status_problem(as_it_was.status) && vd.status == INETCSUM_GOOD) {
             extra = INETCSUM_CHECK_MENDED;
         }
         if (report) {
             as_it_was.expected = vd.expected; /* what the field holds now, or should */
-            report_check(v, report, i, it, &as_it_was, extra);
+            ics_report_check(v, report, i, it, &as_it_was, extra);
         }
     }
     if (report)
@@ -97,14 +97,14 @@ static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsu
 unsigned ics_verify_general(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
                             unsigned flags, struct inetcsum_report *report)
 {
-    struct ics_view v = contiguous(frame, caplen);
+    struct ics_view v = ics_view_contiguous(frame, caplen);
     return verify_view(&v, wirelen, link, flags, report);
 }
 
 unsigned ics_fill_general(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
                           struct inetcsum_report *report)
 {
-    struct ics_view v = contiguous(frame, caplen);
+    struct ics_view v = ics_view_contiguous(frame, caplen);
     return fill_view(&v, wirelen, link, flags, report);
 }
 
@@ -126,7 +126,7 @@ unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirele
     struct inetcsum_report unasked;
     if (!report)
         report = &unasked;
-    struct ics_view v = segments(seg, nseg);
+    struct ics_view v = ics_view_segments(seg, nseg);
     return verify_view(&v, wirelen, link, flags, report);
 }
 
@@ -142,6 +142,6 @@ unsigned inetcsum_fill(void *frame, size_t caplen, size_t wirelen, enum inetcsum
 unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
                            unsigned flags, struct inetcsum_report *report)
 {
-    struct ics_view v = segments(seg, nseg);
+    struct ics_view v = ics_view_segments(seg, nseg);
     return fill_view(&v, wirelen, link, flags, report);
 }

@@ -87,7 +87,7 @@ static inline void ics_add(struct ics_walker *w, enum inetcsum_layer layer, cons
     }
     if (off > w->cap || len > w->cap - off)
         flags |= INETCSUM_CHECK_TRUNCATED;
-    if (len < ics_l4_rules[layer].min_len)
+    if (len < ics_layers[layer].min_len)
         flags |= INETCSUM_CHECK_MALFORMED;
     if (w->quoted)
         flags |= INETCSUM_CHECK_QUOTED;

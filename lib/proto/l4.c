@@ -3,40 +3,6 @@
 
 #include "../kernels.h"
 
-/* Each layer's checksum field, the shortest header that holds it, and whether a pseudo-header is
- * summed (lib/wire gives the offsets). */
-const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT] = {
-    [INETCSUM_LAYER_IPV4] = {ICS_IPV4_CHECK, ICS_IPV4_HLEN, 0, 0, 0},
-    [INETCSUM_LAYER_TCP] = {ICS_TCP_CHECK, ICS_TCP_HLEN, 1, 1, 0},
-    [INETCSUM_LAYER_UDP] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1, 1, 0}, /* (its zero rule is its own) */
-    [INETCSUM_LAYER_UDPLITE] = {ICS_UDP_CHECK, ICS_UDP_HLEN, 1, 1, 0},
-    [INETCSUM_LAYER_ICMP] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 0, 0, 0},
-    [INETCSUM_LAYER_ICMPV6] = {ICS_ICMP_CHECK, ICS_ICMP_CHECK + 2, 1, 1, 0},
-    [INETCSUM_LAYER_IGMP] = {ICS_IGMP_CHECK, ICS_IGMP_CHECK + 2, 0, 0, 0},
-    [INETCSUM_LAYER_GRE] = {ICS_GRE_CHECK, ICS_GRE_CSUM_HLEN, 0, 0, 0},
-    [INETCSUM_LAYER_SCTP] = {ICS_SCTP_CHECK, ICS_SCTP_HLEN, 0, 0, 0},
-    [INETCSUM_LAYER_MH] = {ICS_MH_CHECK, ICS_MH_HLEN, 1, 1, 0},
-    /* The routing and signalling protocols: no device computes these, none is left seeded. */
-    [INETCSUM_LAYER_PIM] = {ICS_PIM_CHECK, ICS_PIM_HLEN, 1, 0, 0}, /* (the pseudo-header over IPv6 only) */
-    [INETCSUM_LAYER_OSPF] = {ICS_OSPF_CHECK, ICS_OSPF_CHECK + 2, 1, 0, 0}, /* (v2: the authentication field's
-                                                                              * sum taken out through it) */
-    [INETCSUM_LAYER_VRRP] = {ICS_VRRP_CHECK, ICS_VRRP_HLEN, 1, 0, 0}, /* (version 3 only) */
-    [INETCSUM_LAYER_EIGRP] = {ICS_EIGRP_CHECK, ICS_EIGRP_HLEN, 0, 0, 0},
-    [INETCSUM_LAYER_DCCP] = {ICS_DCCP_CHECK, ICS_DCCP_HLEN, 1, 0, 0},
-    [INETCSUM_LAYER_RSVP] = {ICS_RSVP_CHECK, ICS_RSVP_HLEN, 0, 0, 1},
-    [INETCSUM_LAYER_NHRP] = {ICS_NHRP_CHECK, ICS_NHRP_HLEN, 0, 0, 0},
-    [INETCSUM_LAYER_FCS] = {0, 0, 0, 0, 0}, /* (its field follows what it covers: lib/packet/verdict.h) */
-    [INETCSUM_LAYER_PGM] = {ICS_PGM_CHECK, ICS_PGM_HLEN, 0, 0, 1},
-};
-
-const char *inetcsum_layer_name(enum inetcsum_layer layer)
-{
-    static const char *const names[INETCSUM_LAYER_COUNT] = {"ipv4", "tcp",    "udp",  "udplite", "icmp",
-                                                            "icmpv6", "igmp", "gre", "sctp", "mh", "pim",
-                                                            "ospf", "vrrp", "eigrp", "dccp", "rsvp", "nhrp", "fcs", "pgm"};
-    return (unsigned)layer < INETCSUM_LAYER_COUNT ? names[layer] : "?";
-}
-
 const char *inetcsum_status_name(enum inetcsum_status status)
 {
     static const char *const names[INETCSUM_STATUS_COUNT] = {"good",   "bad",     "partial",
@@ -64,12 +30,12 @@ uint32_t ics_udplite_coverage(const uint8_t *hdr, size_t len)
 
 /* Fills in v (and the GRE "no field" case) for a contiguous message; *covered is the number of
  * bytes the checksum covers, 0 when there is no checksum to judge. */
-static struct inetcsum_verdict judge(enum inetcsum_layer layer, const uint8_t *p, size_t len, uint32_t pseudo,
+static struct inetcsum_verdict judge_message(enum inetcsum_layer layer, const uint8_t *p, size_t len, uint32_t pseudo,
                                      unsigned flags, size_t *covered)
 {
     struct inetcsum_verdict v = {INETCSUM_UNVERIFIABLE, 0, 0};
     *covered = 0;
-    if ((unsigned)layer >= INETCSUM_LAYER_COUNT || layer == INETCSUM_LAYER_IPV4 || len < ics_l4_rules[layer].min_len)
+    if ((unsigned)layer >= INETCSUM_LAYER_COUNT || layer == INETCSUM_LAYER_IPV4 || len < ics_layers[layer].min_len)
         return v;
     if (layer == INETCSUM_LAYER_GRE && !(ics_get16(p + ICS_GRE_FLAGS) & ICS_GRE_C))
         return v; /* no checksum field */
@@ -82,7 +48,7 @@ static struct inetcsum_verdict judge(enum inetcsum_layer layer, const uint8_t *p
         return ics_sctp_verdict(ics_get_le32(p + ICS_SCTP_CHECK), crc);
     }
     size_t cov = len;
-    uint16_t stored = ics_load16(p + ics_l4_rules[layer].field);
+    uint16_t stored = ics_load16(p + ics_layers[layer].field);
     if (layer == INETCSUM_LAYER_UDPLITE) {
         cov = ics_udplite_coverage(p, len);
         if (cov == 0) {
@@ -99,7 +65,7 @@ struct inetcsum_verdict inetcsum_l4_verify(enum inetcsum_layer layer, const void
                                            unsigned flags)
 {
     size_t covered;
-    return judge(layer, (const uint8_t *)msg, len, pseudo, flags, &covered);
+    return judge_message(layer, (const uint8_t *)msg, len, pseudo, flags, &covered);
 }
 
 struct inetcsum_verdict inetcsum_l4_fill(enum inetcsum_layer layer, void *msg, size_t len, uint32_t pseudo,
@@ -107,9 +73,9 @@ struct inetcsum_verdict inetcsum_l4_fill(enum inetcsum_layer layer, void *msg, s
 {
     uint8_t *p = (uint8_t *)msg;
     size_t covered;
-    struct inetcsum_verdict v = judge(layer, p, len, pseudo, flags, &covered);
+    struct inetcsum_verdict v = judge_message(layer, p, len, pseudo, flags, &covered);
     if (covered == 0 || !ics_fill_wanted(&v, flags))
         return v;
-    ics_put_expected(p + ics_l4_rules[layer].field, v.expected, layer == INETCSUM_LAYER_SCTP ? 4 : 2);
+    ics_put_expected(p + ics_layers[layer].field, v.expected, ics_layers[layer].width);
     return v;
 }

@@ -1,37 +1,14 @@
-/* The per-protocol checksum rules, shared by the contiguous entry points (l4.c) and the packet
- * layer, which sums scattered frames itself and only asks these functions for the verdict.  The
+/* The per-protocol checksum rules (each layer's row in layers.h says where its field is and which
+ * of them apply), shared by the contiguous entry points (l4.c) and the packet layer, which sums scattered frames itself and only asks these functions for the verdict.  The
  * verdict and fill rules are inline: the packet layer applies them per checksum, often with the
  * layer known at compile time. */
 #ifndef ICS_PROTO_L4_H
 #define ICS_PROTO_L4_H
 
 #include "inetcsum_proto.h"
+#include "layers.h"
 #include "../kernels.h"
 #include "../wire/wire.h"
-
-/* Where each layer keeps its checksum and what it needs. */
-struct ics_l4_rule {
-    uint8_t field;   /* offset of the checksum field in the header */
-    uint8_t min_len; /* shortest header that holds the field */
-    uint8_t pseudo;  /* 1: the sum includes a pseudo-header (where the carrier has one) */
-    uint8_t seeded;  /* 1: a sender may leave the field holding the pseudo-header sum for its NIC
-                      * (reported partial) */
-    uint8_t zero_none; /* 1: a field of 0 means no checksum was sent (reported absent) */
-};
-extern const struct ics_l4_rule ics_l4_rules[INETCSUM_LAYER_COUNT];
-
-/* Where a layer's checksum field is, for a header at `off` covering `len` bytes: at its rule's
- * offset into the header, or (an FCS) right after the bytes it covers; 2 bytes wide, or 4 for the
- * CRCs (SCTP's CRC32c, an FCS's CRC-32). */
-static inline size_t ics_field_at(unsigned layer, size_t off, size_t len)
-{
-    return off + (layer == INETCSUM_LAYER_FCS ? len : ics_l4_rules[layer].field);
-}
-
-static inline size_t ics_field_width(unsigned layer)
-{
-    return layer == INETCSUM_LAYER_SCTP || layer == INETCSUM_LAYER_FCS ? 4 : 2;
-}
 
 /* The network-order value of a 16-bit field loaded in memory order (what the reports show). */
 static inline uint32_t ics_net16(uint16_t mem)
@@ -62,7 +39,7 @@ static inline uint32_t ics_inet_expected(enum inetcsum_layer layer, uint16_t sto
      * header (its version nibble): there 0x0000 is the checksum, as Linux's ip_fast_csum and
      * every device compute it; without one (ICMP, IGMP, GRE, all-zero messages as fuzzers make
      * them) 0xFFFF is right in both cases. */
-    if (want == 0 && !ics_l4_rules[layer].pseudo && layer != INETCSUM_LAYER_IPV4)
+    if (want == 0 && !ics_layers[layer].pseudo && layer != INETCSUM_LAYER_IPV4)
         want = 0xFFFF;
     return ics_net16(want);
 }
@@ -75,9 +52,9 @@ static inline struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer
                                                        uint32_t covered_sum, uint32_t pseudo, unsigned flags)
 {
     struct inetcsum_verdict v = {INETCSUM_BAD, ics_net16(stored_mem), 0};
-    int pseudo_used = ics_l4_rules[layer].pseudo;
+    int pseudo_used = ics_layers[layer].pseudo;
     uint32_t total = pseudo_used ? ics_add32(covered_sum, pseudo) : covered_sum;
-    if (stored_mem == 0 && ics_l4_rules[layer].zero_none) {
+    if (stored_mem == 0 && ics_layers[layer].zero_none) {
         v.status = INETCSUM_ABSENT;
         v.expected = ics_inet_expected(layer, stored_mem, total);
         return v;
@@ -100,7 +77,7 @@ static inline struct inetcsum_verdict ics_inet_verdict(enum inetcsum_layer layer
         return v;
     }
     v.expected = ics_inet_expected(layer, stored_mem, total);
-    if (ics_l4_rules[layer].seeded && stored_mem == ics_fold16(pseudo))
+    if (ics_layers[layer].seeded && stored_mem == ics_fold16(pseudo))
         v.status = INETCSUM_PARTIAL;
     return v;
 }

@@ -18,11 +18,14 @@ int icspy_types_ready(void)
 int icspy_layer(PyObject *obj, const char *func, enum inetcsum_layer *layer)
 {
     if (PyUnicode_Check(obj)) { /* Layer members are strings too */
-        for (int i = 0; i < INETCSUM_LAYER_COUNT; i++)
-            if (PyUnicode_CompareWithASCIIString(obj, inetcsum_layer_name((enum inetcsum_layer)i)) == 0) {
-                *layer = (enum inetcsum_layer)i;
-                return 0;
-            }
+        const char *name = PyUnicode_AsUTF8(obj);
+        const int found = name ? inetcsum_layer_from_name(name) : -1;
+        if (found >= 0) {
+            *layer = (enum inetcsum_layer)found;
+            return 0;
+        }
+        if (!name)
+            return -1;
         PyErr_Format(PyExc_ValueError, "%s(): unknown layer '%U'", func, obj);
         return -1;
     }
@@ -213,6 +216,14 @@ static PyObject *py_register(PyObject *self, PyObject *const *args, Py_ssize_t n
             PyErr_SetString(PyExc_TypeError, "_register(): Check and Verdict must be tuple types, Report a list type");
             return NULL;
         }
+    /* Layer has a member for every layer of the C library's table and no other. */
+    const Py_ssize_t members = PyObject_Length(args[3]);
+    if (members != INETCSUM_LAYER_COUNT) {
+        if (members >= 0)
+            PyErr_Format(PyExc_ValueError, "_register(): Layer has %zd members, the C library %d layers", members,
+                         (int)INETCSUM_LAYER_COUNT);
+        return NULL;
+    }
     struct icspy_types t = {args[0], args[1], args[2], args[7], NULL, NULL, NULL, NULL};
     t.layers = table(args[3], INETCSUM_LAYER_COUNT, layer_name);
     t.statuses = t.layers ? table(args[4], INETCSUM_STATUS_COUNT, status_name) : NULL;
@@ -374,6 +385,18 @@ static PyObject *py_crc32c_impl_name(PyObject *self, PyObject *unused)
     return PyUnicode_FromString(inetcsum_crc32c_impl_name());
 }
 
+PyDoc_STRVAR(layer_display_name_doc, "_layer_display_name($module, layer, /)\n--\n\n"
+                                     "A layer as people read it and the command prints it: 'UDP-Lite' for 'udplite'.");
+
+static PyObject *py_layer_display_name(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    enum inetcsum_layer layer;
+    if (icspy_layer(arg, "_layer_display_name", &layer) < 0)
+        return NULL;
+    return PyUnicode_FromString(inetcsum_layer_display_name(layer));
+}
+
 PyDoc_STRVAR(version_doc, "version($module, /)\n--\n\nThe C library's version, e.g. '0.1.0'.");
 
 static PyObject *py_version(PyObject *self, PyObject *unused)
@@ -393,6 +416,7 @@ static PyMethodDef module_methods[] = {
     {"crc32c_impls", py_crc32c_impls, METH_NOARGS, crc32c_impls_doc},
     {"crc32c_set_impl", (PyCFunction)(void (*)(void))py_crc32c_set_impl, METH_FASTCALL, crc32c_set_impl_doc},
     {"version", py_version, METH_NOARGS, version_doc},
+    {"_layer_display_name", py_layer_display_name, METH_O, layer_display_name_doc},
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_FASTCALL, register_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -33,6 +33,14 @@ class Layer(str, enum.Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def display(self) -> str:
+        """The layer as people read it and the command prints it (``"UDP-Lite"``, ``"ICMPv6"``): the
+        C library's table of layers names both."""
+        from ._inetcsum import _layer_display_name
+
+        return _layer_display_name(self.value)
+
 
 class Status(str, enum.Enum):
     """What a checksum field holds.  Members are also their names as strings."""

@@ -170,7 +170,9 @@ def test_every_layer_is_named_in_the_docs():
     named = set(re.findall(r"`([a-z0-9]+)`", json_row))
     assert set(layers) <= named, set(layers) - named
     # The README's "Checksums:" list and the man page's DESCRIPTION name them as people read them.
-    words = {"ipv4": "IPv4", "udplite": "UDP-Lite", "mh": "Mobility Header", "icmpv6": "ICMPv6"}
+    # (the library's display names, but for the one the prose spells out)
+    words = {layer.value: layer.display for layer in inetcsum.Layer}
+    words["mh"] = "Mobility Header"
     readme = (REPO / "README.md").read_text()
     listed = readme[readme.index("- Checksums:"):readme.index("- `fill` writes")]
     man = (REPO / "docs" / "inetcsum.1").read_text().replace("\\-", "-")
@@ -179,3 +181,14 @@ def test_every_layer_is_named_in_the_docs():
         word = words.get(name, name.upper())
         assert word in listed, f"{name} ({word}) missing from the README's checksum list"
         assert word in described, f"{name} ({word}) missing from the man page's description"
+
+
+def test_layers_are_the_libraries():
+    """Layer has a member for each row of the C library's table of layers, with its display name:
+    the command's ("UDP-Lite"), not one spelt again here."""
+    displays = {layer: layer.display for layer in inetcsum.Layer}
+    assert displays[inetcsum.Layer.UDPLITE] == "UDP-Lite" and displays[inetcsum.Layer.ICMPV6] == "ICMPv6"
+    assert len(set(displays.values())) == len(displays) and all(displays.values())
+    assert inetcsum._inetcsum._layer_display_name(2) == "UDP" and inetcsum._inetcsum._layer_display_name("tcp") == "TCP"
+    with pytest.raises(ValueError):
+        inetcsum._inetcsum._layer_display_name("TCP")  # the JSON names, as every layer argument takes
