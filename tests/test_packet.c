@@ -737,6 +737,52 @@ static void fragments_and_quotes(void)
           "the ICMP error itself fragmented");
 }
 
+/* A UDP first fragment (issue 36): its UDP length is the whole datagram's, longer than the fragment,
+ * as it always is; reported `fragment` (unverifiable) as a TCP first fragment is, not `malformed`.
+ * A UDP length under the header's own 8 bytes stays malformed, fragment or not. */
+static void udp_first_fragments(void)
+{
+    for (int v6 = 0; v6 < 2; v6++)
+        for (int short_len = 0; short_len < 2; short_len++) {
+            uint8_t p[40 + 8 + 8 + 64] = {0};
+            size_t ip = v6 ? 48 : 20, n = ip + 8 + 64;
+            if (v6) {
+                p[0] = 0x60;
+                put16(p + 4, 8 + 8 + 64);
+                p[6] = 44; /* a fragment header: offset 0, M set */
+                p[7] = 64;
+                p[8 + 15] = 1, p[24 + 15] = 2;
+                p[40] = 17;
+                p[43] = 1;
+                p[44 + 3] = 9; /* identification */
+            } else {
+                p[0] = 0x45;
+                put16(p + 2, n);
+                p[6] = 0x20; /* MF, offset 0 */
+                p[8] = 64;
+                p[9] = 17;
+                p[15] = 1, p[19] = 2;
+            }
+            uint8_t *u = p + ip;
+            put16(u, 1000);
+            put16(u + 2, 2000);
+            put16(u + 4, short_len ? 6 : 3008); /* the datagram's length, or less than a header */
+            u[6] = 0x12, u[7] = 0x34;
+            struct inetcsum_report r;
+            inetcsum_verify(p, n, 0, v6 ? INETCSUM_LINK_IPV6 : INETCSUM_LINK_IPV4, 0, &r);
+            const struct inetcsum_check *c = &r.checks[r.count - 1];
+            CHECK(r.count >= 1 && c->layer == INETCSUM_LAYER_UDP && c->status == INETCSUM_UNVERIFIABLE,
+                  "IPv%d UDP first fragment: %u checks", v6 ? 6 : 4, r.count);
+            if (short_len)
+                CHECK((c->flags & INETCSUM_CHECK_MALFORMED) && (r.flags & INETCSUM_FRAME_MALFORMED),
+                      "IPv%d UDP first fragment with a length of 6: malformed", v6 ? 6 : 4);
+            else
+                CHECK(c->flags == INETCSUM_CHECK_FRAGMENT && !(r.flags & INETCSUM_FRAME_MALFORMED) &&
+                          (r.flags & INETCSUM_FRAME_FRAGMENT),
+                      "IPv%d UDP first fragment: flags 0x%x, frame 0x%x (fragment only)", v6 ? 6 : 4, c->flags, r.flags);
+        }
+}
+
 /* Where an IPv6 datagram's fragmentable part starts (after hop-by-hop, and routing with the
  * destination options before it: RFC 8200 4.5) and which byte names it; an atomic fragment
  * header's place when there is one.  Returns the offset, *nh_at the naming byte. */
@@ -940,6 +986,7 @@ int main(int argc, char **argv)
     lco();
     jumbogram();
     fragments_and_quotes();
+    udp_first_fragments();
     fragment_descriptions();
     too_deep();
     return tu_finish();

@@ -61,7 +61,9 @@ ICS_WALK_STEP(udp)
     if (ulen == 0 && len > 65535)
         ulen = len;
     unsigned bad = 0;
-    if (ulen < ICS_UDP_HLEN || ulen > len) {
+    if (ulen > len && ulen >= ICS_UDP_HLEN && w->ip.frag) {
+        ulen = len; /* a first fragment: its length is the whole datagram's, as TCP's would be */
+    } else if (ulen < ICS_UDP_HLEN || ulen > len) {
         bad = INETCSUM_CHECK_MALFORMED;
         ics_malformed(w);
         ulen = len;

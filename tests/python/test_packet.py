@@ -348,6 +348,20 @@ def test_report_flags():
     assert "Report(" in repr(report)
 
 
+def test_udp_first_fragment_is_not_malformed():
+    """A UDP first fragment's length is the datagram's, longer than the fragment: `fragment`, as a TCP
+    first fragment is, never `malformed` (issue 36), over IPv4 and IPv6."""
+    from scapy.layers.inet6 import IPv6ExtHdrFragment
+
+    v4 = IP(src="10.0.0.1", dst="10.0.0.2", flags="MF") / UDP(sport=1000, dport=2000, len=3008) / Raw(b"x" * 1000)
+    v6 = IPv6(src="::1", dst="::2") / IPv6ExtHdrFragment(id=9, m=1) / UDP(sport=1, dport=2, len=3008) / Raw(b"y" * 1000)
+    for packet in (Ether() / v4, Ether() / v6):
+        report = inetcsum.verify(bytes(packet))
+        udp = report[-1]
+        assert udp.layer == Layer.UDP and udp.status == Status.UNVERIFIABLE and udp.flags == CheckFlag.FRAGMENT, udp
+        assert FrameFlag.MALFORMED not in report.flags and FrameFlag.FRAGMENT in report.flags, report.flags
+
+
 def test_reprs_show_checksums_in_hex():
     """Checksums as Wireshark and tcpdump show them: hex, the field's width; offsets stay decimal."""
     frame = bytes.fromhex("ffffffffffff00000000000008004500001d0001000040117ccd7f0000017f000001003500350009896f78")
