@@ -96,10 +96,19 @@ static PyObject *member(PyObject *table, unsigned index)
     return PyLong_FromUnsignedLong(index); /* beyond the table: a future value, kept as a number */
 }
 
+/* A check's or verdict's expected value: None where it cannot be known (unverifiable), as JSON's
+ * null; the C structs hold 0 there. */
+static PyObject *expected_of(unsigned status, uint32_t expected)
+{
+    if (status == INETCSUM_UNVERIFIABLE)
+        Py_RETURN_NONE;
+    return PyLong_FromUnsignedLong(expected);
+}
+
 PyObject *icspy_verdict(const struct inetcsum_verdict *v)
 {
     PyObject *items[3] = {member(icspy_types.statuses, v->status), PyLong_FromUnsignedLong(v->stored),
-                          PyLong_FromUnsignedLong(v->expected)};
+                          expected_of(v->status, v->expected)};
     return named_tuple(icspy_types.verdict, items, 3);
 }
 
@@ -145,7 +154,7 @@ PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software)
         PyObject *items[8] = {
             member(icspy_types.layers, c->layer),        PyLong_FromLong(c->depth),
             member(icspy_types.statuses, c->status),     PyLong_FromUnsignedLong(c->stored),
-            PyLong_FromUnsignedLong(c->expected),      PyLong_FromUnsignedLong(c->offset),
+            expected_of(c->status, c->expected),       PyLong_FromUnsignedLong(c->offset),
             PyLong_FromUnsignedLong(c->length),        member(icspy_types.check_flags, c->flags),
         };
         PyObject *check = named_tuple(icspy_types.check, items, 8);
@@ -385,16 +394,20 @@ static PyObject *py_crc32c_impl_name(PyObject *self, PyObject *unused)
     return PyUnicode_FromString(inetcsum_crc32c_impl_name());
 }
 
-PyDoc_STRVAR(layer_display_name_doc, "_layer_display_name($module, layer, /)\n--\n\n"
-                                     "A layer as people read it and the command prints it: 'UDP-Lite' for 'udplite'.");
+PyDoc_STRVAR(layer_row_doc, "_layer_row($module, layer, /)\n--\n\n"
+                            "A layer's row in the C library's table: (name, display name, field width in bytes),\n"
+                            "e.g. ('udplite', 'UDP-Lite', 2), ('sctp', 'SCTP', 4).");
 
-static PyObject *py_layer_display_name(PyObject *self, PyObject *arg)
+static PyObject *py_layer_row(PyObject *self, PyObject *arg)
 {
     (void)self;
     enum inetcsum_layer layer;
-    if (icspy_layer(arg, "_layer_display_name", &layer) < 0)
+    if (icspy_layer(arg, "_layer_row", &layer) < 0)
         return NULL;
-    return PyUnicode_FromString(inetcsum_layer_display_name(layer));
+    struct inetcsum_check c = {.layer = (uint8_t)layer};
+    unsigned width = 0;
+    (void)inetcsum_check_field(&c, &width);
+    return Py_BuildValue("(ssI)", inetcsum_layer_name(layer), inetcsum_layer_display_name(layer), width);
 }
 
 PyDoc_STRVAR(version_doc, "version($module, /)\n--\n\nThe C library's version, e.g. '0.1.0'.");
@@ -416,7 +429,7 @@ static PyMethodDef module_methods[] = {
     {"crc32c_impls", py_crc32c_impls, METH_NOARGS, crc32c_impls_doc},
     {"crc32c_set_impl", (PyCFunction)(void (*)(void))py_crc32c_set_impl, METH_FASTCALL, crc32c_set_impl_doc},
     {"version", py_version, METH_NOARGS, version_doc},
-    {"_layer_display_name", py_layer_display_name, METH_O, layer_display_name_doc},
+    {"_layer_row", py_layer_row, METH_O, layer_row_doc},
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_FASTCALL, register_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -4,7 +4,7 @@ it, from the inetcsum C library.
     import inetcsum
     inetcsum.checksum(bytes.fromhex("4500003044224000800600008c7c19acae241e2b"))   # 0x442e
     for check in inetcsum.verify(frame):          # every checksum in an Ethernet frame
-        print(check.layer, check.status, hex(check.stored), hex(check.expected))
+        print(check.layer, check.status, check)   # stored, expected in hex (expected None: unknowable)
 
 Conventions:
 

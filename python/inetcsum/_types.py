@@ -37,9 +37,16 @@ class Layer(str, enum.Enum):
     def display(self) -> str:
         """The layer as people read it and the command prints it (``"UDP-Lite"``, ``"ICMPv6"``): the
         C library's table of layers names both."""
-        from ._inetcsum import _layer_display_name
+        from ._inetcsum import _layer_row
 
-        return _layer_display_name(self.value)
+        return _layer_row(self.value)[1]
+
+    @property
+    def width(self) -> int:
+        """The checksum field's width in bytes: 2, or 4 for the CRCs (SCTP's CRC32c, an FCS)."""
+        from ._inetcsum import _layer_row
+
+        return _layer_row(self.value)[2]
 
 
 class Status(str, enum.Enum):
@@ -149,13 +156,14 @@ class Offload(enum.IntFlag):
 class Check(NamedTuple):
     """One checksum found in a frame.  stored and expected are the field's wire bytes read in
     network order (as Wireshark shows them; SCTP's CRC32c as its 4 bytes lie); expected is what
-    fill() would store, equal to stored when good, 0 when it cannot be known."""
+    fill() would store, equal to stored when good, None when it cannot be known (unverifiable: JSON's
+    null)."""
 
     layer: Layer
     depth: int  # 0: the outermost IP header and what it carries; +1 per tunnel or quote
     status: Status  # before any write
     stored: int
-    expected: int
+    expected: Optional[int]
     offset: int  # of the checksummed header (IPv4 header, TCP header, ...) in the frame
     length: int  # bytes the checksum covers, by the headers (UDP-Lite: its coverage)
     flags: CheckFlag
@@ -172,9 +180,12 @@ class Check(NamedTuple):
                 f"offset={self.offset}, length={self.length}, flags={self.flags!r})")
 
 
-def _hex(value: int, layer: Optional[Layer] = None) -> str:
-    """A checksum field's value in hex: 4 digits, 8 for the 32-bit ones (SCTP's CRC32c, the FCS)."""
-    wide = value > 0xFFFF or layer in (Layer.SCTP, Layer.FCS)
+def _hex(value: Optional[int], layer: Optional[Layer] = None) -> str:
+    """A checksum field's value in hex, as wide as the field (the library's table: 4 digits, 8 for
+    the 32-bit CRCs); None (cannot be known) as None."""
+    if value is None:
+        return "None"
+    wide = value > 0xFFFF or (isinstance(layer, Layer) and layer.width == 4)
     return f"0x{value:08x}" if wide else f"0x{value:04x}"
 
 
@@ -183,7 +194,7 @@ class Verdict(NamedTuple):
 
     status: Status
     stored: int
-    expected: int
+    expected: Optional[int]
 
     def __repr__(self) -> str:
         return f"Verdict(status={self.status!r}, stored={_hex(self.stored)}, expected={_hex(self.expected)})"

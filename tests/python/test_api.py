@@ -189,6 +189,7 @@ def test_layers_are_the_libraries():
     displays = {layer: layer.display for layer in inetcsum.Layer}
     assert displays[inetcsum.Layer.UDPLITE] == "UDP-Lite" and displays[inetcsum.Layer.ICMPV6] == "ICMPv6"
     assert len(set(displays.values())) == len(displays) and all(displays.values())
-    assert inetcsum._inetcsum._layer_display_name(2) == "UDP" and inetcsum._inetcsum._layer_display_name("tcp") == "TCP"
+    assert inetcsum._inetcsum._layer_row(2) == ("udp", "UDP", 2) and inetcsum._inetcsum._layer_row("sctp") == ("sctp", "SCTP", 4)
+    assert [layer for layer in inetcsum.Layer if layer.width == 4] == [inetcsum.Layer.SCTP, inetcsum.Layer.FCS]
     with pytest.raises(ValueError):
-        inetcsum._inetcsum._layer_display_name("TCP")  # the JSON names, as every layer argument takes
+        inetcsum._inetcsum._layer_row("TCP")  # the JSON names, as every layer argument takes

@@ -122,7 +122,7 @@ def as_json(item):
             out["offset"] = item.offset
         return out
     c = item.check
-    width = 8 if c.layer in ("sctp", "fcs") else 4
+    width = 2 * c.layer.width
     out = {
         "frame": item.frame,
         "layer": c.layer.value,

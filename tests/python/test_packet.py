@@ -87,7 +87,8 @@ def cli_reports(cli, path):
         if r["type"] != "check":
             continue
         frames.setdefault(r["frame"], []).append(
-            (r["layer"], r["depth"], r["status"], int(r["stored"], 16), int(r["expected"] or "0", 16)))
+            (r["layer"], r["depth"], r["status"], int(r["stored"], 16),
+             None if r["expected"] is None else int(r["expected"], 16)))
     return frames
 
 
@@ -359,7 +360,17 @@ def test_udp_first_fragment_is_not_malformed():
         report = inetcsum.verify(bytes(packet))
         udp = report[-1]
         assert udp.layer == Layer.UDP and udp.status == Status.UNVERIFIABLE and udp.flags == CheckFlag.FRAGMENT, udp
+        assert udp.expected is None and "expected=None" in repr(udp)  # JSON's null, not 0 (issue 36)
         assert FrameFlag.MALFORMED not in report.flags and FrameFlag.FRAGMENT in report.flags, report.flags
+
+
+def test_unknowable_expected_is_none():
+    """An unverifiable check's or verdict's expected value is None, as JSON's null (it was 0, typed
+    int, indistinguishable from a real 0x0000)."""
+    v = inetcsum.l4_verify(Layer.TCP, b"\x00" * 10)  # shorter than a TCP header
+    assert v.status == Status.UNVERIFIABLE and v.expected is None, v
+    good = inetcsum.l4_verify(Layer.ICMP, bytes.fromhex("0800f7ff00000000"))
+    assert good.status == Status.GOOD and good.expected == 0xF7FF, good
 
 
 def test_reprs_show_checksums_in_hex():
