@@ -134,6 +134,16 @@ enum inetcsum_unfollowed {
     INETCSUM_UNFOLLOWED_COUNT
 };
 
+/* Why a frame is malformed, where the walk can say (struct inetcsum_report.malformed): headers
+ * whose lengths contradict each other, the one named wrong; the frame's checksums are judged by
+ * the length it holds. */
+enum inetcsum_malformed {
+    INETCSUM_MALFORMED_UNSAID = 0,     /* not malformed, or not said which header is wrong */
+    INETCSUM_MALFORMED_PPPOE_LENGTH,   /* a PPPoE session's length (value) disagrees with the IP packet it
+                                        * carries, whose length the frame holds: checked by the IP header */
+    INETCSUM_MALFORMED_COUNT
+};
+
 /* Every checksum of one frame, outermost first. */
 struct inetcsum_report {
     unsigned flags; /* INETCSUM_FRAME_* */
@@ -144,11 +154,18 @@ struct inetcsum_report {
     unsigned unfollowed;        /* enum inetcsum_unfollowed */
     uint32_t unfollowed_value;
     uint32_t unfollowed_offset;
+    /* With INETCSUM_FRAME_MALFORMED, where the walk can say: which header is wrong, its number and
+     * where it starts; inetcsum_report_why() says that in words too. */
+    unsigned malformed;         /* enum inetcsum_malformed */
+    uint32_t malformed_value;
+    uint32_t malformed_offset;
 };
 
 /* What a report's walk did not follow, in words ("EtherType 0x88b5 not followed", "link type 226
- * not decoded"), written into buf as snprintf() writes; "" when it followed the frame to its end.
- * Returns the length of the text (which may exceed size - 1). */
+ * not decoded"), or else why it is malformed where the walk says ("PPPoE length 40 disagrees with
+ * the IP packet it carries; checked by the IP header's length"), written into buf as snprintf()
+ * writes; "" when it followed the frame to its end and said nothing wrong.  Returns the length of
+ * the text (which may exceed size - 1). */
 INETCSUM_API int inetcsum_report_why(const struct inetcsum_report *report, char *buf, size_t size);
 
 /* Verify every checksum of frame[0..caplen) without modifying it.  wirelen is the frame's length

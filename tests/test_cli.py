@@ -670,6 +670,33 @@ class LinkTypes(unittest.TestCase):
             self.assertEqual(res.returncode, 1, res.stdout)
             self.assertIn(b"frame 1 malformed", res.stdout)
 
+    def test_pppoe_length_named_wrong(self):
+        """A PPPoE length that disagrees with the IP packet the frame holds (issue 36): the frame is
+        malformed, a problem, its PPPoE header named in the text and the JSON, its checksums judged by
+        the IP length; tshark flags the same frames' PPPoE length ("Possible bad payload length")."""
+        packet = ipv4_udp(bad=False)
+        session = lambda length: b"\x11\x00\x00\x01" + length.to_bytes(2, "big") + b"\x00\x21" + packet
+        frames = [ether(session(len(packet) + 2), ethertype=b"\x88\x64"),
+                  ether(session(len(packet) // 2), ethertype=b"\x88\x64"),
+                  ether(session(1400), ethertype=b"\x88\x64")]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "pppoe.pcap")
+            write_bytes(path, pcap(1, frames))
+            res = run("verify", path)
+            self.assertEqual(res.returncode, 1, res.stdout)
+            self.assertIn(f"frame 2 malformed: PPPoE length {len(packet) // 2} disagrees with the IP packet it "
+                          "carries; checked by the IP header's length".encode(), res.stdout)
+            self.assertIn(b"frame 3 malformed: PPPoE length 1400", res.stdout)
+            self.assertIn(b"6 checksums, 6 good", res.stdout)
+            records = [json.loads(x) for x in run("verify", "--json", path).stdout.splitlines()]
+            self.assertEqual([(o["frame"], o["reason"], o["offset"]) for o in records if o["type"] == "frame"],
+                             [(2, "malformed", 14), (3, "malformed", 14)])
+            if shutil.which("tshark"):
+                out = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "frame.number", "-e",
+                                      "_ws.expert.message"], capture_output=True, text=True).stdout
+                flagged = {int(line.split("\t")[0]) for line in out.splitlines() if "bad payload length" in line}
+                self.assertEqual(flagged, {2, 3}, out)
+
 
 class ChecksumProtocols(unittest.TestCase):
     """The checksums tshark checks beyond the manifests' columns, on frames made here, right and

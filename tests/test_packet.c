@@ -783,6 +783,51 @@ static void udp_first_fragments(void)
         }
 }
 
+/* PPPoE's length against the IP packet it carries (issue 36).  Shorter than the packet the frame
+ * holds, or past the frame's end: the frame is malformed, the PPPoE header named wrong (in words
+ * too), and the checksums judged by the IP length; right, with Ethernet padding after it: clean,
+ * the padding no part of the packet. */
+static void pppoe_lengths(void)
+{
+    static struct frame f;
+    for (int k = 0; k < 3; k++) { /* 0: right (padded), 1: short, 2: past the frame */
+        init(&f, k == 0 ? 4 : 40);
+        l4(&f, INETCSUM_LAYER_UDP);
+        ipv4(&f, 17, 0);
+        const size_t ip_len = flen(&f);
+        uint8_t *ppp = push(&f, 2);
+        put16(ppp, 0x0021);
+        uint8_t *h = push(&f, 6);
+        h[0] = 0x11;
+        put16(h + 2, 1);
+        put16(h + 4, k == 0 ? ip_len + 2 : k == 1 ? ip_len / 2 : 1400);
+        ether(&f, 0x8864, 0);
+        uint8_t *p = f.buf + f.start;
+        inetcsum_fill(p, flen(&f), 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+        size_t n = flen(&f);
+        if (k == 0) /* padded to Ethernet's 60 bytes */
+            for (; n < 60; n++)
+                p[n] = 0xEE;
+        struct inetcsum_report r;
+        const unsigned problems = inetcsum_verify(p, n, 0, INETCSUM_LINK_ETHERNET, 0, &r);
+        char why[160];
+        inetcsum_report_why(&r, why, sizeof why);
+        CHECK(problems == 0 && r.count == 2 && r.checks[0].status == INETCSUM_GOOD && r.checks[1].status == INETCSUM_GOOD,
+              "PPPoE %d: %u problems, %u checks", k, problems, r.count);
+        if (k == 0) {
+            CHECK(r.flags == 0 && r.malformed == INETCSUM_MALFORMED_UNSAID && why[0] == 0 &&
+                      r.checks[1].length == ip_len - r.checks[0].length,
+                  "PPPoE with padding: flags 0x%x, UDP over %u bytes", r.flags, r.checks[1].length);
+        } else {
+            CHECK((r.flags & INETCSUM_FRAME_MALFORMED) && r.malformed == INETCSUM_MALFORMED_PPPOE_LENGTH &&
+                      r.malformed_offset == 14 && r.malformed_value == (k == 1 ? ip_len / 2 : 1400u) &&
+                      strstr(why, "PPPoE length") && r.checks[1].length == ip_len - r.checks[0].length,
+                  "PPPoE %s: flags 0x%x, reason %u at %u value %u (ip %zu), udp %u, \"%s\"", k == 1 ? "short" : "past the frame", r.flags,
+                  r.malformed, r.malformed_offset, r.malformed_value, ip_len, r.checks[1].length, why);
+        }
+    }
+}
+
 /* Where an IPv6 datagram's fragmentable part starts (after hop-by-hop, and routing with the
  * destination options before it: RFC 8200 4.5) and which byte names it; an atomic fragment
  * header's place when there is one.  Returns the offset, *nh_at the naming byte. */
@@ -987,6 +1032,7 @@ int main(int argc, char **argv)
     jumbogram();
     fragments_and_quotes();
     udp_first_fragments();
+    pppoe_lengths();
     fragment_descriptions();
     too_deep();
     return tu_finish();

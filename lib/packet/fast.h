@@ -176,6 +176,7 @@ static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *
     report->flags = 0;
     report->count = n;
     report->unfollowed = INETCSUM_FOLLOWED;
+    report->malformed = INETCSUM_MALFORMED_UNSAID;
     return problems;
 }
 
@@ -238,6 +239,7 @@ static inline __attribute__((always_inline)) uint32_t ics_fast_write_sg(uint8_t 
         report->flags = 0;
         report->count = n;
         report->unfollowed = INETCSUM_FOLLOWED;
+        report->malformed = INETCSUM_MALFORMED_UNSAID;
     }
     return o ? software : written;
 }

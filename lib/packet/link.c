@@ -428,11 +428,52 @@ ICS_WALK_STEP(arista)
 }
 
 /* A PPPoE session header, then PPP's protocol. */
+/* n bytes at `at` if they lie before end and were captured, else NULL; nothing flagged (a look
+ * ahead, not a header walked). */
+static const uint8_t *peek(struct ics_walker *w, size_t at, size_t n, size_t end)
+{
+    return at + n <= end && at + n <= w->cap ? ics_view_get(w->v, at, n, w->scratch) : NULL;
+}
+
+/* Where the IP packet at `at` says it ends (its total length, or IPv6's payload length past its
+ * fixed header), or 0 when that cannot be read (not captured, a jumbogram's 0, TSO's 0). */
+static size_t ip_packet_end(struct ics_walker *w, size_t at, size_t end)
+{
+    const uint8_t *p = peek(w, at, ICS_IPV6_PAYLOAD_LEN + 2, end);
+    if (!p)
+        return 0;
+    if (ics_ip_version(p) == 4 && ics_get16(p + ICS_IPV4_TOT_LEN) != 0)
+        return at + ics_get16(p + ICS_IPV4_TOT_LEN);
+    if (ics_ip_version(p) == 6 && ics_get16(p + ICS_IPV6_PAYLOAD_LEN) != 0)
+        return at + ICS_IPV6_HLEN + ics_get16(p + ICS_IPV6_PAYLOAD_LEN);
+    return 0;
+}
+
+/* A PPPoE session (RFC 2516).  Its length ends what it carries: bytes past it are the Ethernet
+ * frame's padding.  Where the frame holds an IP packet longer than that length says, the two
+ * contradict each other (tshark believes PPPoE, cuts the packet and calls its TCP checksum bad): the
+ * frame is malformed, the PPPoE length named wrong, and the packet checked by its own IP length,
+ * which the bytes bear out.  A length past the frame's end is named wrong the same way. */
 ICS_WALK_STEP(pppoe)
 {
-    if (!ics_have(w, *off, ICS_PPPOE_HLEN, *end))
+    const uint8_t *p = ics_need(w, *off, ICS_PPPOE_HLEN, *end);
+    if (!p)
         return ICS_H_STOP;
-    *off += ICS_PPPOE_HLEN;
+    const size_t at = *off, plen = ics_get16(p + ICS_PPPOE_LEN), start = at + ICS_PPPOE_HLEN;
+    *off = start;
+    if (plen > *end - start) {
+        ics_malformed_because(w, INETCSUM_MALFORMED_PPPOE_LENGTH, (uint32_t)plen, at);
+        return ICS_H_PPP;
+    }
+    const uint8_t *proto = peek(w, start, ICS_PPPOE_PPP_PROTO_LEN, *end);
+    const uint32_t ppp = proto ? ics_get16(proto) : 0;
+    const size_t ip_end = ppp == ICS_PPP_IPV4 || ppp == ICS_PPP_IPV6
+                              ? ip_packet_end(w, start + ICS_PPPOE_PPP_PROTO_LEN, *end)
+                              : 0;
+    if (ip_end > start + plen && ip_end <= *end)
+        ics_malformed_because(w, INETCSUM_MALFORMED_PPPOE_LENGTH, (uint32_t)plen, at);
+    else
+        *end = start + plen;
     return ICS_H_PPP;
 }
 

@@ -60,6 +60,8 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
     }
     out->why = INETCSUM_FOLLOWED;
     out->why_value = out->why_off = 0;
+    out->bad = INETCSUM_MALFORMED_UNSAID;
+    out->bad_value = out->bad_off = 0;
     enum ics_hdr h = ics_walk_named(&w, ics_follow_link(link), INETCSUM_UNFOLLOWED_LINK, INETCSUM_LINK_TYPE(link), 0);
     if (h == ICS_H_UNKNOWN)
         out->flags |= INETCSUM_FRAME_UNKNOWN_LINK;

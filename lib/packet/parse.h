@@ -26,6 +26,10 @@ struct ics_parsed {
      * where the header not followed starts. */
     uint8_t why;
     uint32_t why_value, why_off;
+    /* With INETCSUM_FRAME_MALFORMED, where a step said: which header is wrong (enum
+     * inetcsum_malformed), its number and where it starts. */
+    uint8_t bad;
+    uint32_t bad_value, bad_off;
 };
 
 /* A report's frame-wide part, from a parse: its flags, its count, what it did not follow. */
@@ -36,6 +40,9 @@ static inline void ics_report_frame(struct inetcsum_report *r, const struct ics_
     r->unfollowed = p->why;
     r->unfollowed_value = p->why_value;
     r->unfollowed_offset = p->why_off;
+    r->malformed = p->bad;
+    r->malformed_value = p->bad_value;
+    r->malformed_offset = p->bad_off;
 }
 
 /* Parses the frame v (v->len bytes captured, wirelen on the wire, wirelen >= v->len).  With frag

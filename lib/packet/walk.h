@@ -52,6 +52,20 @@ static inline void ics_malformed(struct ics_walker *w)
         w->out->flags |= INETCSUM_FRAME_MALFORMED;
 }
 
+/* The same, saying which header is wrong (enum inetcsum_malformed), its number and where it starts:
+ * the first said stands. */
+static inline void ics_malformed_because(struct ics_walker *w, enum inetcsum_malformed why, uint32_t value, size_t at)
+{
+    if (w->quoted)
+        return;
+    if (!(w->out->flags & INETCSUM_FRAME_MALFORMED) || w->out->bad == INETCSUM_MALFORMED_UNSAID) {
+        w->out->bad = (uint8_t)why;
+        w->out->bad_value = value;
+        w->out->bad_off = (uint32_t)at;
+    }
+    w->out->flags |= INETCSUM_FRAME_MALFORMED;
+}
+
 /* Whether [off, off + n) lies before end and was captured; the frame is flagged when not.  Inside
  * a quote running short is normal (RFC 792 quotes 8 bytes) and not flagged. */
 static inline __attribute__((always_inline)) int ics_have(struct ics_walker *w, size_t off, size_t n, size_t end)

@@ -1,5 +1,5 @@
-/* inetcsum_report_why: what a frame's walk did not follow, in the words the command, the JSON and
- * the Python package all print. */
+/* inetcsum_report_why: what a frame's walk did not follow, or which header made it malformed, in the
+ * words the command, the JSON and the Python package all print. */
 #include <stdio.h>
 
 #include "inetcsum_packet.h"
@@ -20,8 +20,16 @@ int inetcsum_report_why(const struct inetcsum_report *r, char *buf, size_t size)
         [INETCSUM_UNFOLLOWED_SFLOW_VERSION] = "sFlow version %u not followed",
         [INETCSUM_UNFOLLOWED_AGGREGATE] = "802.11 A-MSDU (several packets in one frame) not followed",
     };
-    if (!(r->flags & INETCSUM_FRAME_NOT_FOLLOWED))
-        return snprintf(buf, size, "%s", "");
+    static const char *const wrong[INETCSUM_MALFORMED_COUNT] = {
+        [INETCSUM_MALFORMED_PPPOE_LENGTH] = "PPPoE length %u disagrees with the IP packet it carries; checked by "
+                                            "the IP header's length",
+    };
+    if (!(r->flags & INETCSUM_FRAME_NOT_FOLLOWED)) {
+        const char *bad = (r->flags & INETCSUM_FRAME_MALFORMED) && r->malformed < INETCSUM_MALFORMED_COUNT
+                              ? wrong[r->malformed]
+                              : NULL;
+        return bad ? snprintf(buf, size, bad, (unsigned)r->malformed_value) : snprintf(buf, size, "%s", "");
+    }
     const char *fmt = r->unfollowed < INETCSUM_UNFOLLOWED_COUNT ? says[r->unfollowed] : NULL;
     return fmt ? snprintf(buf, size, fmt, (unsigned)r->unfollowed_value) : snprintf(buf, size, "a header not followed");
 }

@@ -184,8 +184,9 @@ static inline int ics_ppp_is_leaf(uint32_t proto)
     return proto == 0x0029 || proto == 0x002B || proto == 0x0201;
 }
 
-/* PPPoE session header (RFC 2516): version/type, code, session id, length; PPP follows. */
-enum { ICS_PPPOE_HLEN = 6 };
+/* PPPoE session header (RFC 2516): version/type, code, session id, length (of the PPP payload,
+ * its protocol field included); PPP follows, its protocol field two bytes. */
+enum { ICS_PPPOE_LEN = 4, ICS_PPPOE_HLEN = 6, ICS_PPPOE_PPP_PROTO_LEN = 2 };
 
 /* Cisco HDLC (RFC 1547 describes it): address 0x0F (unicast) or 0x8F (broadcast), control 0, the
  * EtherType. */

@@ -206,7 +206,9 @@ class Report(List[Check]):
 
     flags: FrameFlag = FrameFlag(0)
     software: Offload = Offload(0)
-    # With FrameFlag.NOT_FOLLOWED: what the walk did not follow, as "EtherType 0x88b5 not followed"
+    # With FrameFlag.NOT_FOLLOWED: what the walk did not follow, as "EtherType 0x88b5 not followed";
+    # with FrameFlag.MALFORMED, where the walk can say: the header it found wrong, as "PPPoE length 30
+    # disagrees with the IP packet it carries; checked by the IP header's length"
     why: str = ""
 
     @property

@@ -364,6 +364,20 @@ def test_udp_first_fragment_is_not_malformed():
         assert FrameFlag.MALFORMED not in report.flags and FrameFlag.FRAGMENT in report.flags, report.flags
 
 
+def test_pppoe_length_named_wrong():
+    """A PPPoE length shorter than the IP packet the frame holds: malformed, the PPPoE header named
+    in `why`, and the checksums judged by the IP length (issue 36); a right one with padding: clean."""
+    from scapy.layers.ppp import PPP, PPPoE
+
+    frame = bytearray(bytes(Ether() / PPPoE(sessionid=1) / PPP(proto=0x21) / IP(src="10.0.0.1", dst="10.0.0.2")
+                            / TCP(sport=1, dport=2) / Raw(b"hello world, data")))
+    assert inetcsum.verify(bytes(frame)).flags == FrameFlag(0)
+    frame[18:20] = (30).to_bytes(2, "big")
+    report = inetcsum.verify(bytes(frame))
+    assert FrameFlag.MALFORMED in report.flags and report.why.startswith("PPPoE length 30 disagrees"), report.why
+    assert [(c.layer, c.status) for c in report] == [(Layer.IPV4, Status.GOOD), (Layer.TCP, Status.GOOD)]
+
+
 def test_unknowable_expected_is_none():
     """An unverifiable check's or verdict's expected value is None, as JSON's null (it was 0, typed
     int, indistinguishable from a real 0x0000)."""
