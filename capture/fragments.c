@@ -182,9 +182,23 @@ static int rebuild(struct frag_store *r, const struct frag_datagram *g)
     memcpy(ip, g->header, g->header_len);
     uint32_t filled = 0;
     size_t ns = 0;
-    for (size_t i = 0; i < g->npieces && filled < g->total; i++) {
+    r->done.conflict = 0;
+    r->done.conflict_at = 0;
+    for (size_t i = 0; i < g->npieces; i++) { /* (every piece: a late one may conflict too) */
         const struct frag_piece *p = &g->piece[i];
         uint32_t end = p->offset + p->len > g->total ? g->total : p->offset + p->len;
+        /* The part of it already given by a lower offset or an earlier arrival: the same bytes, or
+         * a conflict (the first one found is kept). */
+        const uint32_t seen = end < filled ? end : filled;
+        if (p->offset < seen && !r->done.conflict) {
+            const uint8_t *had = ip + g->header_len + p->offset, *its = p->data;
+            for (uint32_t k = 0; k < seen - p->offset; k++)
+                if (had[k] != its[k]) {
+                    r->done.conflict = 1;
+                    r->done.conflict_at = p->offset + k;
+                    break;
+                }
+        }
         if (end <= filled)
             continue; /* covered already by a lower offset or an earlier arrival */
         memcpy(ip + g->header_len + filled, p->data + (filled - p->offset), end - filled);

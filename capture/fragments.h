@@ -5,7 +5,8 @@
  * The rules are Wireshark's, so that verify agrees with tshark: a datagram is keyed by version,
  * addresses, identification (and IPv4's protocol), and by the depth of the fragmented header; it
  * is whole once its fragments cover it from 0 to the end the first tail (MF clear) gave; where
- * fragments overlap, the one with the lower offset wins, then the one that came first.  A whole
+ * fragments overlap, the one with the lower offset wins, then the one that came first, and where
+ * their bytes differ there the datagram is said to conflict (frag_done.conflict).  A whole
  * datagram is forgotten, so a later copy of one of its fragments starts a new one.
  *
  * Memory is bounded: past max_datagrams in progress or max_bytes held, the oldest datagram is
@@ -74,6 +75,12 @@ struct frag_done {
     size_t payload_at;       /* where the fragmented payload starts in ip */
     struct frag_span *span; /* who gave each byte of ip[payload_at..len), in order */
     size_t nspans;
+    /* Fragments that overlap with different bytes: where in the payload the first difference lies.
+     * The rebuilt bytes are one policy's choice (the lower offset, then the earlier), which a
+     * receiver with another policy, or one that discards such a datagram (RFC 5722 for IPv6; Linux
+     * for IPv4 too), does not share: nothing should be judged over them. */
+    int conflict;
+    uint32_t conflict_at;
 };
 
 struct frag_store {

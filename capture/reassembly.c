@@ -244,8 +244,37 @@ static void keep_whole(struct reassembly *df, const struct inetcsum_report *w, u
     }
 }
 
+/* A datagram whose fragments overlap with different bytes (frag_done.conflict): no checksum is
+ * judged over bytes that depend on who reassembles it (RFC 5722 has an IPv6 receiver discard it
+ * whole, as Linux does with IPv4 too), nothing is written into it, and the frame that completed
+ * it is malformed, said in words (inetcsum_report_why).  The checks that waited for it come back
+ * unverifiable, flagged malformed, named with its frames as any whole datagram's checks are. */
+static void conflicting(struct reassembly *df, const struct frag_done *dn, struct inetcsum_report *r, size_t ip_at)
+{
+    for (size_t i = 0; i < dn->dg->npieces; i++) {
+        const struct frag_origin *o = &dn->dg->piece[i].from;
+        for (unsigned k = 0; k < o->ndeferred && df->nwhole < INETCSUM_MAX_CHECKS; k++) {
+            struct inetcsum_check c = o->deferred[k];
+            c.status = INETCSUM_UNVERIFIABLE;
+            c.expected = 0;
+            c.flags |= INETCSUM_CHECK_MALFORMED;
+            df->whole[df->nwhole++] = c;
+        }
+        if (o->ndeferred)
+            break; /* the first fragment's (a second copy of it would repeat them) */
+    }
+    df->conflict = 1;
+    r->flags |= INETCSUM_FRAME_MALFORMED;
+    if (r->malformed == INETCSUM_MALFORMED_UNSAID) {
+        r->malformed = dn->dg->version == 6 ? INETCSUM_MALFORMED_FRAGMENTS_CONFLICT6 : INETCSUM_MALFORMED_FRAGMENTS_CONFLICT4;
+        r->malformed_value = dn->conflict_at;
+        r->malformed_offset = (uint32_t)ip_at; /* the completing fragment's IP header */
+    }
+}
+
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos)
 {
+    df->conflict = 0;
     df->nwhole = 0;
     df->nchanges = 0;
     if (!(r->flags & INETCSUM_FRAME_FRAGMENT))
@@ -265,6 +294,11 @@ int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct 
     for (int level = 0;; level++) {
         const struct frag_done *dn = &df->ra.done;
         note_frames(df, dn->dg);
+        if (dn->conflict) {
+            conflicting(df, dn, r, d.ip_offset);
+            settle_frames(df);
+            return 1;
+        }
         struct inetcsum_report w;
         if (df->fill)
             fill_whole(df, &w);

@@ -45,6 +45,8 @@ struct reassembly {
     size_t nchanges, change_cap;
     uint8_t *before; /* fill: the payload as it was, to see what changed */
     uint8_t *carrier; /* a whole datagram's bytes while a fragment inside it is offered */
+    int conflict; /* the datagram made whole has fragments overlapping with different bytes: whole[]
+                   * are its waiting checks, unverifiable and malformed, nothing filled */
     unsigned long long unmapped; /* fill: changes in datagrams nested too deep to be written back */
     unsigned long long refilled; /* fill: checksums of carriers rewritten for what changed inside */
     void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n);

@@ -49,7 +49,9 @@ void tally_checks(struct tally *t, const struct inetcsum_check *c, unsigned n);
  * its exported functions). */
 static inline int report_malformed(const struct inetcsum_report *r)
 {
-    return (r->flags & INETCSUM_FRAME_MALFORMED) && !(r->flags & INETCSUM_FRAME_FRAGMENT);
+    /* (a fragment's headers may be cut short by its fragmentation; one named wrong is malformed) */
+    return (r->flags & INETCSUM_FRAME_MALFORMED) &&
+           (!(r->flags & INETCSUM_FRAME_FRAGMENT) || r->malformed != INETCSUM_MALFORMED_UNSAID);
 }
 
 /* Whether a frame could not be decoded whole: an unknown link type, or malformed (not a fragment). */

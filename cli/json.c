@@ -226,7 +226,7 @@ void json_undecoded(FILE *out, const char *file, unsigned long long frame, const
         put_str(l, why);
         put_number(l, "offset", r->unfollowed_offset);
     } else if (report_malformed(r) && r->malformed != INETCSUM_MALFORMED_UNSAID) { /* the header named wrong */
-        char why[128];
+        char why[192];
         inetcsum_report_why(r, why, sizeof why);
         put_s(l, ",\"why\":");
         put_str(l, why);

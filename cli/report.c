@@ -43,7 +43,7 @@ int report_undecoded_line(FILE *out, const char *file, unsigned long long frame,
     if (!report_malformed(r) || (r->flags & INETCSUM_FRAME_UNKNOWN_LINK))
         return 0;
     if (r->malformed != INETCSUM_MALFORMED_UNSAID && !report_unfollowed(r)) { /* which header, in words */
-        char why[128];
+        char why[192];
         inetcsum_report_why(r, why, sizeof why);
         fprintf(out, "%s: frame %llu malformed: %s\n", cli_name(file), frame, why);
         return 1;

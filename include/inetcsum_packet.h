@@ -141,6 +141,13 @@ enum inetcsum_malformed {
     INETCSUM_MALFORMED_UNSAID = 0,     /* not malformed, or not said which header is wrong */
     INETCSUM_MALFORMED_PPPOE_LENGTH,   /* a PPPoE session's length (value) disagrees with the IP packet it
                                         * carries, whose length the frame holds: checked by the IP header */
+    /* Set by a reassembler (the capture library's), not by a frame's own walk: the frame completed a
+     * datagram whose fragments overlap with different bytes (value: the first such byte of its
+     * payload), so no checksum in it is judged and nothing is written into it; IPv6 (RFC 5722: a
+     * receiver discards it) and IPv4 (RFC 1858, 3128: overlaps rewrite what filters saw; Linux
+     * discards these too). */
+    INETCSUM_MALFORMED_FRAGMENTS_CONFLICT6,
+    INETCSUM_MALFORMED_FRAGMENTS_CONFLICT4,
     INETCSUM_MALFORMED_COUNT
 };
 

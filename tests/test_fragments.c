@@ -52,6 +52,32 @@ static uint8_t model_byte(const struct model *m, uint32_t b)
     return best->data[b - best->offset];
 }
 
+/* Whether the pieces held disagree at byte b (two that cover it hold different bytes there). */
+static int model_disagrees(const struct model *m, uint32_t b)
+{
+    int seen = 0;
+    uint8_t first = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const struct piece *p = m->held[i];
+        if (p->offset <= b && b < p->offset + p->len) {
+            if (seen && p->data[b - p->offset] != first)
+                return 1;
+            first = seen ? first : p->data[b - p->offset];
+            seen = 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the datagram conflicts: its fragments disagree somewhere in its payload. */
+static int model_conflict(const struct model *m)
+{
+    for (uint32_t b = 0; b < m->total; b++)
+        if (model_disagrees(m, b))
+            return 1;
+    return 0;
+}
+
 static unsigned dropped_calls;
 static uint32_t dropped_ids[64];
 
@@ -77,7 +103,7 @@ static void random_datagrams(void)
     static uint8_t frame[8192], original[4096];
     struct frag_store r;
     frag_store_init(&r, 0, 0, on_drop, NULL);
-    unsigned rounds = tu_quick ? 300 : 3000, completions = 0, conflicts = 0;
+    unsigned rounds = tu_quick ? 300 : 3000, completions = 0, conflicts = 0, conflicting = 0, identical_overlaps = 0;
     for (unsigned n = 0; n < rounds; n++) {
         int v6 = (int)(tu_rand() & 1);
         uint8_t hdr[80];
@@ -189,6 +215,12 @@ static void random_datagrams(void)
             for (uint32_t b = 0; b < m.total && same; b++)
                 same = dn->ip[hl + b] == model_byte(&m, b);
             CHECK(same, "datagram %u: payload differs from the model", n);
+            /* Overlaps with different bytes are said, at a byte where they differ (issue 36). */
+            const int conflict = model_conflict(&m);
+            CHECK(dn->conflict == conflict && (!conflict || (dn->conflict_at < m.total && model_disagrees(&m, dn->conflict_at))),
+                  "datagram %u: conflict %d at %u, model %d", n, dn->conflict, dn->conflict_at, conflict);
+            conflicting += (unsigned)conflict;
+            identical_overlaps += (unsigned)(!conflict && m.n > 1);
             /* The spans tile the payload in order and say truly where each byte came from. */
             uint32_t at = 0;
             int spans_ok = 1;
@@ -226,6 +258,8 @@ static void random_datagrams(void)
         frag_store_finish(&r);
     }
     CHECK(completions > rounds / 2 && conflicts > 0, "%u datagrams completed of %u", completions, rounds);
+    CHECK(conflicting > 0 && identical_overlaps > 0, "%u conflicting, %u of several fragments agreeing", conflicting, identical_overlaps);
+    printf("  %u datagrams whole: %u conflicting, %u of several fragments agreeing\n", completions, conflicting, identical_overlaps);
     frag_store_free(&r);
 }
 

@@ -23,6 +23,10 @@ int inetcsum_report_why(const struct inetcsum_report *r, char *buf, size_t size)
     static const char *const wrong[INETCSUM_MALFORMED_COUNT] = {
         [INETCSUM_MALFORMED_PPPOE_LENGTH] = "PPPoE length %u disagrees with the IP packet it carries; checked by "
                                             "the IP header's length",
+        [INETCSUM_MALFORMED_FRAGMENTS_CONFLICT6] = "IPv6 fragments overlap with different bytes at payload byte %u: "
+                                                   "discarded whole (RFC 5722), no checksum in it judged",
+        [INETCSUM_MALFORMED_FRAGMENTS_CONFLICT4] = "IPv4 fragments overlap with different bytes at payload byte %u: "
+                                                   "receivers differ on which count, no checksum in it judged",
     };
     if (!(r->flags & INETCSUM_FRAME_NOT_FOLLOWED)) {
         const char *bad = (r->flags & INETCSUM_FRAME_MALFORMED) && r->malformed < INETCSUM_MALFORMED_COUNT

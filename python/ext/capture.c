@@ -370,10 +370,11 @@ static PyObject *verify_step(struct pycap *c, int problems_only, int *skipped)
         }
     }
     const char *reason = undecoded_reason(&r);
-    char why[96];
+    char why[192];
     inetcsum_report_why(&r, why, sizeof why);
+    const unsigned why_at = (r.flags & INETCSUM_FRAME_NOT_FOLLOWED) ? r.unfollowed_offset : r.malformed_offset;
     return Py_BuildValue("(KNNNNzIzI)", (unsigned long long)rec.frame, icspy_report(&r, 0), whole_report, frames,
-                         take_unfinished(c), reason, rec.link, why[0] ? why : NULL, r.unfollowed_offset);
+                         take_unfinished(c), reason, rec.link, why[0] ? why : NULL, why_at);
 }
 
 /* The verify state set up on first use. */

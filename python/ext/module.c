@@ -175,7 +175,7 @@ PyObject *icspy_report(const struct inetcsum_report *r, uint32_t software)
     if ((r->flags & INETCSUM_FRAME_NOT_FOLLOWED) ||
         ((r->flags & INETCSUM_FRAME_MALFORMED) && r->malformed != INETCSUM_MALFORMED_UNSAID)) {
         /* what the walk did not follow, or the header it found wrong, in words */
-        char why[128];
+        char why[192];
         inetcsum_report_why(r, why, sizeof why);
         if (set_attr(report, "why", PyUnicode_FromString(why)) < 0) {
             Py_DECREF(report);
