@@ -41,11 +41,13 @@ enum inetcsum_link {
     INETCSUM_LINK_NULL = 0,        /* BSD loopback: 4-byte address family in the capturing host's order */
     INETCSUM_LINK_ETHERNET = 1,
     INETCSUM_LINK_PPP = 9,
+    INETCSUM_LINK_FDDI = 10,       /* FDDI: frame control, addresses, then 802.2 LLC/SNAP */
     INETCSUM_LINK_BSD_RAW = 12,    /* raw IP as some BSDs number it (DLT_RAW); 14 on OpenBSD */
     INETCSUM_LINK_OPENBSD_RAW = 14,
     INETCSUM_LINK_PPP_HDLC = 50,   /* PPP in HDLC-like framing (RFC 1662), or Cisco HDLC */
     INETCSUM_LINK_RAW = 101,       /* IPv4 or IPv6, by the version nibble */
     INETCSUM_LINK_C_HDLC = 104,    /* Cisco HDLC: address, control, then an ethertype */
+    INETCSUM_LINK_IEEE802_11 = 105, /* 802.11 data frames with LLC/SNAP, no radiotap, no FCS */
     INETCSUM_LINK_LOOP = 108,      /* OpenBSD loopback: address family in network order */
     INETCSUM_LINK_FRELAY = 107,    /* Frame Relay: Q.922 address, then NLPID or SNAP (RFC 2427) */
     INETCSUM_LINK_LINUX_SLL = 113,
@@ -53,6 +55,7 @@ enum inetcsum_link {
     INETCSUM_LINK_ARCNET_LINUX = 129, /* ARCNET as Linux captures it (RFC 1051 and RFC 1201 framing) */
     INETCSUM_LINK_USER2_PKTAP = 149, /* LINKTYPE_USER2, which Apple's own captures use for PKTAP */
     INETCSUM_LINK_JUNIPER_ETHER = 178, /* Juniper's capture header, then Ethernet */
+    INETCSUM_LINK_PPI = 192,       /* Per-Packet Information: its header, then a packet of the link type it names */
     INETCSUM_LINK_IPNET = 226,     /* Solaris IPNET: a 24-byte header, then IP */
     INETCSUM_LINK_IPV4 = 228,
     INETCSUM_LINK_IPV6 = 229,

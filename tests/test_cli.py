@@ -548,6 +548,15 @@ class LinkTypes(unittest.TestCase):
         "radiotap": (127, radiotap(ipv4_udp())),
         "radiotap-fcs-qos": (127, radiotap(ipv4_udp(), fcs=True, qos=True)),
         "ether-fcs": (0x24000001, ether(ipv4_udp()) + zlib.crc32(ether(ipv4_udp())).to_bytes(4, "little")),
+        # Issue 36: 802.11 without radiotap (105), PPI (192) before Ethernet or 802.11, FDDI (10)
+        # with LLC/SNAP, and 802.11 frames in Aruba's GRE (protocol 0x8200).
+        "ieee802-11": (105, radiotap(ipv4_udp())[8:]),
+        "ieee802-11-qos": (105, radiotap(ipv4_udp(), qos=True)[8:]),
+        "ppi-ether": (192, b"\x00\x00\x08\x00\x01\x00\x00\x00" + ether(ipv4_udp())),
+        "ppi-802-11": (192, b"\x00\x00\x08\x00\x69\x00\x00\x00" + radiotap(ipv4_udp())[8:]),
+        "fddi": (10, b"\x50" + b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01"
+                 + b"\xaa\xaa\x03\x00\x00\x00\x08\x00" + ipv4_udp()),
+        "gre-aruba-802-11": (1, ether(ipv4(47, b"\x00\x00\x82\x00" + radiotap(ipv4_udp())[8:]))),
         # Encapsulations that carry IP (issue 25): MPLS after PPP and in UDP, GRE's Cisco MetaData
         # and WCCP, MACsec without encryption, Arista's timestamps, NSH alone and in VXLAN-GPE,
         # and IPv6's next header 143 (Ethernet).

@@ -247,6 +247,38 @@ ICS_WALK_STEP(pktap)
     return ics_walk_named(w, ics_follow_link((enum inetcsum_link)dlt), INETCSUM_UNFOLLOWED_LINK, dlt, *off);
 }
 
+/* PPI (the Per-Packet Information header): skipped by its length, its fields (802.11 radio data,
+ * ...) not needed; the packet after it of the link type it names. */
+ICS_WALK_STEP(ppi)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_PPI_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const size_t hlen = ics_get_le16(p + ICS_PPI_LEN);
+    const uint32_t dlt = ics_get_le32(p + ICS_PPI_DLT);
+    if (p[0] != ICS_PPI_VERSION || hlen < ICS_PPI_HLEN || !ics_have(w, *off, hlen, *end)) {
+        ics_malformed(w);
+        return ICS_H_STOP;
+    }
+    *off += hlen;
+    if (dlt == INETCSUM_LINK_PPI) /* PPI in PPI: nothing writes it */
+        return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_LINK, dlt, *off);
+    return ics_walk_named(w, ics_follow_link((enum inetcsum_link)dlt), INETCSUM_UNFOLLOWED_LINK, dlt, *off);
+}
+
+/* FDDI: its 13-byte MAC header, then 802.2 LLC; IP comes in LLC/SNAP naming an EtherType. */
+ICS_WALK_STEP(fddi)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_FDDI_HLEN + ICS_SNAP_HLEN, *end);
+    if (!p)
+        return ICS_H_STOP;
+    const uint8_t *snap = p + ICS_FDDI_HLEN;
+    if (snap[0] != ICS_SNAP_SAP || snap[1] != ICS_SNAP_SAP || snap[2] != ICS_SNAP_UI || !ics_snap_names_ethertype(snap))
+        return ICS_H_STOP; /* other LLC (SMT, bridge PDUs): nothing with a checksum */
+    *off += ICS_FDDI_HLEN + ICS_SNAP_HLEN;
+    return ics_walk_ethertype(w, ics_get16(snap + ICS_SNAP_TYPE), *off);
+}
+
 /* Radiotap: skipped by its length, once its Flags field (if present) said whether the 802.11
  * frame ends with an FCS, which is then no part of what the frame carries, and whether padding
  * follows the 802.11 header. */

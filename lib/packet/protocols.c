@@ -24,6 +24,8 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(PKTAP, "PKTAP", NONE, pktap),
     ROW(RADIOTAP, "radiotap", NONE, radiotap),
     ROW(WLAN, "802.11", NONE, wlan),
+    ROW(PPI, "PPI", NONE, ppi),
+    ROW(FDDI, "FDDI", NONE, fddi),
     /* below IP */
     ROW(ETHER, "Ethernet", NONE, ether),
     ROW(VLAN, "802.1Q", NONE, vlan),

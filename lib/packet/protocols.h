@@ -35,7 +35,9 @@ enum ics_hdr {
     ICS_H_JUNIPER,
     ICS_H_PKTAP,
     ICS_H_RADIOTAP,
-    ICS_H_WLAN,     /* an 802.11 frame (after radiotap, with its FCS or not) */
+    ICS_H_WLAN,     /* an 802.11 frame (after radiotap, with its FCS or not; alone; in Aruba's GRE) */
+    ICS_H_PPI,
+    ICS_H_FDDI,
     /* link layers and what an EtherType names */
     ICS_H_ETHER,
     ICS_H_VLAN,
@@ -131,6 +133,12 @@ static inline enum ics_hdr ics_follow_link(enum inetcsum_link link)
     case INETCSUM_LINK_PKTAP:
     case INETCSUM_LINK_USER2_PKTAP:
         return ICS_H_PKTAP;
+    case INETCSUM_LINK_IEEE802_11:
+        return ICS_H_WLAN;
+    case INETCSUM_LINK_PPI:
+        return ICS_H_PPI;
+    case INETCSUM_LINK_FDDI:
+        return ICS_H_FDDI;
     case INETCSUM_LINK_IEEE802_11_RADIOTAP:
         return ICS_H_RADIOTAP;
     }
@@ -191,6 +199,9 @@ static inline enum ics_hdr ics_follow_gre(uint32_t type)
         return ICS_H_NHRP;
     case ICS_GRE_KEEPALIVE:
         return ICS_H_STOP;
+    case ICS_GRE_P_ARUBA_8200: /* Aruba's access points tunnel their 802.11 frames to controllers */
+    case ICS_GRE_P_ARUBA_8300:
+        return ICS_H_WLAN;
     }
     return ics_follow_ethertype(type);
 }

@@ -186,6 +186,8 @@ ICS_WALK_STEP(arcnet);
 ICS_WALK_STEP(frelay);
 ICS_WALK_STEP(juniper);
 ICS_WALK_STEP(pktap);
+ICS_WALK_STEP(ppi);
+ICS_WALK_STEP(fddi);
 ICS_WALK_STEP(radiotap);
 ICS_WALK_STEP(wlan);
 ICS_WALK_STEP(ether);

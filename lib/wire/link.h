@@ -293,6 +293,13 @@ enum {
     ICS_PKTAP_REC_PACKET = 1,
 };
 
+/* PPI, Per-Packet Information (LINKTYPE_PPI): version 0, flags, a little-endian header length
+ * (fields included), the little-endian link type of the packet after it. */
+enum { ICS_PPI_VERSION = 0, ICS_PPI_LEN = 2, ICS_PPI_DLT = 4, ICS_PPI_HLEN = 8 };
+
+/* FDDI (LINKTYPE_FDDI): frame control, destination, source; 802.2 LLC follows (LLC/SNAP for IP). */
+enum { ICS_FDDI_HLEN = 13 };
+
 /* Radiotap (LINKTYPE_IEEE802_11_RADIOTAP): version 0, pad, a little-endian length, then present
  * bitmaps (bit 31: another follows); the Flags field (present bit 1) follows TSFT (bit 0, 8 bytes
  * aligned to 8) and says whether the 802.11 frame ends with its FCS. */

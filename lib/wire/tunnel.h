@@ -41,6 +41,8 @@ enum {
     ICS_GRE_VERSION_MASK = 0x0007,
     ICS_GRE_A = 0x0080,   /* version 1: acknowledgment number present */
     ICS_GRE_KEEPALIVE = 0x0000, /* protocol 0: Cisco's keepalives, nothing to follow */
+    ICS_GRE_P_ARUBA_8200 = 0x8200, /* Aruba: 802.11 frames from an access point (as Wireshark decodes them) */
+    ICS_GRE_P_ARUBA_8300 = 0x8300,
 };
 
 /* The length of a GRE header from its flags-and-version word (the version-1 acknowledgment

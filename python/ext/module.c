@@ -52,7 +52,9 @@ int icspy_link(PyObject *obj, const char *func, uint32_t *link)
                      {"frelay", INETCSUM_LINK_FRELAY},       {"ieee802_11_radiotap", INETCSUM_LINK_IEEE802_11_RADIOTAP},
                      {"arcnet_linux", INETCSUM_LINK_ARCNET_LINUX}, {"user2_pktap", INETCSUM_LINK_USER2_PKTAP},
                      {"juniper_ether", INETCSUM_LINK_JUNIPER_ETHER}, {"ipnet", INETCSUM_LINK_IPNET},
-                     {"ipoib", INETCSUM_LINK_IPOIB},         {"pktap", INETCSUM_LINK_PKTAP}};
+                     {"ipoib", INETCSUM_LINK_IPOIB},         {"pktap", INETCSUM_LINK_PKTAP},
+                     {"fddi", INETCSUM_LINK_FDDI},           {"ieee802_11", INETCSUM_LINK_IEEE802_11},
+                     {"ppi", INETCSUM_LINK_PPI}};
         const char *s = PyUnicode_AsUTF8(obj);
         if (!s)
             return -1;

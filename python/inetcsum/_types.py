@@ -79,11 +79,13 @@ class Link(enum.IntEnum):
     NULL = 0  # BSD loopback, address family in the capturing host's order
     ETHERNET = 1
     PPP = 9
+    FDDI = 10  # FDDI, LLC/SNAP
     BSD_RAW = 12  # raw IP as some BSDs number it
     OPENBSD_RAW = 14
     PPP_HDLC = 50  # PPP in HDLC-like framing (RFC 1662), or Cisco HDLC
     RAW = 101  # IPv4 or IPv6, by the version nibble
     C_HDLC = 104  # Cisco HDLC
+    IEEE802_11 = 105  # 802.11 data frames with LLC/SNAP, no radiotap
     FRELAY = 107  # Frame Relay (RFC 2427 NLPID or SNAP, or Cisco's EtherType)
     LOOP = 108  # OpenBSD loopback
     LINUX_SLL = 113
@@ -91,6 +93,7 @@ class Link(enum.IntEnum):
     ARCNET_LINUX = 129
     USER2_PKTAP = 149  # LINKTYPE_USER2, which Apple's own captures use for PKTAP
     JUNIPER_ETHER = 178
+    PPI = 192  # Per-Packet Information, then a packet of the link type it names
     IPNET = 226  # Solaris IPNET
     IPV4 = 228
     IPV6 = 229
