@@ -227,6 +227,15 @@ ICS_WALK_STEP(juniper)
     return ICS_H_ETHER;
 }
 
+/* A capture header's packet, of link type dlt, at `at`: what that link type names, where a header
+ * of the same kind (PKTAP in PKTAP, PPI in PPI: nothing writes them) counts as not followed. */
+static enum ics_hdr packet_of_link(struct ics_walker *w, uint32_t dlt, size_t at, int same_kind)
+{
+    if (same_kind)
+        return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_LINK, dlt, at);
+    return ics_walk_named(w, ics_follow_link((enum inetcsum_link)dlt), INETCSUM_UNFOLLOWED_LINK, dlt, at);
+}
+
 /* Apple's PKTAP: a little-endian header that says its own length and the link type of the packet
  * after it.  A record of another type carries no packet. */
 ICS_WALK_STEP(pktap)
@@ -242,9 +251,7 @@ ICS_WALK_STEP(pktap)
         return ICS_H_STOP;
     }
     *off += hlen;
-    if (dlt == INETCSUM_LINK_PKTAP || dlt == INETCSUM_LINK_USER2_PKTAP) /* PKTAP in PKTAP: nothing writes it */
-        return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_LINK, dlt, *off);
-    return ics_walk_named(w, ics_follow_link((enum inetcsum_link)dlt), INETCSUM_UNFOLLOWED_LINK, dlt, *off);
+    return packet_of_link(w, dlt, *off, dlt == INETCSUM_LINK_PKTAP || dlt == INETCSUM_LINK_USER2_PKTAP);
 }
 
 /* PPI (the Per-Packet Information header): skipped by its length, its fields (802.11 radio data,
@@ -261,9 +268,7 @@ ICS_WALK_STEP(ppi)
         return ICS_H_STOP;
     }
     *off += hlen;
-    if (dlt == INETCSUM_LINK_PPI) /* PPI in PPI: nothing writes it */
-        return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_LINK, dlt, *off);
-    return ics_walk_named(w, ics_follow_link((enum inetcsum_link)dlt), INETCSUM_UNFOLLOWED_LINK, dlt, *off);
+    return packet_of_link(w, dlt, *off, dlt == INETCSUM_LINK_PPI);
 }
 
 /* FDDI: its 13-byte MAC header, then 802.2 LLC; IP comes in LLC/SNAP naming an EtherType. */
