@@ -551,6 +551,7 @@ class LinkTypes(unittest.TestCase):
         # Issue 36: 802.11 without radiotap (105), PPI (192) before Ethernet or 802.11, FDDI (10)
         # with LLC/SNAP, and 802.11 frames in Aruba's GRE (protocol 0x8200).
         "ieee802-11": (105, radiotap(ipv4_udp())[8:]),
+        "ppp-cisco-hdlc": (9, b"\x0f\x00\x08\x00" + ipv4_udp()),  # Cisco HDLC under LINKTYPE_PPP
         "ieee802-11-qos": (105, radiotap(ipv4_udp(), qos=True)[8:]),
         "ppi-ether": (192, b"\x00\x00\x08\x00\x01\x00\x00\x00" + ether(ipv4_udp())),
         "ppi-802-11": (192, b"\x00\x00\x08\x00\x69\x00\x00\x00" + radiotap(ipv4_udp())[8:]),

@@ -47,8 +47,9 @@ ICS_WALK_STEP(chdlc)
     return then_ethertype(w, off, *end, ICS_CHDLC_HLEN, ICS_CHDLC_TYPE);
 }
 
-/* LINKTYPE_PPP_HDLC: PPP in HDLC-like framing, and libpcap writes Cisco HDLC frames under it too
- * (told apart by Cisco's address byte). */
+/* LINKTYPE_PPP_HDLC and LINKTYPE_PPP: PPP in HDLC-like framing or bare, and Cisco HDLC frames
+ * written under either (told apart by Cisco's address byte, 0x0F or 0x8F, which no PPP frame
+ * starts with: an address of 0xFF, or a protocol field). */
 ICS_WALK_STEP(ppp_hdlc)
 {
     const uint8_t *p = ics_need(w, *off, 1, *end);

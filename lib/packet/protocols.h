@@ -104,8 +104,7 @@ static inline enum ics_hdr ics_follow_link(enum inetcsum_link link)
         return ICS_H_IPV4;
     case INETCSUM_LINK_IPV6:
         return ICS_H_IPV6;
-    case INETCSUM_LINK_PPP:
-        return ICS_H_PPP;
+    case INETCSUM_LINK_PPP: /* (Cisco HDLC frames come under it too: Cisco's address byte tells) */
     case INETCSUM_LINK_PPP_HDLC:
         return ICS_H_PPP_HDLC;
     case INETCSUM_LINK_C_HDLC:
