@@ -552,6 +552,12 @@ class LinkTypes(unittest.TestCase):
         # with LLC/SNAP, and 802.11 frames in Aruba's GRE (protocol 0x8200).
         "ieee802-11": (105, radiotap(ipv4_udp())[8:]),
         "ppp-cisco-hdlc": (9, b"\x0f\x00\x08\x00" + ipv4_udp()),  # Cisco HDLC under LINKTYPE_PPP
+        # 802.1ah PBB (an I-TAG, the customer's addresses), PBB in PBB, and Cisco FabricPath (its
+        # tag, the customer's frame, FabricPath's FCS after it)
+        "pbb": (1, ether(b"\x00\x00\x01\x00" + bytes(12) + b"\x08\x00" + ipv4_udp(), ethertype=b"\x88\xe7")),
+        "pbb-in-pbb": (1, ether(b"\x00\x00\x01\x00" + bytes(12) + b"\x88\xe7" + b"\x00\x00\x02\x00" + bytes(12)
+                                + b"\x08\x00" + ipv4_udp(), ethertype=b"\x88\xe7")),
+        "fabricpath": (1, ether(b"\x00\x3f" + ether(ipv4_udp()) + b"\x01\x02\x03\x04", ethertype=b"\x89\x03")),
         "ieee802-11-qos": (105, radiotap(ipv4_udp(), qos=True)[8:]),
         "ppi-ether": (192, b"\x00\x00\x08\x00\x01\x00\x00\x00" + ether(ipv4_udp())),
         "ppi-802-11": (192, b"\x00\x00\x08\x00\x69\x00\x00\x00" + radiotap(ipv4_udp())[8:]),

@@ -394,6 +394,23 @@ ICS_WALK_STEP(vntag)
     return then_ethertype(w, off, *end, ICS_VNTAG_HLEN, ICS_VNTAG_TYPE);
 }
 
+/* 802.1ah: the I-TAG and the customer's addresses, then their EtherType (PBB in PBB too). */
+ICS_WALK_STEP(pbb)
+{
+    return then_ethertype(w, off, *end, ICS_PBB_HLEN, ICS_PBB_TYPE);
+}
+
+/* Cisco FabricPath: its tag, then the customer's Ethernet frame, which ends before FabricPath's own
+ * FCS. */
+ICS_WALK_STEP(fabricpath)
+{
+    if (!ics_have(w, *off, ICS_FABRICPATH_TAG_LEN + ICS_FABRICPATH_FCS_LEN, *end))
+        return ICS_H_STOP;
+    *off += ICS_FABRICPATH_TAG_LEN;
+    *end -= ICS_FABRICPATH_FCS_LEN;
+    return ICS_H_ETHER;
+}
+
 /* MPLS labels to the bottom of the stack, then IP by its version nibble, or a pseudowire control
  * word (first nibble 0, RFC 4385) before an Ethernet frame. */
 ICS_WALK_STEP(mpls)

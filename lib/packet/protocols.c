@@ -30,6 +30,8 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(ETHER, "Ethernet", NONE, ether),
     ROW(VLAN, "802.1Q", NONE, vlan),
     ROW(VNTAG, "VN-Tag", NONE, vntag),
+    ROW(PBB, "802.1ah PBB", NONE, pbb),
+    ROW(FABRICPATH, "Cisco FabricPath", NONE, fabricpath),
     ROW(MPLS, "MPLS", NONE, mpls),
     ROW(PPPOE, "PPPoE", NONE, pppoe),
     ROW(PPP, "PPP", NONE, ppp),

@@ -42,6 +42,8 @@ enum ics_hdr {
     ICS_H_ETHER,
     ICS_H_VLAN,
     ICS_H_VNTAG,
+    ICS_H_PBB,
+    ICS_H_FABRICPATH,
     ICS_H_MPLS,
     ICS_H_PPPOE,
     ICS_H_PPP,
@@ -159,6 +161,10 @@ static inline enum ics_hdr ics_follow_ethertype(uint32_t type)
         return ICS_H_VLAN;
     case ICS_ETH_P_VNTAG:
         return ICS_H_VNTAG;
+    case ICS_ETH_P_PBB:
+        return ICS_H_PBB;
+    case ICS_ETH_P_FABRICPATH:
+        return ICS_H_FABRICPATH;
     case ICS_ETH_P_MPLS_UC:
     case ICS_ETH_P_MPLS_MC:
         return ICS_H_MPLS;

@@ -193,6 +193,8 @@ ICS_WALK_STEP(wlan);
 ICS_WALK_STEP(ether);
 ICS_WALK_STEP(vlan);
 ICS_WALK_STEP(vntag);
+ICS_WALK_STEP(pbb);
+ICS_WALK_STEP(fabricpath);
 ICS_WALK_STEP(mpls);
 ICS_WALK_STEP(pppoe);
 ICS_WALK_STEP(ppp);

@@ -15,6 +15,8 @@ enum {
     ICS_ETH_P_QINQ1 = 0x9100,        /* pre-standard QinQ tags */
     ICS_ETH_P_QINQ2 = 0x9200,
     ICS_ETH_P_VNTAG = 0x8926,        /* Cisco VN-Tag (802.1Qbh) */
+    ICS_ETH_P_PBB = 0x88E7,          /* IEEE 802.1ah backbone service instance tag (I-TAG) */
+    ICS_ETH_P_FABRICPATH = 0x8903,   /* Cisco FabricPath (MAC-in-MAC) */
     ICS_ETH_P_MPLS_UC = 0x8847,
     ICS_ETH_P_MPLS_MC = 0x8848,
     ICS_ETH_P_TEB = 0x6558,          /* transparent Ethernet bridging: Ethernet inside GRE, GENEVE, NVGRE */
@@ -160,6 +162,14 @@ enum { ICS_VLAN_TCI = 0, ICS_VLAN_TYPE = 2, ICS_VLAN_HLEN = 4 };
 
 /* VN-Tag: 4 bytes of tag, then the EtherType. */
 enum { ICS_VNTAG_TYPE = 4, ICS_VNTAG_HLEN = 6 };
+
+/* 802.1ah Provider Backbone Bridging, after its EtherType: the I-TAG (priority, flags, 24-bit
+ * I-SID), the customer's destination and source addresses, then their EtherType. */
+enum { ICS_PBB_ITAG_LEN = 4, ICS_PBB_TYPE = 16, ICS_PBB_HLEN = 18 };
+
+/* Cisco FabricPath, after its EtherType: FTag and TTL, then the customer's Ethernet frame; the
+ * FabricPath frame ends with its own 4-byte FCS, no part of the customer's (as tshark reads it). */
+enum { ICS_FABRICPATH_TAG_LEN = 2, ICS_FABRICPATH_FCS_LEN = 4 };
 
 /* An MPLS label stack entry (RFC 3032): label, traffic class and the bottom-of-stack bit in the
  * third byte.  After the bottom one, a first nibble of 0 is a pseudowire control word (RFC 4385)
