@@ -558,6 +558,12 @@ class LinkTypes(unittest.TestCase):
         "pbb-in-pbb": (1, ether(b"\x00\x00\x01\x00" + bytes(12) + b"\x88\xe7" + b"\x00\x00\x02\x00" + bytes(12)
                                 + b"\x08\x00" + ipv4_udp(), ethertype=b"\x88\xe7")),
         "fabricpath": (1, ether(b"\x00\x3f" + ether(ipv4_udp()) + b"\x01\x02\x03\x04", ethertype=b"\x89\x03")),
+        # AYIYA forwarding a packet (16-byte identity, 20-byte signature; IPv4 in it here), and
+        # CAPWAP data carrying an 802.3 frame and a native 802.11 one
+        "ayiya": (1, ether(ipv4_udp(b"\x41\x52\x21\x04" + bytes(4) + bytes(16) + bytes(20) + ipv4_udp(), bad=False,
+                                    dport=5072))),
+        "capwap-802-3": (1, ether(ipv4_udp(b"\x00\x10\x02\x00" + bytes(4) + ether(ipv4_udp()), bad=False, dport=5247))),
+
         "ieee802-11-qos": (105, radiotap(ipv4_udp(), qos=True)[8:]),
         "ppi-ether": (192, b"\x00\x00\x08\x00\x01\x00\x00\x00" + ether(ipv4_udp())),
         "ppi-802-11": (192, b"\x00\x00\x08\x00\x69\x00\x00\x00" + radiotap(ipv4_udp())[8:]),
@@ -749,6 +755,21 @@ class LinkTypes(unittest.TestCase):
                                                 capture_output=True, text=True).stdout.split()
                         self.assertEqual("3" in marked and marked[marked.index("3") + 1:][:1] == ["1"], conflict,
                                          marked)
+
+    def test_capwap_native_80211(self):
+        """CAPWAP data with T set carries 802.11 in its native format (RFC 5416), frame control as on
+        the air; tshark by default swaps its bytes (capwap.swap_fc, for Cisco's controllers), and
+        agrees once told not to."""
+        frame = ether(ipv4_udp(b"\x00\x10\x03\x00" + bytes(4) + radiotap(ipv4_udp())[8:], bad=False, dport=5247))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "capwap.pcap")
+            write_bytes(path, pcap(1, [frame]))
+            res = run("verify", path)
+            self.assertIn(b"frame 1 inner UDP 0x", res.stdout)
+            if shutil.which("tshark"):
+                out = subprocess.run(["tshark", "-r", path, "-o", "udp.check_checksum:TRUE", "-o", "capwap.swap_fc:FALSE",
+                                      "-T", "fields", "-e", "udp.checksum.status"], capture_output=True, text=True)
+                self.assertEqual(out.stdout.split(), ["1,0"], out.stderr)
 
     def test_pppoe_length_named_wrong(self):
         """A PPPoE length that disagrees with the IP packet the frame holds (issue 36): the frame is

@@ -71,6 +71,8 @@ const struct ics_protocol ics_protocols[ICS_H_COUNT] = {
     ROW(GENEVE, "GENEVE", NONE, geneve),
     ROW(TEREDO, "Teredo", NONE, teredo),
     ROW(GTPU, "GTP-U", NONE, gtpu),
+    ROW(AYIYA, "AYIYA", NONE, ayiya),
+    ROW(CAPWAP, "CAPWAP data", NONE, capwap),
     ROW(VXLAN_GPE, "VXLAN-GPE", NONE, vxlan_gpe),
     /* samples */
     ROW(SFLOW, "sFlow", NONE, sflow),

@@ -85,6 +85,8 @@ enum ics_hdr {
     ICS_H_GENEVE,
     ICS_H_TEREDO,
     ICS_H_GTPU,
+    ICS_H_AYIYA,
+    ICS_H_CAPWAP,
     ICS_H_VXLAN_GPE,
     ICS_H_COUNT,
     /* Not a row: a number the tables do not know.  The walk ends there too, but what follows may
@@ -281,6 +283,8 @@ static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
         {ICS_PORT_VXLAN_GPE, 0, ICS_H_VXLAN_GPE},
         {ICS_PORT_MPLS_IN_UDP, 0, ICS_H_MPLS}, /* RFC 7510 */
         {ICS_PORT_SFLOW, 0, ICS_H_SFLOW},
+        {ICS_PORT_AYIYA, 1, ICS_H_AYIYA},
+        {ICS_PORT_CAPWAP_DATA, 1, ICS_H_CAPWAP},
     };
     for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (dport == rows[i].port || (rows[i].either && sport == rows[i].port))

@@ -132,6 +132,43 @@ ICS_WALK_STEP(teredo)
     return ICS_H_IPV6;
 }
 
+/* AYIYA: a forwarded packet, of the IP protocol its next header names (IPv6 in IPv4 as SixXS ran
+ * it), after the header, the identity and the signature.  Other opcodes carry no packet. */
+ICS_WALK_STEP(ayiya)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_AYIYA_HLEN, *end);
+    if (!p || (p[ICS_AYIYA_OPCODE] & 0x0F) != ICS_AYIYA_OP_FORWARD)
+        return ICS_H_STOP;
+    const size_t hlen = ICS_AYIYA_HLEN + ((size_t)1 << (p[ICS_AYIYA_ID] >> 4)) + (size_t)(p[ICS_AYIYA_SIG] >> 4) * 4;
+    const uint8_t next = p[ICS_AYIYA_NEXT];
+    if (!ics_have(w, *off, hlen, *end))
+        return ICS_H_STOP;
+    *off += hlen;
+    const enum ics_hdr h = ics_follow_ipproto(next);
+    return h == ICS_H_IPV4 || h == ICS_H_IPV6 ? h : ICS_H_STOP;
+}
+
+/* CAPWAP's data channel: an 802.3 frame, or (T set) an 802.11 one in its native format, after a
+ * header of HLEN words.  A fragment (F) is not put back together: it ends the walk. */
+ICS_WALK_STEP(capwap)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_CAPWAP_MIN_HLEN, *end);
+    if (!p || p[0] != 0)
+        return ICS_H_STOP; /* another version, or a DTLS-protected one (type 1) */
+    const size_t hlen = (size_t)(p[ICS_CAPWAP_HLEN_BYTE] >> 3) * 4;
+    const unsigned wbid = (p[ICS_CAPWAP_WBID_BYTE] >> 1) & 0x1F, native = p[ICS_CAPWAP_WBID_BYTE] & 1;
+    if (p[ICS_CAPWAP_FLAGS_BYTE] & ICS_CAPWAP_F)
+        return ICS_H_STOP;
+    if (hlen < ICS_CAPWAP_MIN_HLEN || !ics_have(w, *off, hlen, *end)) {
+        ics_malformed(w);
+        return ICS_H_STOP;
+    }
+    *off += hlen;
+    if (!native)
+        return ICS_H_ETHER;
+    return wbid == ICS_CAPWAP_WBID_80211 ? ICS_H_WLAN : ICS_H_STOP;
+}
+
 /* GTP-U (3GPP TS 29.281): G-PDU messages carry IP after the header and its extensions. */
 ICS_WALK_STEP(gtpu)
 {

@@ -233,6 +233,8 @@ ICS_WALK_STEP(vxlan);
 ICS_WALK_STEP(geneve);
 ICS_WALK_STEP(teredo);
 ICS_WALK_STEP(gtpu);
+ICS_WALK_STEP(ayiya);
+ICS_WALK_STEP(capwap);
 ICS_WALK_STEP(vxlan_gpe);
 
 #endif

@@ -16,6 +16,32 @@ enum {
     ICS_PORT_GTPU = 2152,
     ICS_PORT_VXLAN_GPE = 4790,
     ICS_PORT_MPLS_IN_UDP = 6635, /* RFC 7510 */
+    ICS_PORT_AYIYA = 5072,       /* Anything In Anything (SixXS's IPv6 in IPv4 tunnels) */
+    ICS_PORT_CAPWAP_DATA = 5247, /* RFC 5415: CAPWAP's data channel (5246, control, carries no frames) */
+};
+
+/* AYIYA: identity length (log2, high nibble) and type; signature length (4-byte words, high nibble)
+ * and hash; authentication method and opcode (low nibble: 1 forwards a packet); the next header (an
+ * IP protocol); a 4-byte epoch time; then the identity and the signature. */
+enum {
+    ICS_AYIYA_ID = 0,
+    ICS_AYIYA_SIG = 1,
+    ICS_AYIYA_OPCODE = 2,
+    ICS_AYIYA_NEXT = 3,
+    ICS_AYIYA_HLEN = 8,
+    ICS_AYIYA_OP_FORWARD = 1,
+};
+
+/* CAPWAP (RFC 5415 4.3): the preamble (version and type, 0 and 0), then HLEN (the header's length in
+ * 4-byte words, five bits), RID, WBID (the wireless binding: 1 is 802.11) and T (the payload in
+ * that binding's native frame format, else an 802.3 frame), then the F (fragment) flag. */
+enum {
+    ICS_CAPWAP_HLEN_BYTE = 1, /* HLEN: the top five bits */
+    ICS_CAPWAP_WBID_BYTE = 2, /* WBID: bits 5..1; T: bit 0 */
+    ICS_CAPWAP_FLAGS_BYTE = 3, /* F: the top bit */
+    ICS_CAPWAP_MIN_HLEN = 8,
+    ICS_CAPWAP_WBID_80211 = 1,
+    ICS_CAPWAP_F = 0x80,
 };
 
 /* VXLAN-GPE (draft-ietf-nvo3-vxlan-gpe): flags (P: the next protocol field is valid), reserved,
