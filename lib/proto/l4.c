@@ -76,6 +76,6 @@ struct inetcsum_verdict inetcsum_l4_fill(enum inetcsum_layer layer, void *msg, s
     struct inetcsum_verdict v = judge_message(layer, p, len, pseudo, flags, &covered);
     if (covered == 0 || !ics_fill_wanted(&v, flags))
         return v;
-    ics_put_expected(p + ics_layers[layer].field, v.expected, ics_layers[layer].width);
+    ics_put_expected(p + ics_layers[layer].field, v.expected, ics_field_width(layer));
     return v;
 }
