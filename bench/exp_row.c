@@ -19,6 +19,7 @@
 #include "experiments.h"
 #include "inetcsum.h"
 #include "registry.h"
+#include "stats.h"
 
 #define NOISY 0.05 /* the A/A pair further apart than this: no verdict */
 #define SLACK 0.05 /* a row may be this much slower than what it replaces, plus twice the noise */
@@ -36,16 +37,12 @@ static const char *choice(const struct ics_tuning *row, size_t len)
     return k ? k->name : "inline";
 }
 
-static int by_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The median of v[0..n) (sorted in place). */
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, by_double);
-    return n ? v[n / 2] : 0;
+    struct stats_summary s;
+    stats_summarise(v, n, &s);
+    return s.median;
 }
 
 struct class_result {
