@@ -24,7 +24,7 @@ struct tally {
     int unfollowed_ok;
     unsigned long long unfollowed;
     struct {
-        char text[56];
+        char text[96]; /* inetcsum_report_why's words for a frame not followed, whole (cli/report.c prints the same) */
         unsigned long long frames;
     } why[TALLY_WHY_MAX];
     unsigned nwhy;

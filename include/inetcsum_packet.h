@@ -5,7 +5,7 @@
  * PPPoE, PPP, Linux cooked (SLL, SLL2), raw IP, BSD loopback; IPv4 with options; IPv6 with
  * hop-by-hop, routing, fragment, destination options and AH headers; tunnels VXLAN (UDP 4789),
  * GENEVE (6081), GRE (with ERSPAN I/II/III headers skipped as opaque, NVGRE/Ethernet over GRE,
- * PPTP's enhanced GRE), GRE-in-UDP (4754), Teredo (3544), GTP-U (2152), IP-in-IP, 6in4, 4in6, 6in6;
+ * PPTP's enhanced GRE), GRE-in-UDP (4754), Teredo (3544), GTP (2152, 2123, 3386), IP-in-IP, 6in4, 4in6, 6in6;
  * and the packet quoted in an ICMP or ICMPv6 error (verified, never modified).
  *
  * The pseudo-header uses the final destination: the last address of an IPv4 LSRR/SSRR option or
@@ -132,7 +132,8 @@ enum inetcsum_unfollowed {
     INETCSUM_UNFOLLOWED_MPLS_PAYLOAD,  /* what an MPLS label stack carries (value: its first byte) */
     INETCSUM_UNFOLLOWED_IP_VERSION,    /* an IP header of another version than 4 or 6 (value) */
     INETCSUM_UNFOLLOWED_NLPID,         /* a Frame Relay NLPID (value) */
-    INETCSUM_UNFOLLOWED_AGGREGATE,     /* several packets in one frame (an 802.11 A-MSDU) */
+    INETCSUM_UNFOLLOWED_AGGREGATE,     /* no longer said: 802.11 A-MSDUs are followed subframe by subframe
+                                        * (kept so the numbers after it stay) */
     INETCSUM_UNFOLLOWED_SFLOW_VERSION, /* an sFlow datagram of version 2 or 4 (value) */
     INETCSUM_UNFOLLOWED_COUNT
 };
@@ -151,6 +152,8 @@ enum inetcsum_malformed {
      * discards these too). */
     INETCSUM_MALFORMED_FRAGMENTS_CONFLICT6,
     INETCSUM_MALFORMED_FRAGMENTS_CONFLICT4,
+    INETCSUM_MALFORMED_AMSDU_LENGTH,   /* an 802.11 A-MSDU subframe's length (value) runs past the frame:
+                                        * what it holds is walked as far as the frame goes */
     INETCSUM_MALFORMED_COUNT
 };
 

@@ -527,6 +527,27 @@ def radiotap(frame, fcs=False, qos=False):
     return rt + body + (zlib.crc32(body).to_bytes(4, "little") if fcs else b"")
 
 
+def gtp_header(flags, hlen, packet):
+    """A GTP T-PDU's header of hlen bytes (GTPv0's 20, GTP''s 6, GTPv1's 8) before packet."""
+    hdr = bytearray(hlen)
+    hdr[0], hdr[1] = flags, 0xFF
+    hdr[2:4] = len(packet).to_bytes(2, "big")
+    return bytes(hdr)
+
+
+def amsdu(packets, datapad=False):
+    """An 802.11 QoS data frame (to the DS) whose payload is an A-MSDU: a subframe per (ethertype,
+    packet), each with its addresses, length and LLC/SNAP, all but the last padded to 4 bytes.
+    datapad: radiotap's padding of the 802.11 header to 4 bytes is there (28 bytes, not 26)."""
+    body = b""
+    for i, (ethertype, packet) in enumerate(packets):
+        msdu = b"\xaa\xaa\x03\x00\x00\x00" + ethertype + packet
+        sub = b"\x02\x00\x00\x00\x00\x0a\x02\x00\x00\x00\x00\x0b" + len(msdu).to_bytes(2, "big") + msdu
+        body += sub + (bytes(-len(sub) % 4) if i < len(packets) - 1 else b"")
+    hdr = b"\x88\x01\x00\x00" + b"\x02\x00\x00\x00\x00\x01" * 3 + b"\x10\x00" + b"\x80\x00"  # QoS: A-MSDU
+    return hdr + (b"\x00\x00" if datapad else b"") + body
+
+
 class LinkTypes(unittest.TestCase):
     """Every link type and encapsulation a wrong UDP checksum may come in is decoded; an unknown
     link type is said so."""
@@ -562,9 +583,25 @@ class LinkTypes(unittest.TestCase):
         # CAPWAP data carrying an 802.3 frame and a native 802.11 one
         "ayiya": (1, ether(ipv4_udp(b"\x41\x52\x21\x04" + bytes(4) + bytes(16) + bytes(20) + ipv4_udp(), bad=False,
                                     dport=5072))),
+        # GTP as tshark reads it on each of its ports: GTPv0's 20-byte header and GTP''s 6-byte one
+        # on 3386 (GTP' version 2 there too), GTPv0 on GTP-U's port, a GTPv1 T-PDU on GTP-C's
+        "gtpv0": (1, ether(ipv4_udp(gtp_header(0x1e, 20, ipv4_udp()) + ipv4_udp(), bad=False, dport=3386))),
+        "gtp-prime": (1, ether(ipv4_udp(gtp_header(0x0f, 6, ipv4_udp()) + ipv4_udp(), bad=False, dport=3386))),
+        "gtp-prime-v2": (1, ether(ipv4_udp(gtp_header(0x4e, 6, ipv4_udp()) + ipv4_udp(), bad=False, dport=3386))),
+        "gtpv0-on-2152": (1, ether(ipv4_udp(gtp_header(0x10, 20, ipv4_udp()) + ipv4_udp(), bad=False, dport=2152))),
+        "gtpv1-on-2123": (1, ether(ipv4_udp(gtp_header(0x30, 8, ipv4_udp()) + ipv4_udp(), bad=False, dport=2123))),
         "capwap-802-3": (1, ether(ipv4_udp(b"\x00\x10\x02\x00" + bytes(4) + ether(ipv4_udp()), bad=False, dport=5247))),
 
         "ieee802-11-qos": (105, radiotap(ipv4_udp(), qos=True)[8:]),
+        # 802.11 A-MSDUs: subframes side by side, the last one's UDP wrong; IPv6 in one; behind
+        # radiotap with its header padding (tshark decodes each subframe's packet)
+        "ieee802-11-amsdu": (105, amsdu([(b"\x08\x00", ipv4_udp(b"first", bad=False, dport=40000)),
+                                         (b"\x86\xdd", ipv6(58, checksummed(b"\x80\x00\x00\x00\x00\x01\x00\x01x", 2,
+                                                                            proto=58, v6=True))),
+                                         (b"\x08\x00", ipv4_udp(b"third", dport=40000))])),
+        "radiotap-amsdu-datapad": (127, b"\x00\x00\x09\x00\x02\x00\x00\x00\x20"
+                                   + amsdu([(b"\x08\x00", ipv4_udp(b"one", bad=False, dport=40000)),
+                                            (b"\x08\x00", ipv4_udp(b"two!", dport=40000))], datapad=True)),
         "ppi-ether": (192, b"\x00\x00\x08\x00\x01\x00\x00\x00" + ether(ipv4_udp())),
         "ppi-802-11": (192, b"\x00\x00\x08\x00\x69\x00\x00\x00" + radiotap(ipv4_udp())[8:]),
         "fddi": (10, b"\x50" + b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01"
@@ -685,17 +722,25 @@ class LinkTypes(unittest.TestCase):
             res = run("verify", quiet)
             self.assertEqual(res.returncode, 0, res.stdout)
             self.assertNotIn(b"not followed", res.stdout)
-            # Numbers and forms of the link layers: a Frame Relay NLPID, an 802.11 A-MSDU (several
-            # packets, one frame); a Frame Relay CLNP packet (no IP in it) ends quietly.
+            # Numbers and forms of the link layers: a Frame Relay NLPID, an EtherType inside an
+            # A-MSDU's second subframe (its first still checked); a Frame Relay CLNP packet (no IP
+            # in it) ends quietly.
             named = os.path.join(d, "named.pcap")
-            amsdu = radiotap(ipv4_udp(), qos=True)
-            amsdu = amsdu[:8 + 24] + b"\x80\x00" + amsdu[8 + 26:]  # the QoS control's A-MSDU bit
             write_bytes(named, pcap(107, [b"\x18\x41\x03\xb0" + bytes(20), b"\x18\x41\x03\x81" + bytes(20)]))
-            write_bytes(named + "2", pcap(127, [amsdu]))
+            write_bytes(named + "2", pcap(105, [amsdu([(b"\x08\x00", ipv4_udp(dport=40000)),
+                                                       (b"\x88\xb5", bytes(20))])]))
             frames = [json.loads(x) for x in run("verify", "--json", named, named + "2").stdout.splitlines()]
             self.assertEqual([(o["frame"], o["why"], o["offset"]) for o in frames if o["type"] == "frame"],
                              [(1, "Frame Relay NLPID 0xb0 not followed", 3),
-                              (1, "802.11 A-MSDU (several packets in one frame) not followed", 8 + 26)])
+                              (1, "EtherType 0x88b5 not followed", 26 + 4 * ((14 + 8 + len(ipv4_udp()) + 3) // 4) + 14 + 8)])
+            self.assertEqual([o["status"] for o in frames if o["type"] == "check" and o["layer"] == "udp"], ["bad"])
+            # An A-MSDU subframe whose length runs past the frame: malformed, named, at its start.
+            long_sub = os.path.join(d, "amsdu-long.pcap")
+            write_bytes(long_sub, pcap(105, [amsdu([(b"\x08\x00", ipv4_udp(dport=40000))])[:-3]]))
+            frames = [json.loads(x) for x in run("verify", "--json", long_sub).stdout.splitlines()]
+            self.assertEqual([(o["reason"], o["why"], o["offset"]) for o in frames if o["type"] == "frame"],
+                             [("malformed", f"802.11 A-MSDU subframe length {8 + len(ipv4_udp())} runs past the frame",
+                               26)])
             contradicting = os.path.join(d, "v6-in-v4.pcap")  # ethertype IPv4, version 6
             write_bytes(contradicting, pcap(1, [bytes(12) + b"\x08\x00" + b"\x60" + ipv4_udp()[1:]]))
             res = run("verify", contradicting)

@@ -7,7 +7,7 @@
  * IPv4 with options, IPv6 with hop-by-hop, routing and destination options headers, TCP, UDP, and
  * the tunnels VXLAN, GENEVE, GRE (RFC 2784/2890: checksum, key, sequence) and IP in IP.  Anything
  * that carries its own length or integrity over the whole packet that segmentation cannot keep
- * (IP fragments, AH, ESP, PPPoE, GTP-U) is refused: -EPROTONOSUPPORT for a kind it does not
+ * (IP fragments, AH, ESP, PPPoE, GTP) is refused: -EPROTONOSUPPORT for a kind it does not
  * cross, -EINVAL for headers that contradict each other or run past the packet. */
 #include <errno.h>
 

@@ -28,6 +28,7 @@ static int next_depth(struct ics_walker *w, struct ics_ipctx *ip)
         return 0;
     }
     ip->depth = (uint8_t)w->ips++;
+    w->saw_ip = 1;
     return 1;
 }
 

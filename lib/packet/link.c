@@ -13,6 +13,17 @@ static enum ics_hdr then_ethertype(struct ics_walker *w, size_t *off, size_t end
     return ics_walk_ethertype(w, ics_get16(p + type_at), *off);
 }
 
+/* 802.2 LLC at *off (FDDI, 802.11, 802.3): only SNAP naming an EtherType carries IP; other LLC ends
+ * the walk quietly. */
+static enum ics_hdr after_llc(struct ics_walker *w, size_t *off, size_t end)
+{
+    const uint8_t *p = ics_need(w, *off, ICS_SNAP_HLEN, end);
+    if (!p || !ics_snap_names_ethertype(p))
+        return ICS_H_STOP;
+    *off += ICS_SNAP_HLEN;
+    return ics_walk_ethertype(w, ics_get16(p + ICS_SNAP_TYPE), *off);
+}
+
 /* ---- What a capture's link type starts with ------------------------------------------------------ */
 
 /* The family of BSD loopback in either byte order: NULL uses the capturing host's. */
@@ -272,17 +283,13 @@ ICS_WALK_STEP(ppi)
     return packet_of_link(w, dlt, *off, dlt == INETCSUM_LINK_PPI);
 }
 
-/* FDDI: its 13-byte MAC header, then 802.2 LLC; IP comes in LLC/SNAP naming an EtherType. */
+/* FDDI: its 13-byte MAC header, then 802.2 LLC (SMT and bridge PDUs carry no checksum). */
 ICS_WALK_STEP(fddi)
 {
-    const uint8_t *p = ics_need(w, *off, ICS_FDDI_HLEN + ICS_SNAP_HLEN, *end);
-    if (!p)
+    if (!ics_need(w, *off, ICS_FDDI_HLEN, *end))
         return ICS_H_STOP;
-    const uint8_t *snap = p + ICS_FDDI_HLEN;
-    if (snap[0] != ICS_SNAP_SAP || snap[1] != ICS_SNAP_SAP || snap[2] != ICS_SNAP_UI || !ics_snap_names_ethertype(snap))
-        return ICS_H_STOP; /* other LLC (SMT, bridge PDUs): nothing with a checksum */
-    *off += ICS_FDDI_HLEN + ICS_SNAP_HLEN;
-    return ics_walk_ethertype(w, ics_get16(snap + ICS_SNAP_TYPE), *off);
+    *off += ICS_FDDI_HLEN;
+    return after_llc(w, off, *end);
 }
 
 /* Radiotap: skipped by its length, once its Flags field (if present) said whether the 802.11
@@ -328,8 +335,43 @@ ICS_WALK_STEP(radiotap)
     return ICS_H_WLAN;
 }
 
+/* An A-MSDU's subframes at [at, end), side by side: each MSDU walked on its own branch (walk.h),
+ * verified and fixed like any packet.  A subframe whose length runs past the frame is malformed,
+ * what it holds walked as far as the frame goes (its checksums then unverifiable); one of length 0
+ * ends the A-MSDU, as do fewer bytes than a subframe header (padding).  Returns ICS_H_UNKNOWN when
+ * a subframe carried what the walk does not follow, else ICS_H_STOP. */
+static enum ics_hdr amsdu(struct ics_walker *w, size_t at, size_t end)
+{
+    enum ics_hdr seen = ICS_H_STOP;
+    while (end - at >= ICS_AMSDU_HLEN && ics_walk_count(w)) {
+        const uint8_t *p = ics_need(w, at, ICS_AMSDU_HLEN, end);
+        if (!p)
+            break;
+        const size_t len = ics_get16(p + ICS_AMSDU_LEN), msdu = at + ICS_AMSDU_HLEN;
+        if (len == 0)
+            break;
+        size_t msdu_end = msdu + len, next = msdu_end;
+        if (len > end - msdu) {
+            ics_malformed_because(w, INETCSUM_MALFORMED_AMSDU_LENGTH, (uint32_t)len, at);
+            msdu_end = end;
+        }
+        size_t inner = msdu;
+        const enum ics_hdr h = after_llc(w, &inner, msdu_end); /* (before inner is read) */
+        if (ics_walk_branch(w, h, inner, msdu_end) == ICS_H_UNKNOWN)
+            seen = ICS_H_UNKNOWN;
+        if (msdu_end == end)
+            break;
+        next += (ICS_AMSDU_ALIGN - (next - at) % ICS_AMSDU_ALIGN) % ICS_AMSDU_ALIGN;
+        if (next >= end)
+            break;
+        at = next;
+    }
+    return seen;
+}
+
 /* An 802.11 frame: only unprotected data frames with a payload carry LLC/SNAP and what follows
- * it; management and control frames, null data and encrypted frames end the walk. */
+ * it; management and control frames, null data and encrypted frames end the walk.  A QoS data
+ * frame may carry an A-MSDU: several packets, each in its own subframe. */
 ICS_WALK_STEP(wlan)
 {
     const uint8_t *p = ics_need(w, *off, 2, *end); /* the frame control: control frames are shorter */
@@ -342,24 +384,21 @@ ICS_WALK_STEP(wlan)
     size_t hlen = ICS_WLAN_HLEN;
     if ((fc1 & ICS_WLAN_DS_BOTH) == ICS_WLAN_DS_BOTH)
         hlen += ICS_WLAN_ADDR4_LEN;
+    int aggregate = 0;
     if (fc0 & ICS_WLAN_SUBTYPE_QOS) {
-        /* An A-MSDU packs several packets, each with its own addresses and LLC/SNAP: one walk
-         * cannot follow them all, and is not taken to have. */
         if (!(p = ics_need(w, *off + hlen, ICS_WLAN_QOS_LEN, *end)))
             return ICS_H_STOP;
-        if (p[0] & ICS_WLAN_QOS_AMSDU)
-            return ics_walk_named(w, ICS_H_UNKNOWN, INETCSUM_UNFOLLOWED_AGGREGATE, 0, *off + hlen + ICS_WLAN_QOS_LEN);
+        aggregate = (p[0] & ICS_WLAN_QOS_AMSDU) != 0;
         hlen += ICS_WLAN_QOS_LEN;
         if (fc1 & ICS_WLAN_ORDER)
             hlen += ICS_WLAN_HTC_LEN;
     }
     if (w->wlan_datapad)
         hlen = (hlen + 3) & ~(size_t)3;
-    if (!(p = ics_need(w, *off + hlen, ICS_SNAP_HLEN, *end)) || p[0] != ICS_SNAP_SAP || p[1] != ICS_SNAP_SAP ||
-        p[2] != ICS_SNAP_UI || !ics_snap_names_ethertype(p))
+    if (!ics_have(w, *off, hlen, *end))
         return ICS_H_STOP;
-    *off += hlen + ICS_SNAP_HLEN;
-    return ics_walk_ethertype(w, ics_get16(p + ICS_SNAP_TYPE), *off);
+    *off += hlen;
+    return aggregate ? amsdu(w, *off, *end) : after_llc(w, off, *end);
 }
 
 /* ---- What an EtherType names ----------------------------------------------------------------------- */
@@ -371,15 +410,10 @@ ICS_WALK_STEP(ether)
     const uint8_t *p = ics_need(w, *off, ICS_ETH_HLEN, *end);
     if (!p)
         return ICS_H_STOP;
-    uint32_t type = ics_get16(p + ICS_ETH_TYPE);
+    const uint32_t type = ics_get16(p + ICS_ETH_TYPE);
     *off += ICS_ETH_HLEN;
-    if (type <= ICS_ETH_MAX_8023_LEN) { /* LLC: STP, IS-IS, NetBIOS, ... carry no IP; SNAP may */
-        if (!(p = ics_need(w, *off, ICS_SNAP_HLEN, *end)) || p[0] != ICS_SNAP_SAP || p[1] != ICS_SNAP_SAP ||
-            p[2] != ICS_SNAP_UI || !ics_snap_names_ethertype(p))
-            return ICS_H_STOP;
-        type = ics_get16(p + ICS_SNAP_TYPE);
-        *off += ICS_SNAP_HLEN;
-    }
+    if (type <= ICS_ETH_MAX_8023_LEN) /* a length: 802.2 LLC follows */
+        return after_llc(w, off, *end);
     return ics_walk_ethertype(w, type, *off);
 }
 

@@ -11,6 +11,25 @@ static enum ics_hdr walk_from(struct ics_walker *w, enum ics_hdr h, size_t *off,
     return h;
 }
 
+/* Whether a walk that ended at h stopped at a number it does not follow, in a place where that
+ * counts: never inside an ICMP error's quote or a first fragment (never followed beyond their upper
+ * layer: what a fragmented datagram carries is walked once it is whole). */
+static int unfollowed_counts(const struct ics_walker *w, enum ics_hdr h)
+{
+    return h == ICS_H_UNKNOWN && !w->quoted && !(w->ip.frag & INETCSUM_CHECK_FRAGMENT);
+}
+
+enum ics_hdr ics_walk_branch(struct ics_walker *w, enum ics_hdr h, size_t off, size_t end)
+{
+    const unsigned ips = w->ips;
+    const struct ics_ipctx ip = w->ip;
+    const enum ics_hdr last = walk_from(w, h, &off, &end);
+    const int counts = unfollowed_counts(w, last);
+    w->ips = ips;
+    w->ip = ip;
+    return counts ? ICS_H_UNKNOWN : ICS_H_STOP;
+}
+
 void ics_walk_quote(struct ics_walker *w, enum ics_hdr h, size_t off, size_t held, size_t len)
 {
     const size_t cap = w->cap;
@@ -38,6 +57,7 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
     w.out = out;
     w.cap = v->len;
     w.ips = w.steps = 0;
+    w.saw_ip = 0;
     w.quoted = 0;
     w.gre_flags = 0;
     w.wlan_datapad = 0;
@@ -66,16 +86,14 @@ int ics_parse(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
     if (h == ICS_H_UNKNOWN)
         out->flags |= INETCSUM_FRAME_UNKNOWN_LINK;
     h = walk_from(&w, h, &off, &end);
-    /* A walk that ended at a number it does not know says so, unless it ended inside an ICMP
-     * error's quote or a first fragment (never followed beyond their upper layer: what a
-     * fragmented datagram carries is walked once it is whole). */
-    if (h == ICS_H_UNKNOWN && !w.quoted && !(w.ip.frag & INETCSUM_CHECK_FRAGMENT)) {
+    /* A walk that ended at a number it does not know says so, where that counts. */
+    if (unfollowed_counts(&w, h)) {
         out->flags |= INETCSUM_FRAME_NOT_FOLLOWED;
     } else { /* followed: nothing to name, and no stale place from a walk that went on */
         out->why = INETCSUM_FOLLOWED;
         out->why_value = out->why_off = 0;
     }
-    if (w.ips == 0)
+    if (!w.saw_ip)
         out->flags |= INETCSUM_FRAME_NOT_IP;
     return w.frag_found;
 }

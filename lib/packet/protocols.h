@@ -84,7 +84,8 @@ enum ics_hdr {
     ICS_H_VXLAN,
     ICS_H_GENEVE,
     ICS_H_TEREDO,
-    ICS_H_GTPU,
+    ICS_H_GTP,
+    ICS_H_GTP_PRIME,
     ICS_H_AYIYA,
     ICS_H_CAPWAP,
     ICS_H_VXLAN_GPE,
@@ -267,7 +268,7 @@ static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
 }
 
 /* The tunnel a UDP datagram carries, by its ports: a row per tunnel, first match wins; most are
- * known by the destination port alone, Teredo and GTP-U by either. */
+ * known by the destination port alone, Teredo, GTP and others by either. */
 static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
 {
     static const struct {
@@ -279,7 +280,9 @@ static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
         {ICS_PORT_VXLAN, 0, ICS_H_VXLAN},
         {ICS_PORT_GENEVE, 0, ICS_H_GENEVE},
         {ICS_PORT_TEREDO, 1, ICS_H_TEREDO},
-        {ICS_PORT_GTPU, 1, ICS_H_GTPU},
+        {ICS_PORT_GTPU, 1, ICS_H_GTP},
+        {ICS_PORT_GTPC, 1, ICS_H_GTP},
+        {ICS_PORT_GTP_PRIME, 1, ICS_H_GTP_PRIME},
         {ICS_PORT_VXLAN_GPE, 0, ICS_H_VXLAN_GPE},
         {ICS_PORT_MPLS_IN_UDP, 0, ICS_H_MPLS}, /* RFC 7510 */
         {ICS_PORT_SFLOW, 0, ICS_H_SFLOW},
@@ -336,7 +339,7 @@ static inline enum ics_hdr ics_follow_next_protocol(uint32_t np)
     return ICS_H_UNKNOWN;
 }
 
-/* The header an IP version nibble names (raw IP, MPLS's payload, GTP-U's). */
+/* The header an IP version nibble names (raw IP, MPLS's payload, GTP's). */
 static inline enum ics_hdr ics_follow_ip_version(unsigned version)
 {
     return version == 4 ? ICS_H_IPV4 : version == 6 ? ICS_H_IPV6 : ICS_H_UNKNOWN;

@@ -1,5 +1,5 @@
 /* The general walk's tunnel steps (walk.h): GRE with its checksum and ERSPAN, and the UDP
- * encapsulations a datagram's ports name (VXLAN, GENEVE, Teredo, GTP-U; GRE-in-UDP is GRE). */
+ * encapsulations a datagram's ports name (VXLAN, GENEVE, Teredo, GTP; GRE-in-UDP is GRE). */
 #include "walk.h"
 
 /* GRE (RFC 2784/2890, PPTP's version 1 of RFC 2637): its checksum when the C bit says it has one,
@@ -169,31 +169,55 @@ ICS_WALK_STEP(capwap)
     return wbid == ICS_CAPWAP_WBID_80211 ? ICS_H_WLAN : ICS_H_STOP;
 }
 
-/* GTP-U (3GPP TS 29.281): G-PDU messages carry IP after the header and its extensions. */
-ICS_WALK_STEP(gtpu)
+/* A GTP T-PDU carries IP after its header, whose length the version and PT bit give (wire/tunnel.h),
+ * read as tshark reads it on every GTP port.  On GTP''s own port (prime_port) version 2 is GTP' too;
+ * elsewhere it is GTPv2-C, which carries no packets. */
+static enum ics_hdr gtp(struct ics_walker *w, size_t *off, size_t end, int prime_port)
 {
-    const uint8_t *p = ics_need(w, *off, ICS_GTPU_HLEN, *end);
-    if (!p || (p[ICS_GTPU_FLAGS] >> 5) != ICS_GTPU_VERSION1 || !(p[ICS_GTPU_FLAGS] & ICS_GTPU_PT) ||
-        p[ICS_GTPU_TYPE] != ICS_GTPU_GPDU)
+    const uint8_t *p = ics_need(w, *off, ICS_GTPU_TYPE + 1, end);
+    if (!p || p[ICS_GTPU_TYPE] != ICS_GTPU_GPDU)
         return ICS_H_STOP;
-    size_t at = *off + ICS_GTPU_HLEN;
-    if (p[ICS_GTPU_FLAGS] & ICS_GTPU_E_S_PN) { /* sequence number, N-PDU number and next extension type */
-        if (!(p = ics_need(w, at, ICS_GTPU_OPT_LEN, *end)))
-            return ICS_H_STOP;
-        uint8_t next = p[ICS_GTPU_NEXT_EXT];
-        at += ICS_GTPU_OPT_LEN;
-        while (next) { /* each extension: length in 4-byte units, contents, next type */
-            if (!(p = ics_need(w, at, 1, *end)) || p[0] == 0)
+    const uint8_t flags = p[ICS_GTPU_FLAGS];
+    const unsigned version = flags >> 5;
+    if (version > ICS_GTP_VERSION2 || (version == ICS_GTP_VERSION2 && !prime_port))
+        return ICS_H_STOP;
+    size_t at;
+    if (version == ICS_GTP_VERSION0 && ((flags & ICS_GTPU_PT) || !(flags & ICS_GTP_PRIME_H))) {
+        at = *off + ICS_GTP_V0_HLEN;
+    } else if (!(flags & ICS_GTPU_PT)) {
+        at = *off + ICS_GTP_PRIME_HLEN;
+    } else { /* GTPv1's header, its optional fields and extension headers */
+        at = *off + ICS_GTPU_HLEN;
+        if (flags & ICS_GTPU_E_S_PN) { /* sequence number, N-PDU number and next extension type */
+            if (!(p = ics_need(w, at, ICS_GTPU_OPT_LEN, end)))
                 return ICS_H_STOP;
-            const size_t len = (size_t)p[0] * 4;
-            if (!(p = ics_need(w, at + len - 1, 1, *end)))
-                return ICS_H_STOP;
-            next = p[0];
-            at += len;
+            uint8_t next = p[ICS_GTPU_NEXT_EXT];
+            at += ICS_GTPU_OPT_LEN;
+            while (next) { /* each extension: length in 4-byte units, contents, next type */
+                if (!(p = ics_need(w, at, 1, end)) || p[0] == 0)
+                    return ICS_H_STOP;
+                const size_t len = (size_t)p[0] * 4;
+                if (!(p = ics_need(w, at + len - 1, 1, end)))
+                    return ICS_H_STOP;
+                next = p[0];
+                at += len;
+            }
         }
     }
-    if (!(p = ics_need(w, at, 1, *end)))
+    if (!(p = ics_need(w, at, 1, end)))
         return ICS_H_STOP;
     *off = at;
     return ics_walk_ip_version(w, p, *off);
+}
+
+/* GTP on GTPv1's ports (2152 user plane, 2123 control plane). */
+ICS_WALK_STEP(gtp)
+{
+    return gtp(w, off, *end, 0);
+}
+
+/* GTP on port 3386: GTPv0 and GTP'. */
+ICS_WALK_STEP(gtp_prime)
+{
+    return gtp(w, off, *end, 1);
 }

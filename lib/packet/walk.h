@@ -1,7 +1,8 @@
 /* Internal to the general walk (parse.c and its steps: link.c, ip.c, transport.c, tunnel.c): the
  * walker's state and the reads and records every step shares.
  *
- * The walk follows one chain of headers (a frame has no branches).  Each step reads its header at
+ * The walk follows one chain of headers; where a header carries several packets side by side (an
+ * 802.11 A-MSDU), each is walked as a branch (ics_walk_branch) from it.  Each step reads its header at
  * *off, where the carrier says the message ends at *end, and returns the next header's kind
  * (protocols.h).  Every read goes through ics_need(), which checks it against `end` (else the frame
  * is malformed) and against the captured length (else it is truncated).  The walk is bounded by
@@ -33,7 +34,8 @@ struct ics_walker {
     const struct ics_view *v;
     struct ics_parsed *out;
     size_t cap;       /* bytes that may be read: captured, or the end of an ICMP quote */
-    unsigned ips;     /* IP headers seen */
+    unsigned ips;     /* IP levels above the header walked */
+    int saw_ip;       /* an IP header was walked (on any branch) */
     unsigned steps;
     int quoted;       /* inside an ICMP error's quote */
     struct ics_ipctx ip; /* the innermost IP header so far */
@@ -171,6 +173,13 @@ static inline int ics_walk_beyond(const struct ics_walker *w)
  * was after (parse.c). */
 void ics_walk_quote(struct ics_walker *w, enum ics_hdr h, size_t off, size_t held, size_t len);
 
+/* Walks one of several packets a header carries side by side (an 802.11 A-MSDU's subframes) from
+ * header h at [off, end): verified and written like the carrier's own, its IP levels beside its
+ * siblings' (the walk's own state is as it was after).  Returns ICS_H_UNKNOWN when it ended at a
+ * number the walk does not follow, where that counts (the frame's why then names it), else
+ * ICS_H_STOP. */
+enum ics_hdr ics_walk_branch(struct ics_walker *w, enum ics_hdr h, size_t off, size_t end);
+
 /* The steps, one per header kind (ics_protocols' walk). */
 #define ICS_WALK_STEP(name) enum ics_hdr ics_walk_##name(struct ics_walker *w, size_t *off, size_t *end)
 ICS_WALK_STEP(null);
@@ -232,7 +241,8 @@ ICS_WALK_STEP(nsh);
 ICS_WALK_STEP(vxlan);
 ICS_WALK_STEP(geneve);
 ICS_WALK_STEP(teredo);
-ICS_WALK_STEP(gtpu);
+ICS_WALK_STEP(gtp);
+ICS_WALK_STEP(gtp_prime);
 ICS_WALK_STEP(ayiya);
 ICS_WALK_STEP(capwap);
 ICS_WALK_STEP(vxlan_gpe);

@@ -27,6 +27,7 @@ int inetcsum_report_why(const struct inetcsum_report *r, char *buf, size_t size)
                                                    "discarded whole (RFC 5722), no checksum in it judged",
         [INETCSUM_MALFORMED_FRAGMENTS_CONFLICT4] = "IPv4 fragments overlap with different bytes at payload byte %u: "
                                                    "receivers differ on which count, no checksum in it judged",
+        [INETCSUM_MALFORMED_AMSDU_LENGTH] = "802.11 A-MSDU subframe length %u runs past the frame",
     };
     if (!(r->flags & INETCSUM_FRAME_NOT_FOLLOWED)) {
         const char *bad = (r->flags & INETCSUM_FRAME_MALFORMED) && r->malformed < INETCSUM_MALFORMED_COUNT

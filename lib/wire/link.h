@@ -150,11 +150,13 @@ enum {
  * the EtherType. */
 enum { ICS_SNAP_HLEN = 8, ICS_SNAP_SAP = 0xAA, ICS_SNAP_UI = 0x03, ICS_SNAP_OUI = 3, ICS_SNAP_TYPE = 6 };
 
-/* Whether a SNAP header's OUI makes its PID an EtherType: RFC 1042's 0, and 802.1H's bridge
- * tunnel (00-00-F8); others (Cisco's CDP, VTP, DTP, PVST) name a vendor's own protocols. */
-static inline int ics_snap_names_ethertype(const uint8_t *snap)
+/* Whether an 802.2 LLC header is SNAP naming an EtherType (ICS_SNAP_HLEN bytes at llc): RFC 1042's
+ * OUI 0, or 802.1H's bridge tunnel (00-00-F8); other OUIs (Cisco's CDP, VTP, DTP, PVST) name a
+ * vendor's own protocols, and other SAPs (STP, IS-IS, NetBIOS, FDDI's SMT) carry no IP. */
+static inline int ics_snap_names_ethertype(const uint8_t *llc)
 {
-    return snap[ICS_SNAP_OUI] == 0 && snap[ICS_SNAP_OUI + 1] == 0 && (snap[ICS_SNAP_OUI + 2] == 0 || snap[ICS_SNAP_OUI + 2] == 0xF8);
+    return llc[0] == ICS_SNAP_SAP && llc[1] == ICS_SNAP_SAP && llc[2] == ICS_SNAP_UI && llc[ICS_SNAP_OUI] == 0 &&
+           llc[ICS_SNAP_OUI + 1] == 0 && (llc[ICS_SNAP_OUI + 2] == 0 || llc[ICS_SNAP_OUI + 2] == 0xF8);
 }
 
 /* An 802.1Q tag: TCI, then the EtherType of what follows. */
@@ -345,5 +347,10 @@ enum {
     ICS_WLAN_ORDER = 0x80,
     ICS_WLAN_FCS_LEN = 4,
 };
+
+/* An A-MSDU subframe (IEEE 802.11-2020 9.3.2.2.2): destination and source addresses, the length of
+ * the MSDU that follows (big-endian), the MSDU (LLC/SNAP and a packet); every subframe but the last
+ * padded to a multiple of 4 bytes. */
+enum { ICS_AMSDU_LEN = 12, ICS_AMSDU_HLEN = 14, ICS_AMSDU_ALIGN = 4 };
 
 #endif

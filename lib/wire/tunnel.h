@@ -1,6 +1,6 @@
 /* Tunnels: GRE (RFC 2784, RFC 2890 key and sequence; PPTP's version 1, RFC 2637) with ERSPAN,
  * and the UDP encapsulations by their well-known ports: VXLAN (RFC 7348), GENEVE (RFC 8926),
- * GRE-in-UDP (RFC 8086), Teredo (RFC 4380), GTP-U (3GPP TS 29.281).  Offsets are from the header's
+ * GRE-in-UDP (RFC 8086), Teredo (RFC 4380), GTP (GSM 09.60, 3GPP TS 29.281 and 32.295).  Offsets are from the header's
  * first byte. */
 #ifndef ICS_WIRE_TUNNEL_H
 #define ICS_WIRE_TUNNEL_H
@@ -14,6 +14,8 @@ enum {
     ICS_PORT_GENEVE = 6081,
     ICS_PORT_TEREDO = 3544,
     ICS_PORT_GTPU = 2152,
+    ICS_PORT_GTPC = 2123,      /* GTPv1-C and GTPv2-C; tshark reads a T-PDU there as on 2152 */
+    ICS_PORT_GTP_PRIME = 3386, /* GTPv0 and GTP' (charging) */
     ICS_PORT_VXLAN_GPE = 4790,
     ICS_PORT_MPLS_IN_UDP = 6635, /* RFC 7510 */
     ICS_PORT_AYIYA = 5072,       /* Anything In Anything (SixXS's IPv6 in IPv4 tunnels) */
@@ -117,19 +119,28 @@ enum {
     ICS_TEREDO_ORIGIN_HLEN = 8,
 };
 
-/* GTP-U (3GPP TS 29.281 5.1): flags (version in the top 3 bits, PT, E/S/PN), message type, length,
- * TEID; with any of E, S, PN, 4 more bytes ending in the next extension header's type; each
- * extension: its length in 4-byte units first, its next type last.  A G-PDU carries IP. */
+/* GTP's first two bytes, every version: flags (version in the top 3 bits, PT, and version by
+ * version the rest), message type (255: a T-PDU, a user's packet).  The header's length then:
+ * - GTPv1 (3GPP TS 29.281 5.1), PT set: 8 bytes (its length, TEID); with any of E, S, PN, 4 more
+ *   ending in the next extension header's type; each extension: its length in 4-byte units first,
+ *   its next type last;
+ * - GTP' (3GPP TS 32.295 6.1, charging), PT clear: 6 bytes, but 20 in version 0 without the H bit;
+ * - GTPv0 (GSM 09.60 6), PT set: 20 bytes (sequence, flow label, N-PDU number, TID). */
 enum {
     ICS_GTPU_FLAGS = 0,
     ICS_GTPU_TYPE = 1,
     ICS_GTPU_HLEN = 8,
+    ICS_GTP_VERSION0 = 0,
     ICS_GTPU_VERSION1 = 1,
+    ICS_GTP_VERSION2 = 2, /* GTPv2-C (no T-PDUs), or GTP' version 2 on GTP''s port */
     ICS_GTPU_PT = 0x10,
     ICS_GTPU_E_S_PN = 0x07,
     ICS_GTPU_OPT_LEN = 4,
     ICS_GTPU_NEXT_EXT = 3, /* in the optional 4 bytes */
     ICS_GTPU_GPDU = 0xFF,
+    ICS_GTP_V0_HLEN = 20,
+    ICS_GTP_PRIME_HLEN = 6,
+    ICS_GTP_PRIME_H = 0x01, /* GTP' version 0: set, the 6-byte header; clear, GTPv0's 20 bytes */
 };
 
 /* NHRP (RFC 2332 5.2.1), inside GRE: address family, protocol type and SNAP, hop count, packet
