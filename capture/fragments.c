@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "inetcsum.h"
+#include "wire/wire.h"
 
 #define DEFAULT_DATAGRAMS 16384
 #define DEFAULT_BYTES (64u << 20)
-#define IP_MAX 65535u /* IPv4 total length; IPv6 payload length */
 
 void frag_store_init(struct frag_store *r, size_t max_datagrams, size_t max_bytes,
                 void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx)
@@ -162,7 +162,7 @@ static int whole(const struct frag_datagram *g)
 static int rebuild(struct frag_store *r, const struct frag_datagram *g)
 {
     size_t len = (size_t)g->header_len + g->total;
-    if (len - (g->version == 6 ? 40 : 0) > IP_MAX)
+    if (len - (g->version == 6 ? ICS_IPV6_HLEN : 0) > ICS_IP_MAX_LEN)
         return -1; /* the first fragment's header is longer than the others' allowed for */
     if (len > r->ip_cap) {
         uint8_t *ip = realloc(r->done.ip, len);
@@ -209,18 +209,15 @@ static int rebuild(struct frag_store *r, const struct frag_datagram *g)
         filled = end;
     }
     if (g->version == 4) {
-        ip[2] = (uint8_t)(len >> 8);
-        ip[3] = (uint8_t)len;
-        ip[6] &= 0xC0; /* MF and the offset cleared; DF and the reserved bit kept */
-        ip[7] = 0;
-        ip[10] = ip[11] = 0;
-        uint16_t c = inetcsum_ipv4_header(ip, g->header_len / 4);
-        memcpy(ip + 10, &c, 2);
+        ics_put16(ip + ICS_IPV4_TOT_LEN, (uint32_t)len);
+        /* MF and the offset cleared; DF and the reserved bit kept */
+        ics_put16(ip + ICS_IPV4_FRAG_OFF, ics_get16(ip + ICS_IPV4_FRAG_OFF) & ~(uint32_t)ICS_IP_FRAGMENTED);
+        ics_put16(ip + ICS_IPV4_CHECK, 0);
+        const uint16_t c = inetcsum_ipv4_header(ip, g->header_len / 4);
+        memcpy(ip + ICS_IPV4_CHECK, &c, 2);
     } else {
-        size_t plen = len - 40;
-        ip[4] = (uint8_t)(plen >> 8);
-        ip[5] = (uint8_t)plen;
-        ip[g->nh_at] = g->proto;
+        ics_put16(ip + ICS_IPV6_PAYLOAD_LEN, (uint32_t)(len - ICS_IPV6_HLEN));
+        ip[g->nh_at] = g->proto; /* the fragment header's next header, in the one before it */
     }
     r->done.dg = g;
     r->done.len = len;
@@ -234,8 +231,8 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
 {
     release_done(r);
     uint64_t end = (uint64_t)d->offset + d->data_len;
-    uint64_t room = d->version == 4 ? IP_MAX - d->header_len : IP_MAX - (d->header_len - 40);
-    if (d->header_len > IP_MAX || end > room) {
+    uint64_t room = d->version == 4 ? ICS_IP_MAX_LEN - d->header_len : ICS_IP_MAX_LEN - (d->header_len - ICS_IPV6_HLEN);
+    if (d->header_len > ICS_IP_MAX_LEN || end > room) {
         r->refused++;
         return -1;
     }

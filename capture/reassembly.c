@@ -1,5 +1,6 @@
 /* Reassembly for verify and fix (see reassembly.h). */
 #include "reassembly.h"
+#include "wire/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,7 @@ static void fill_whole(struct reassembly *df, struct inetcsum_report *w)
 {
     const struct frag_done *dn = &df->ra.done;
     size_t payload = dn->len - dn->payload_at;
-    if (!df->before && !(df->before = malloc(65536))) {
+    if (!df->before && !(df->before = malloc(ICS_IP_MAX_LEN))) { /* (a payload: rebuild keeps it within) */
         inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, w);
         return;
     }
@@ -311,7 +312,7 @@ int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct 
         if ((w.flags & INETCSUM_FRAME_FRAGMENT) && level < INETCSUM_MAX_DEPTH &&
             inetcsum_fragment(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, &inner) == 1 && inner.depth > 0 &&
             (inner.version != 4 || header_trusted(&w, inner.depth)) &&
-            (df->carrier || (df->carrier = malloc(65536 + 128))) && (!df->fill || (nest = nest_make(dn)))) {
+            (df->carrier || (df->carrier = malloc(ICS_IP_MAX_LEN + ICS_IPV6_HLEN))) && (!df->fill || (nest = nest_make(dn)))) {
             memcpy(df->carrier, dn->ip, dn->len); /* offering it releases dn */
             const unsigned inner_depth = depth + inner.depth;
             inner.depth = (uint8_t)inner_depth; /* keyed by its depth in the frames */

@@ -133,7 +133,7 @@ static void icmp_echo(struct builder *b, uint8_t type)
 {
     uint8_t *h = put(b, ICS_ICMP_HLEN);
     h[ICS_ICMP_TYPE] = type;
-    ics_put32(h + 4, (uint32_t)synth_rand(b->s)); /* identifier and sequence */
+    ics_put32(h + ICS_ICMP_REST, (uint32_t)synth_rand(b->s)); /* identifier and sequence */
 }
 
 /* Frame length: fixed, or 60 / 590 / 1514 bytes as 7:4:1. */
@@ -206,7 +206,7 @@ static unsigned headers(struct builder *b, enum synth_kind kind)
         udp(b, ICS_PORT_VXLAN);
         uint8_t *v = put(b, ICS_VXLAN_HLEN);
         v[ICS_VXLAN_FLAGS] = ICS_VXLAN_I;
-        ics_put32(v + 4, 4242u << 8); /* the VNI */
+        ics_put32(v + ICS_VXLAN_VNI, 4242u << 8);
         ether(b, ICS_ETH_P_IPV4);
         ipv4(b, ICS_IPPROTO_TCP);
         tcp(b);
@@ -219,7 +219,7 @@ static unsigned headers(struct builder *b, enum synth_kind kind)
         udp(b, ICS_PORT_GENEVE);
         uint8_t *g = put(b, ICS_GENEVE_HLEN);
         ics_put16(g + ICS_GENEVE_PROTO, ICS_ETH_P_TEB);
-        ics_put32(g + 4, 77u << 8); /* the VNI */
+        ics_put32(g + ICS_GENEVE_VNI, 77u << 8);
         ether(b, ICS_ETH_P_IPV4);
         ipv4(b, ICS_IPPROTO_UDP);
         udp(b, 5004);
@@ -239,9 +239,9 @@ static unsigned headers(struct builder *b, enum synth_kind kind)
         ether(b, ICS_ETH_P_IPV4);
         ipv4(b, ICS_IPPROTO_SCTP);
         uint8_t *h = put(b, ICS_SCTP_HLEN);
-        ics_put16(h, 38412); /* ports: S1AP */
-        ics_put16(h + 2, 38412);
-        ics_put32(h + 4, (uint32_t)synth_rand(b->s)); /* verification tag */
+        ics_put16(h + ICS_SCTP_SPORT, 38412); /* S1AP's port */
+        ics_put16(h + ICS_SCTP_DPORT, 38412);
+        ics_put32(h + ICS_SCTP_VTAG, (uint32_t)synth_rand(b->s));
         break;
     }
     case SYNTH_UDPLITE6: {
@@ -269,14 +269,14 @@ static unsigned headers(struct builder *b, enum synth_kind kind)
 /* SCTP: one DATA chunk holding the payload, padded to 4 bytes. */
 static void sctp_data(struct builder *b, size_t room)
 {
-    size_t n = room > 16 ? (room - 16) & ~(size_t)3 : 4;
-    uint8_t *c = put(b, 16 + n);
-    c[1] = 3; /* beginning and end of a message */
-    ics_put16(c + 2, (unsigned)(16 + n));
-    ics_put32(c + 4, (uint32_t)b->s->made); /* TSN */
-    ics_put32(c + 12, 18);                   /* payload protocol: S1AP */
+    size_t n = room > ICS_SCTP_DATA_HLEN ? (room - ICS_SCTP_DATA_HLEN) & ~(size_t)3 : 4;
+    uint8_t *c = put(b, ICS_SCTP_DATA_HLEN + n);
+    c[ICS_SCTP_CHUNK_FLAGS] = ICS_SCTP_DATA_WHOLE;
+    ics_put16(c + ICS_SCTP_CHUNK_LEN, (unsigned)(ICS_SCTP_DATA_HLEN + n));
+    ics_put32(c + ICS_SCTP_DATA_TSN, (uint32_t)b->s->made);
+    ics_put32(c + ICS_SCTP_DATA_PPID, 18); /* S1AP */
     for (size_t i = 0; i < n; i++)
-        c[16 + i] = (uint8_t)synth_rand(b->s);
+        c[ICS_SCTP_DATA_HLEN + i] = (uint8_t)synth_rand(b->s);
 }
 
 size_t synth_next(struct synth *s, uint8_t *buf, enum synth_kind *kind)

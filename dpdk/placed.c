@@ -17,14 +17,7 @@
 #include "inetcsum_proto.h"
 #include "internal.h"
 #include "proto/pseudo.h"
-
-#define ICS_IPV4_MIN 20u
-#define ICS_IPV6_HLEN 40u
-
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
+#include "wire/wire.h"
 
 /* One IP header at off of hlen bytes, held to its lengths: its version, its addresses (for a
  * pseudo-header), the bytes it carries (payload: what follows the hlen bytes, extension headers
@@ -33,57 +26,57 @@ static uint16_t be16(const uint8_t *p)
 struct ip_seen {
     unsigned version, proto;
     size_t payload;
-    uint8_t addr[32]; /* source then destination */
+    uint8_t addr[2 * ICS_IPV6_ADDR_LEN]; /* source then destination */
 };
 
 static uint32_t pseudo(const struct ip_seen *ip, unsigned proto, size_t len)
 {
-    return ip->version == 4 ? ics_pseudo_ipv4(ip->addr, ip->addr + 4, (uint8_t)proto, (uint32_t)len, 0)
-                            : ics_pseudo_ipv6(ip->addr, ip->addr + 16, (uint8_t)proto, (uint32_t)len, 0);
+    return ip->version == 4 ? ics_pseudo_ipv4(ip->addr, ip->addr + ICS_IPV4_ADDR_LEN, (uint8_t)proto, (uint32_t)len, 0)
+                            : ics_pseudo_ipv6(ip->addr, ip->addr + ICS_IPV6_ADDR_LEN, (uint8_t)proto, (uint32_t)len, 0);
 }
 
 static int ip_at(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, unsigned index, const char *what,
                  size_t off, size_t hlen, struct ip_seen *ip)
 {
     uint8_t buf[ICS_IPV6_HLEN];
-    const uint8_t *h = ics_dpdk_read(m, off, ICS_IPV4_MIN, buf);
+    const uint8_t *h = ics_dpdk_read(m, off, ICS_IPV4_HLEN, buf);
     if (!h)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s at %zu runs past the packet's %u bytes", what, off, m->pkt_len);
-    ip->version = h[0] >> 4;
+    ip->version = ics_ip_version(h);
     if (ip->version == 4) {
-        const size_t tot = be16(h + 2);
-        if ((size_t)(h[0] & 15u) * 4u != hlen || tot < hlen || off + tot > m->pkt_len)
+        const size_t tot = ics_get16(h + ICS_IPV4_TOT_LEN);
+        if (ics_ipv4_hlen(h) != hlen || tot < hlen || off + tot > m->pkt_len)
             return ics_dpdk_refuse(tx, index, EINVAL, "%s at %zu: header %u bytes (metadata %zu), total length %zu in %u",
-                                   what, off, (h[0] & 15u) * 4u, hlen, tot, m->pkt_len);
-        if (be16(h + 6) & 0x3FFF)
+                                   what, off, ics_ipv4_hlen(h), hlen, tot, m->pkt_len);
+        if (ics_get16(h + ICS_IPV4_FRAG_OFF) & ICS_IP_FRAGMENTED)
             return ics_dpdk_refuse(tx, index, EINVAL, "%s at %zu is a fragment", what, off);
         ip->payload = tot - hlen;
-        ip->proto = h[9];
-        memcpy(ip->addr, h + 12, 8);
+        ip->proto = h[ICS_IPV4_PROTOCOL];
+        memcpy(ip->addr, h + ICS_IPV4_SADDR, 2 * ICS_IPV4_ADDR_LEN);
         return 0;
     }
     if (ip->version != 6 || hlen < ICS_IPV6_HLEN || !(h = ics_dpdk_read(m, off, ICS_IPV6_HLEN, buf)))
         return ics_dpdk_refuse(tx, index, EINVAL, "%s at %zu: version %u, metadata length %zu", what, off, ip->version,
                                hlen);
-    const size_t plen = be16(h + 4);
+    const size_t plen = ics_get16(h + ICS_IPV6_PAYLOAD_LEN);
     if (plen < hlen - ICS_IPV6_HLEN || off + ICS_IPV6_HLEN + plen > m->pkt_len)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s at %zu: payload length %zu, headers %zu, packet %u", what, off,
                                plen, hlen, m->pkt_len);
     ip->payload = plen - (hlen - ICS_IPV6_HLEN);
-    memcpy(ip->addr, h + 8, 32);
+    memcpy(ip->addr, h + ICS_IPV6_SADDR, 2 * ICS_IPV6_ADDR_LEN);
     /* Extension headers to hlen: only those whose length a device reads the same way (hop-by-hop,
      * routing, destination options), so that the protocol named at their end is the one there. */
-    unsigned next = h[6];
+    unsigned next = h[ICS_IPV6_NEXTHDR];
     size_t at = off + ICS_IPV6_HLEN;
     while (at < off + hlen) {
         uint8_t eb[2];
         const uint8_t *e = ics_dpdk_read(m, at, 2, eb);
-        if (!e || (next != 0 && next != 43 && next != 60))
+        if (!e || (next != ICS_IPPROTO_HOPOPTS && next != ICS_IPPROTO_ROUTING && next != ICS_IPPROTO_DSTOPTS))
             return ics_dpdk_refuse(tx, index, EPROTONOSUPPORT,
                                    "%s at %zu: IPv6 next header %u before the %zu bytes the metadata gives it", what, off,
                                    next, hlen);
-        next = e[0];
-        at += 8 * ((size_t)e[1] + 1);
+        next = e[ICS_IPV6_OPT_NEXTHDR];
+        at += ics_ipv6_opt_hlen(e);
     }
     if (at != off + hlen)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s at %zu: its extension headers end at %zu, the metadata says %zu",
@@ -96,7 +89,7 @@ static int ip_at(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, un
 static uint16_t ipv4_checksum(struct rte_mbuf *m, size_t off, size_t hlen)
 {
     static const uint16_t zero;
-    ics_dpdk_write(m, off + 10, &zero, 2);
+    ics_dpdk_write(m, off + ICS_IPV4_CHECK, &zero, 2);
     return (uint16_t)~ics_fold16(ics_dpdk_sum(m, off, hlen));
 }
 
@@ -128,33 +121,35 @@ int ics_dpdk_by_metadata(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
             return rc;
         if (l4req) {
             const int tcp = l4req == RTE_MBUF_F_TX_TCP_CKSUM, udp = l4req == RTE_MBUF_F_TX_UDP_CKSUM;
-            const unsigned proto = tcp ? 6 : udp ? 17 : 132, field = tcp ? 16 : udp ? 6 : 8;
+            const unsigned proto = tcp ? ICS_IPPROTO_TCP : udp ? ICS_IPPROTO_UDP : ICS_IPPROTO_SCTP,
+                           field = tcp ? ICS_TCP_CHECK : udp ? ICS_UDP_CHECK : ICS_SCTP_CHECK;
             size_t len = ip.payload;
-            uint8_t hb[8];
-            const uint8_t *h = ics_dpdk_read(m, pl->l4, 8, hb);
-            if (!h || len < (size_t)(tcp ? 20 : udp ? 8 : 12) ||
-                (udp && (be16(h + 4) < 8 || be16(h + 4) > len)) || ip.proto != proto)
+            uint8_t hb[ICS_UDP_HLEN];
+            const uint8_t *h = ics_dpdk_read(m, pl->l4, ICS_UDP_HLEN, hb);
+            if (!h || len < (size_t)(tcp ? ICS_TCP_HLEN : udp ? ICS_UDP_HLEN : ICS_SCTP_HLEN) ||
+                (udp && (ics_get16(h + ICS_UDP_LEN) < ICS_UDP_HLEN || ics_get16(h + ICS_UDP_LEN) > len)) ||
+                ip.proto != proto)
                 return ics_dpdk_refuse(tx, index, EINVAL,
                                        "the inner L4 header at %zu: protocol %u carried, %u asked; %zu bytes",
                                        pl->l4, ip.proto, proto, len);
             if (udp)
-                len = be16(h + 4);
+                len = ics_get16(h + ICS_UDP_LEN);
             const int port = (in_dev & (ip.version == 4 ? (tcp ? INETCSUM_OFL_TCP4 : udp ? INETCSUM_OFL_UDP4 : INETCSUM_OFL_SCTP4)
                                                         : (tcp ? INETCSUM_OFL_TCP6 : udp ? INETCSUM_OFL_UDP6 : INETCSUM_OFL_SCTP6))) != 0;
             struct later *l = &left[nleft];
             l->at = pl->l4 + field;
-            l->width = proto == 132 ? 4 : 2;
+            l->width = proto == ICS_IPPROTO_SCTP ? 4 : 2;
             memset(l->now, 0, sizeof l->now);
             ics_dpdk_write(m, l->at, l->now, l->width); /* (the field counts as 0 in what covers it) */
-            if (proto == 132) {
+            if (proto == ICS_IPPROTO_SCTP) {
                 const uint32_t crc = ics_dpdk_crc32c(m, pl->l4, len, 0);
                 for (int b = 0; b < 4; b++)
                     l->final[b] = (uint8_t)(crc >> (8 * b)); /* (stored little-endian) */
             } else {
                 const uint32_t ph = pseudo(&ip, proto, len);
                 uint16_t c = (uint16_t)~ics_fold16(ics_add32(ics_dpdk_sum(m, pl->l4, len), ph));
-                if (c == 0 && udp)
-                    c = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones */
+                if (udp)
+                    c = ics_udp_field(c);
                 memcpy(l->final, &c, 2);
                 if (port) {
                     const uint16_t seed = ics_fold16(ph);
@@ -173,7 +168,7 @@ int ics_dpdk_by_metadata(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
             if (ip.version != 4)
                 return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_IP_CKSUM on an IPv6 header at %zu", pl->l3);
             struct later *l = &left[nleft];
-            l->at = pl->l3 + 10;
+            l->at = pl->l3 + ICS_IPV4_CHECK;
             l->width = 2;
             memset(l->now, 0, sizeof l->now);
             const uint16_t c = ipv4_checksum(m, pl->l3, pl->l4 - pl->l3);
@@ -198,35 +193,33 @@ int ics_dpdk_by_metadata(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
                                        pl->outer_l3);
             const uint16_t c = ipv4_checksum(m, pl->outer_l3, pl->outer_l4 - pl->outer_l3);
             if (!(out_dev & INETCSUM_OFL_IPV4)) {
-                ics_dpdk_write(m, pl->outer_l3 + 10, &c, 2);
+                ics_dpdk_write(m, pl->outer_l3 + ICS_IPV4_CHECK, &c, 2);
                 f &= ~RTE_MBUF_F_TX_OUTER_IP_CKSUM;
                 tx->stats.ip_csum++;
             }
         }
         if (f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) {
-            uint8_t hb[8];
-            const uint8_t *h = ics_dpdk_read(m, pl->outer_l4, 8, hb);
-            if (!h || ip.proto != 17 || be16(h + 4) < 8 || be16(h + 4) > ip.payload)
+            uint8_t hb[ICS_UDP_HLEN];
+            const uint8_t *h = ics_dpdk_read(m, pl->outer_l4, ICS_UDP_HLEN, hb);
+            const size_t len = h ? ics_get16(h + ICS_UDP_LEN) : 0;
+            if (!h || ip.proto != ICS_IPPROTO_UDP || len < ICS_UDP_HLEN || len > ip.payload)
                 return ics_dpdk_refuse(tx, index, EINVAL, "RTE_MBUF_F_TX_OUTER_UDP_CKSUM: no UDP header at %zu",
                                        pl->outer_l4);
-            const size_t len = be16(h + 4);
-            const uint32_t ph = pseudo(&ip, 17, len);
+            const uint32_t ph = pseudo(&ip, ICS_IPPROTO_UDP, len);
             uint16_t c = 0;
             if (out_dev & (INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6)) {
                 c = ics_fold16(ph);
             } else {
-                ics_dpdk_write(m, pl->outer_l4 + 6, &c, 2);
+                ics_dpdk_write(m, pl->outer_l4 + ICS_UDP_CHECK, &c, 2);
                 uint32_t s = ics_add32(ics_dpdk_sum(m, pl->outer_l4, len), ph);
                 for (unsigned k = 0; k < nleft; k++)
                     if (left[k].at >= pl->outer_l4 && left[k].at < pl->outer_l4 + len)
                         s = correction(s, &left[k], pl->outer_l4);
-                c = (uint16_t)~ics_fold16(s);
-                if (c == 0)
-                    c = 0xFFFF;
+                c = ics_udp_field((uint16_t)~ics_fold16(s));
                 f &= ~RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
                 tx->stats.l4_csum++;
             }
-            ics_dpdk_write(m, pl->outer_l4 + 6, &c, 2);
+            ics_dpdk_write(m, pl->outer_l4 + ICS_UDP_CHECK, &c, 2);
         }
     }
     *flags = f;

@@ -12,13 +12,10 @@
 #include "inetcsum_packet.h"
 #include "internal.h"
 #include "proto/pseudo.h" /* the library's inline sums: per packet, a call would cost more */
+#include "wire/wire.h"
 
 /* mbuf header-length fields are bit-fields: l2_len 7 bits, l3_len 9. */
 #define ICS_DPDK_L2_LEN_MAX 127u
-
-#define ICS_ETH_HLEN 14u
-#define ICS_IPV4_MIN 20u
-#define ICS_IPV6_HLEN 40u
 
 
 int ics_dpdk_refuse(const struct inetcsum_dpdk_tx *tx, unsigned index, int err, const char *fmt, ...)
@@ -55,14 +52,14 @@ static unsigned l4_protocol(uint64_t f, size_t *min_len)
 {
     switch (f & RTE_MBUF_F_TX_L4_MASK) {
     case RTE_MBUF_F_TX_TCP_CKSUM:
-        *min_len = 20;
-        return 6;
+        *min_len = ICS_TCP_HLEN;
+        return ICS_IPPROTO_TCP;
     case RTE_MBUF_F_TX_UDP_CKSUM:
-        *min_len = 8;
-        return 17;
+        *min_len = ICS_UDP_HLEN;
+        return ICS_IPPROTO_UDP;
     case RTE_MBUF_F_TX_SCTP_CKSUM:
-        *min_len = 12;
-        return 132;
+        *min_len = ICS_SCTP_HLEN;
+        return ICS_IPPROTO_SCTP;
     default:
         *min_len = 0;
         return 0;
@@ -81,28 +78,28 @@ static int ip_header(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m
     if (!h)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s puts the IP header at %zu, past the packet's %u bytes", what, off,
                       m->pkt_len);
-    const unsigned version = h[0] >> 4;
+    const unsigned version = ics_ip_version(h);
     if (version != 4 && version != 6)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s puts the IP header at %zu, where the version nibble is %u", what, off,
                       version);
     if ((want_v4 && version != 4) || (want_v6 && version != 6))
         return ics_dpdk_refuse(tx, index, EINVAL, "the flags say IPv%d, the header at %zu (%s) is IPv%u", want_v4 ? 4 : 6, off,
                       what, version);
-    const size_t need = version == 4 ? ICS_IPV4_MIN : ICS_IPV6_HLEN;
+    const size_t need = version == 4 ? ICS_IPV4_HLEN : ICS_IPV6_HLEN;
     h = bytes(m, off, need, buf);
     if (!h)
         return ics_dpdk_refuse(tx, index, EINVAL, "the IPv%u header at %zu (%s) runs past the packet's %u bytes", version, off,
                       what, m->pkt_len);
-    if (version == 4 && (size_t)(h[0] & 15u) * 4u != hlen)
+    if (version == 4 && ics_ipv4_hlen(h) != hlen)
         return ics_dpdk_refuse(tx, index, EINVAL, "the IPv4 header at %zu (%s) is %u bytes, its length field says %zu", off,
-                      what, (h[0] & 15u) * 4u, hlen);
+                      what, ics_ipv4_hlen(h), hlen);
     if (version == 6 && hlen < ICS_IPV6_HLEN)
         return ics_dpdk_refuse(tx, index, EINVAL, "the IPv6 header at %zu (%s) is 40 bytes at least, its length field says %zu",
                       off, what, hlen);
     if (protocol) {
         /* With IPv6 extension headers the walk finds the protocol, and is held to it after. */
         const int said = version == 4 || hlen == ICS_IPV6_HLEN;
-        const unsigned carried = version == 4 ? h[9] : h[6];
+        const unsigned carried = version == 4 ? h[ICS_IPV4_PROTOCOL] : h[ICS_IPV6_NEXTHDR];
         if (said && carried != protocol)
             return ics_dpdk_refuse(tx, index, EINVAL, "%s on an IPv%u header at %zu that carries protocol %u", proto_what,
                           version, off, carried);
@@ -143,7 +140,7 @@ static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, un
     if (f & (RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)) {
         int rc = ip_header(tx, m, index, "outer_l2_len", pl->outer_l3, m->outer_l3_len,
                            (f & (RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IP_CKSUM)) != 0,
-                           (f & RTE_MBUF_F_TX_OUTER_IPV6) != 0, (f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) ? 17 : 0,
+                           (f & RTE_MBUF_F_TX_OUTER_IPV6) != 0, (f & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) ? ICS_IPPROTO_UDP : 0,
                            "RTE_MBUF_F_TX_OUTER_UDP_CKSUM");
         if (rc)
             return rc;
@@ -155,16 +152,16 @@ static int place(const struct inetcsum_dpdk_tx *tx, const struct rte_mbuf *m, un
      * link layer (MPLS, PPPoE) is left to the walk, held to the metadata after. */
     if (!pl->tunnel) {
         uint8_t buf[2];
-        size_t at = 12;
+        size_t at = ICS_ETH_TYPE;
         const uint8_t *t = bytes(m, at, 2, buf);
-        unsigned type = t ? (unsigned)t[0] << 8 | t[1] : 0;
-        for (int tags = 0; t && tags < 2 && (type == 0x8100 || type == 0x88A8 || type == 0x9100); tags++) {
-            at += 4;
+        uint32_t type = t ? ics_get16(t) : 0;
+        for (int tags = 0; t && tags < 2 && ics_ethertype_is_vlan(type); tags++) {
+            at += ICS_VLAN_HLEN;
             t = bytes(m, at, 2, buf);
-            type = t ? (unsigned)t[0] << 8 | t[1] : 0;
+            type = t ? ics_get16(t) : 0;
         }
         const size_t first_ip = at + 2;
-        if ((type == 0x0800 || type == 0x86DD) && (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK))) {
+        if ((type == ICS_ETH_P_IPV4 || type == ICS_ETH_P_IPV6) && (f & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK))) {
             if (pl->l3 < first_ip)
                 return ics_dpdk_refuse(tx, index, EINVAL, "l2_len %u ends inside the link-layer header (IP starts at %zu)",
                               m->l2_len, first_ip);
@@ -262,11 +259,6 @@ static enum inetcsum_layer l4_layer(uint64_t f)
     }
 }
 
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 /* The common case, without the walk: the headers in the first segment, no tunnel, Ethernet with
  * up to two VLAN tags, IPv4 without options or fragments or IPv6 without extension headers at
  * l2_len, TCP or UDP at l3_len beyond, lengths that agree (the chain's too).  There the metadata
@@ -284,37 +276,39 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
      * packet's. */
     uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
     const size_t len = m->pkt_len, l3 = m->l2_len, l4 = l3 + m->l3_len;
-    if (m->data_len < l4 + 20 || m->data_len > len)
+    if (m->data_len < l4 + ICS_TCP_HLEN || m->data_len > len)
         return 0;
-    size_t at = 12;
-    unsigned type = be16(p + at);
-    for (int tags = 0; tags < 2 && (type == 0x8100 || type == 0x88A8 || type == 0x9100); tags++) {
-        at += 4;
-        type = be16(p + at);
+    size_t at = ICS_ETH_TYPE;
+    uint32_t type = ics_get16(p + at);
+    for (int tags = 0; tags < 2 && ics_ethertype_is_vlan(type); tags++) {
+        at += ICS_VLAN_HLEN;
+        type = ics_get16(p + at);
     }
     if (at + 2 != l3)
         return 0;
     const uint8_t *ip = p + l3;
     size_t payload;
     unsigned protocol;
-    if (type == 0x0800 && ip[0] == 0x45 && m->l3_len == 20 && !(f & RTE_MBUF_F_TX_IPV6)) {
-        const size_t tot = be16(ip + 2);
-        if ((be16(ip + 6) & 0x3FFF) || tot < 20 || tot > len - l3)
+    if (type == ICS_ETH_P_IPV4 && ip[0] == ICS_IPV4_VER_IHL_PLAIN && m->l3_len == ICS_IPV4_HLEN &&
+        !(f & RTE_MBUF_F_TX_IPV6)) {
+        const size_t tot = ics_get16(ip + ICS_IPV4_TOT_LEN);
+        if ((ics_get16(ip + ICS_IPV4_FRAG_OFF) & ICS_IP_FRAGMENTED) || tot < ICS_IPV4_HLEN || tot > len - l3)
             return 0;
-        payload = tot - 20;
-        protocol = ip[9];
-    } else if (type == 0x86DD && (ip[0] >> 4) == 6 && m->l3_len == 40 &&
+        payload = tot - ICS_IPV4_HLEN;
+        protocol = ip[ICS_IPV4_PROTOCOL];
+    } else if (type == ICS_ETH_P_IPV6 && ics_ip_version(ip) == 6 && m->l3_len == ICS_IPV6_HLEN &&
                !(f & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM))) {
-        payload = be16(ip + 4);
+        payload = ics_get16(ip + ICS_IPV6_PAYLOAD_LEN);
         if (payload > len - l4)
             return 0;
-        protocol = ip[6];
+        protocol = ip[ICS_IPV6_NEXTHDR];
     } else {
         return 0;
     }
-    if (l4req == RTE_MBUF_F_TX_TCP_CKSUM && (protocol != 6 || payload < 20))
+    const size_t ulen = ics_get16(p + l4 + ICS_UDP_LEN); /* (read whatever the request: within data_len) */
+    if (l4req == RTE_MBUF_F_TX_TCP_CKSUM && (protocol != ICS_IPPROTO_TCP || payload < ICS_TCP_HLEN))
         return 0;
-    if (l4req == RTE_MBUF_F_TX_UDP_CKSUM && (protocol != 17 || be16(p + l4 + 4) < 8 || be16(p + l4 + 4) > payload))
+    if (l4req == RTE_MBUF_F_TX_UDP_CKSUM && (protocol != ICS_IPPROTO_UDP || ulen < ICS_UDP_HLEN || ulen > payload))
         return 0;
     /* Here every request is placed: the IPv4 header at l3 (20 bytes), the TCP or UDP message at l4
      * to the end of the IP packet.  Each is computed as the packet layer computes it (the same
@@ -322,11 +316,12 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
     const int ip_req = (f & RTE_MBUF_F_TX_IP_CKSUM) != 0, l4_owed = l4req && !(l4_kinds(f) & port);
     if (l4req) {
         /* (UDP's message is its own length's, as the walk takes it: bytes after it are not its) */
-        const size_t l4_len = l4req == RTE_MBUF_F_TX_UDP_CKSUM ? be16(p + l4 + 4) : payload,
-                     field = l4 + (l4req == RTE_MBUF_F_TX_TCP_CKSUM ? 16 : 6);
-        const uint8_t proto = l4req == RTE_MBUF_F_TX_TCP_CKSUM ? 6 : 17;
-        const uint32_t ph = type == 0x0800 ? ics_pseudo_ipv4(ip + 12, ip + 16, proto, (uint32_t)l4_len, 0)
-                                           : ics_pseudo_ipv6(ip + 8, ip + 24, proto, (uint32_t)l4_len, 0);
+        const size_t l4_len = l4req == RTE_MBUF_F_TX_UDP_CKSUM ? ulen : payload,
+                     field = l4 + (l4req == RTE_MBUF_F_TX_TCP_CKSUM ? ICS_TCP_CHECK : ICS_UDP_CHECK);
+        const uint8_t proto = l4req == RTE_MBUF_F_TX_TCP_CKSUM ? ICS_IPPROTO_TCP : ICS_IPPROTO_UDP;
+        const uint32_t ph = type == ICS_ETH_P_IPV4
+                                ? ics_pseudo_ipv4(ip + ICS_IPV4_SADDR, ip + ICS_IPV4_DADDR, proto, (uint32_t)l4_len, 0)
+                                : ics_pseudo_ipv6(ip + ICS_IPV6_SADDR, ip + ICS_IPV6_DADDR, proto, (uint32_t)l4_len, 0);
         uint16_t c;
         if (!l4_owed) {
             c = ics_fold16(ph); /* the port's: seeded with the pseudo-header sum */
@@ -370,8 +365,8 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
                 sum = ics_add32(acc, ph);
             }
             c = (uint16_t)~ics_fold16(ics_add32(sum, (uint16_t)~old));
-            if (c == 0 && proto == 17)
-                c = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones */
+            if (proto == ICS_IPPROTO_UDP)
+                c = ics_udp_field(c);
         }
         memcpy(p + field, &c, 2);
     }
@@ -379,12 +374,12 @@ static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t
         uint16_t c = 0; /* the port's: zeroed */
         if (!(port & INETCSUM_OFL_IPV4)) { /* the 20 bytes as five words, the old field taken out */
             const uint64_t hs = (uint64_t)ics_load32(ip) + ics_load32(ip + 4) + ics_load32(ip + 8) +
-                                ics_load32(ip + 12) + ics_load32(ip + 16) + (uint16_t)~ics_load16(ip + 10);
+                                ics_load32(ip + 12) + ics_load32(ip + 16) + (uint16_t)~ics_load16(ip + ICS_IPV4_CHECK);
             c = (uint16_t)~ics_fold16(ics_reduce64(hs));
             f &= ~RTE_MBUF_F_TX_IP_CKSUM;
             tx->stats.ip_csum++;
         }
-        memcpy(p + l3 + 10, &c, 2);
+        memcpy(p + l3 + ICS_IPV4_CHECK, &c, 2);
     }
     if (l4_owed) {
         f &= ~RTE_MBUF_F_TX_L4_MASK;
@@ -401,7 +396,7 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
     if (!ics_dpdk_vlan_owed(tx, m))
         return 0;
     const int qinq = (m->ol_flags & RTE_MBUF_F_TX_QINQ) != 0;
-    const unsigned tags = qinq ? 8u : 4u;
+    const unsigned tags = qinq ? 2u * ICS_VLAN_HLEN : ICS_VLAN_HLEN;
     const char *request = qinq ? "RTE_MBUF_F_TX_QINQ" : "RTE_MBUF_F_TX_VLAN";
     /* As DPDK's rte_vlan_insert, but for any chain: its does not take a first segment shorter than
      * the MAC addresses, and reads a chain without checking it. */
@@ -410,7 +405,7 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
     int rc = ics_dpdk_packet_iov(tx, m, index, &iov, &nseg);
     if (rc)
         return rc;
-    if (m->pkt_len < 14)
+    if (m->pkt_len < ICS_ETH_HLEN)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s on a packet of %u bytes", request, m->pkt_len);
     if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) > 1)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s: a shared or indirect mbuf cannot take the tag", request);
@@ -418,25 +413,22 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
     if ((tunnel ? m->outer_l2_len : m->l2_len) + tags > ICS_DPDK_L2_LEN_MAX)
         return ics_dpdk_refuse(tx, index, EINVAL, "%s: %s %u cannot grow by the tags' %u bytes", request,
                                tunnel ? "outer_l2_len" : "l2_len", tunnel ? m->outer_l2_len : m->l2_len, tags);
-    uint8_t head[20];
-    const uint8_t *mac = rte_pktmbuf_read(m, 0, 12, head); /* (a pointer into the mbuf when contiguous) */
+    uint8_t head[ICS_ETH_TYPE + 2 * ICS_VLAN_HLEN];
+    const uint8_t *mac = rte_pktmbuf_read(m, 0, ICS_ETH_TYPE, head); /* (a pointer into the mbuf when contiguous) */
     if (mac != head)
-        memcpy(head, mac, 12);
+        memcpy(head, mac, ICS_ETH_TYPE);
     if (!rte_pktmbuf_prepend(m, (uint16_t)tags))
         return ics_dpdk_refuse(tx, index, ENOSPC, "%s: no headroom for the tags (%u bytes)", request,
                                rte_pktmbuf_headroom(m));
-    uint8_t *t = head + 12;
+    uint8_t *t = head + ICS_ETH_TYPE; /* each tag: its TPID, then its TCI */
     if (qinq) { /* the service tag first */
-        *t++ = 0x88;
-        *t++ = 0xA8;
-        *t++ = (uint8_t)(m->vlan_tci_outer >> 8);
-        *t++ = (uint8_t)m->vlan_tci_outer;
+        ics_put16(t, ICS_ETH_P_8021AD);
+        ics_put16(t + 2, m->vlan_tci_outer);
+        t += ICS_VLAN_HLEN;
     }
-    *t++ = 0x81;
-    *t++ = 0x00;
-    *t++ = (uint8_t)(m->vlan_tci >> 8);
-    *t++ = (uint8_t)m->vlan_tci;
-    ics_dpdk_write(m, 0, head, 12 + tags); /* the addresses moved to the new start, the tags after them */
+    ics_put16(t, ICS_ETH_P_8021Q);
+    ics_put16(t + 2, m->vlan_tci);
+    ics_dpdk_write(m, 0, head, ICS_ETH_TYPE + tags); /* the addresses moved to the new start, the tags after them */
     if (tunnel)
         m->outer_l2_len = (uint8_t)(m->outer_l2_len + tags);
     else

@@ -25,7 +25,7 @@ enum {
     MAY_DIFFER = ICS_TCP_FIN | ICS_TCP_PSH,
 };
 enum { UDP_MAX_MERGED = 64 /* Linux's UDP_GRO_CNT_MAX */ };
-#define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + 65535)
+#define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + ICS_IP_MAX_LEN)
 
 struct flow {
     int used;

@@ -167,7 +167,7 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
     /* An IP length of 0 means the packet's own: at the outermost level for TSO's captures, and at
      * any level for BIG TCP's, which are over 64 KB (a smaller tunnelled packet with one inside is
      * a payload that merely looks like headers). */
-    const int zero_len_ok = g->nlevels == 0 || end - off > 0xFFFF;
+    const int zero_len_ok = g->nlevels == 0 || end - off > ICS_IP_MAX_LEN;
     size_t l4;
     unsigned proto;
     if (version == 4) {
@@ -224,7 +224,7 @@ static int level(struct walk *w, size_t off, enum ics_hdr ip_hdr)
     }
     case ICS_H_UDP: { /* a tunnel's, or the segmented one */
         const size_t ulen = have(w, l4, ICS_UDP_HLEN) ? ics_get16(w->p + l4 + ICS_UDP_LEN) : 0;
-        if (!have(w, l4, ICS_UDP_HLEN) || (ulen != end - l4 && !(ulen == 0 && end - l4 > 65535)))
+        if (!have(w, l4, ICS_UDP_HLEN) || (ulen != end - l4 && !(ulen == 0 && end - l4 > ICS_IP_MAX_LEN)))
             return -EINVAL; /* (0: a BIG TCP tunnel's or a jumbogram's, over 64 KB) */
         lv->l4 = INETCSUM_GSO_L4_UDP;
         lv->csum = ics_get16(w->p + l4 + ICS_UDP_CHECK) != 0;

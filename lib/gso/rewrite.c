@@ -88,7 +88,7 @@ void ics_gso_fill_checksums(const struct inetcsum_gso *g, uint8_t *frame, size_t
         uint32_t s = ics_gso_header_sum(frame + l4, g->hdr_len - l4, ph);
         s = (g->hdr_len - l4) & 1 ? inetcsum_block_add(s, psum, g->hdr_len - l4) : ics_add32(s, psum);
         const uint16_t c = (uint16_t)~ics_fold16(s);
-        store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
+        store_csum(field, g->proto == INETCSUM_GSO_L4_UDP ? ics_udp_field(c) : c);
     }
     /* The segmented message, filled, sums to the complement of its pseudo-header sum. */
     const uint16_t message = (uint16_t)~ics_fold16(ph);
@@ -114,6 +114,6 @@ void ics_gso_fill_checksums(const struct inetcsum_gso *g, uint8_t *frame, size_t
             if (left[k])
                 s = inetcsum_block_add(s, left[k], g->level[k].ip_off + ICS_IPV4_CHECK - at);
         const uint16_t c = (uint16_t)~ics_fold16(s);
-        store_csum(f, c == 0 && udp ? 0xFFFF : c);
+        store_csum(f, udp ? ics_udp_field(c) : c);
     }
 }

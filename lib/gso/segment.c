@@ -123,7 +123,7 @@ static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_
         }
         const uint64_t s = (uint64_t)seed + pl->tunnel_base + changed + wire16((uint32_t)tl) + (uint16_t)~ics_fold16(ph);
         const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(s));
-        store_csum(t + ICS_UDP_CHECK, c == 0 ? 0xFFFF : c);
+        store_csum(t + ICS_UDP_CHECK, ics_udp_field(c));
     } else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) {
         const uint64_t s = (uint64_t)pl->tunnel_base + changed + (uint16_t)~ics_fold16(ph);
         store_csum(t + ICS_GRE_CHECK, (uint16_t)~ics_fold16(ics_reduce64(s)));
@@ -159,7 +159,7 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
         store_csum(field, pl->how.zero_seed ? 0 : ics_fold16(ph));
     } else { /* the headers end at an even offset from the TCP or UDP header: psum adds as it is */
         const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64((uint64_t)ph + pl->l4_base + var + psum));
-        store_csum(field, c == 0 && g->proto == INETCSUM_GSO_L4_UDP ? 0xFFFF : c); /* 0 means "none" */
+        store_csum(field, g->proto == INETCSUM_GSO_L4_UDP ? ics_udp_field(c) : c);
     }
     /* The IP headers from the inside out, the tunnel's checksum between them: it covers the inner
      * IP header's changed fields (changed), not the outer one's. */
@@ -232,7 +232,7 @@ static int plausible(const struct inetcsum_gso *g)
     if (g->segments > 1 && (g->gso_size == 0 || g->segments != (g->payload_len + g->gso_size - 1u) / g->gso_size))
         return 0;
     const size_t biggest = g->segments > 1 ? g->gso_size : g->payload_len;
-    return g->level[g->nlevels - 1].l4 == g->proto && g->hdr_len - g->level[0].ip_off + biggest <= 0xFFFF;
+    return g->level[g->nlevels - 1].l4 == g->proto && g->hdr_len - g->level[0].ip_off + biggest <= ICS_IP_MAX_LEN;
 }
 
 /* Both forms: with copy, each segment's payload copied after its headers (summed in the same pass);

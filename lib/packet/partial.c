@@ -19,8 +19,7 @@ int inetcsum_complete_partial(void *pkt, size_t len, size_t csum_start, size_t c
         return 0;
     }
     uint16_t c = inetcsum_final(inetcsum_partial(p + csum_start, len - csum_start, 0));
-    if (c == 0)
-        c = 0xFFFF; /* as Linux's CSUM_MANGLED_0: UDP reads 0 as "no checksum", the others accept both */
+    c = ics_udp_field(c); /* for every layer, as Linux's CSUM_MANGLED_0: UDP needs it, the others accept it */
     memcpy(field, &c, 2);
     return 0;
 }

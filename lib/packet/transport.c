@@ -58,7 +58,7 @@ ICS_WALK_STEP(udp)
     }
     size_t ulen = ics_get16(p + ICS_UDP_LEN);
     const unsigned sport = ics_get16(p + ICS_UDP_SPORT), dport = ics_get16(p + ICS_UDP_DPORT);
-    if (ulen == 0 && len > 65535)
+    if (ulen == 0 && len > ICS_IP_MAX_LEN) /* a jumbogram's (RFC 2675 4) */
         ulen = len;
     unsigned bad = 0;
     if (ulen > len && ulen >= ICS_UDP_HLEN && w->ip.frag) {
@@ -163,7 +163,7 @@ ICS_WALK_STEP(pim)
     const uint8_t *p = ics_need(w, *off, 1, *end);
     if (!p || (p[ICS_PIM_VER_TYPE] >> 4) != ICS_PIM_VERSION2)
         return ICS_H_STOP;
-    const int reg = (p[ICS_PIM_VER_TYPE] & 0x0F) == ICS_PIM_REGISTER;
+    const int reg = (p[ICS_PIM_VER_TYPE] & ICS_PIM_TYPE_MASK) == ICS_PIM_REGISTER;
     const size_t len = reg && *end - *off >= ICS_PIM_REGISTER_HLEN ? ICS_PIM_REGISTER_HLEN : *end - *off;
     ics_add(w, INETCSUM_LAYER_PIM, ip, *off, len, ip->v6 ? ics_walk_pseudo(ip, ICS_IPPROTO_PIM, len) : 0, 0);
     if (!reg || !ics_walk_beyond(w) || !(p = ics_need(w, *off + ICS_PIM_REGISTER_HLEN, 1, *end)))
@@ -240,8 +240,8 @@ ICS_WALK_STEP(dccp)
     size_t cov = len;
     unsigned flags = 0;
     const uint8_t *p = ics_need(w, *off, ICS_DCCP_HLEN, *end);
-    if (p && (p[ICS_DCCP_CSCOV] & 0x0F)) {
-        cov = (size_t)p[ICS_DCCP_DOFF] * 4 + ((size_t)(p[ICS_DCCP_CSCOV] & 0x0F) - 1) * 4;
+    if (p && (p[ICS_DCCP_CSCOV] & ICS_DCCP_CSCOV_MASK)) {
+        cov = (size_t)p[ICS_DCCP_DOFF] * 4 + ((size_t)(p[ICS_DCCP_CSCOV] & ICS_DCCP_CSCOV_MASK) - 1) * 4;
         cov = own_length(w, cov, len, &flags);
     }
     ics_add(w, INETCSUM_LAYER_DCCP, ip, *off, cov, ics_walk_pseudo(ip, ICS_IPPROTO_DCCP, len), flags);

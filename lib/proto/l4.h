@@ -31,8 +31,8 @@ static inline uint32_t ics_inet_expected(enum inetcsum_layer layer, uint16_t sto
 {
     /* The sum without the field: subtracting in ones' complement is adding the complement. */
     uint16_t want = (uint16_t)~ics_fold16(ics_add32(total, (uint16_t)~stored_mem));
-    if (want == 0 && ics_is_udp(layer))
-        want = 0xFFFF; /* RFC 768: a computed 0 is sent as all ones, 0 meaning "none" */
+    if (ics_is_udp(layer))
+        want = ics_udp_field(want);
     /* Subtracting the field by adding its complement cannot tell data summing to -0 (checksum
      * 0x0000 or 0xFFFF both verify) from all-zero data (only 0xFFFF verifies).  With a
      * pseudo-header the data is never all zero (the protocol number is in it), nor is an IPv4

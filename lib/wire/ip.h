@@ -59,6 +59,11 @@ enum {
     ICS_IPV4_ADDR_LEN = 4,
 };
 
+/* The most a 16-bit IP length says: an IPv4 total length, an IPv6 payload length (and a UDP
+ * length).  A packet past it (a jumbogram, RFC 2675; BIG TCP) has 0 there: its carrier's length
+ * counts. */
+enum { ICS_IP_MAX_LEN = 65535 };
+
 /* The 16-bit flags and fragment offset field. */
 enum {
     ICS_IP_DF = 0x4000,

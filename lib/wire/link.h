@@ -159,6 +159,12 @@ static inline int ics_snap_names_ethertype(const uint8_t *llc)
            llc[ICS_SNAP_OUI + 1] == 0 && (llc[ICS_SNAP_OUI + 2] == 0 || llc[ICS_SNAP_OUI + 2] == 0xF8);
 }
 
+/* Whether an EtherType is a VLAN tag's TPID: 802.1Q, 802.1ad, or pre-standard QinQ. */
+static inline int ics_ethertype_is_vlan(uint32_t type)
+{
+    return type == ICS_ETH_P_8021Q || type == ICS_ETH_P_8021AD || type == ICS_ETH_P_QINQ1 || type == ICS_ETH_P_QINQ2;
+}
+
 /* An 802.1Q tag: TCI, then the EtherType of what follows. */
 enum { ICS_VLAN_TCI = 0, ICS_VLAN_TYPE = 2, ICS_VLAN_HLEN = 4 };
 

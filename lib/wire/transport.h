@@ -40,9 +40,17 @@ static inline unsigned ics_tcp_hlen(const uint8_t *th)
 /* UDP and UDP-Lite (whose length field is its checksum coverage) */
 enum { ICS_UDP_SPORT = 0, ICS_UDP_DPORT = 2, ICS_UDP_LEN = 4, ICS_UDP_CHECK = 6, ICS_UDP_HLEN = 8 };
 
+/* RFC 768: a UDP checksum computed as 0 is sent as all ones, 0 in the field meaning "none" (the
+ * other Internet checksums read either form of -0 as right).  c: the computed field, either byte
+ * order (all ones reads the same in both). */
+static inline uint16_t ics_udp_field(uint16_t c)
+{
+    return c ? c : 0xFFFF;
+}
+
 /* ICMP and ICMPv6: type, code, checksum, then 4 bytes that depend on the type; an error quotes the
  * packet that caused it after those 8 bytes. */
-enum { ICS_ICMP_TYPE = 0, ICS_ICMP_CODE = 1, ICS_ICMP_CHECK = 2, ICS_ICMP_HLEN = 8 };
+enum { ICS_ICMP_TYPE = 0, ICS_ICMP_CODE = 1, ICS_ICMP_CHECK = 2, ICS_ICMP_REST = 4, ICS_ICMP_HLEN = 8 };
 
 /* ICMP errors (RFC 792): destination unreachable, source quench, redirect, time exceeded,
  * parameter problem. */
@@ -72,7 +80,18 @@ enum {
 enum { ICS_IGMP_CHECK = 2, ICS_IGMP_HLEN = 8 };
 
 /* SCTP: common header of ports, verification tag and the CRC32c (little-endian on the wire). */
-enum { ICS_SCTP_CHECK = 8, ICS_SCTP_HLEN = 12 };
+enum { ICS_SCTP_SPORT = 0, ICS_SCTP_DPORT = 2, ICS_SCTP_VTAG = 4, ICS_SCTP_CHECK = 8, ICS_SCTP_HLEN = 12 };
+
+/* An SCTP DATA chunk (RFC 9260 3.3.1): type 0, flags (B and E: a whole message), length, TSN,
+ * stream identifier and sequence number, payload protocol identifier, then the data. */
+enum {
+    ICS_SCTP_CHUNK_FLAGS = 1,
+    ICS_SCTP_CHUNK_LEN = 2,
+    ICS_SCTP_DATA_TSN = 4,
+    ICS_SCTP_DATA_PPID = 12,
+    ICS_SCTP_DATA_HLEN = 16,
+    ICS_SCTP_DATA_WHOLE = 0x03, /* B and E */
+};
 
 /* Mobility Header (RFC 6275 6.1): payload proto, length in 8-byte units beyond the first 8, type,
  * reserved, checksum. */
@@ -89,7 +108,8 @@ enum {
     ICS_PIM_VER_TYPE = 0,
     ICS_PIM_CHECK = 2,
     ICS_PIM_HLEN = 4,
-    ICS_PIM_VERSION2 = 2,
+    ICS_PIM_VERSION2 = 2, /* the high nibble */
+    ICS_PIM_TYPE_MASK = 0x0F,
     ICS_PIM_REGISTER = 1,
     ICS_PIM_REGISTER_HLEN = 8,
 };
@@ -120,7 +140,7 @@ enum { ICS_EIGRP_CHECK = 2, ICS_EIGRP_HLEN = 20 };
 /* DCCP (RFC 4340 5.1): ports, data offset (the header's length in 4-byte words), CCVal and
  * Checksum Coverage (low nibble: 0 the whole packet, else the header and CsCov - 1 words of data),
  * checksum. */
-enum { ICS_DCCP_DOFF = 4, ICS_DCCP_CSCOV = 5, ICS_DCCP_CHECK = 6, ICS_DCCP_HLEN = 12 };
+enum { ICS_DCCP_DOFF = 4, ICS_DCCP_CSCOV = 5, ICS_DCCP_CSCOV_MASK = 0x0F, ICS_DCCP_CHECK = 6, ICS_DCCP_HLEN = 12 };
 
 /* RSVP's common header (RFC 2205 3.1.1): version and flags, message type, checksum, send TTL,
  * reserved, message length. */

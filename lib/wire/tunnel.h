@@ -89,12 +89,13 @@ static inline unsigned ics_gre_hlen(uint32_t flags)
 enum { ICS_ERSPAN2_HLEN = 8, ICS_ERSPAN3_HLEN = 12, ICS_ERSPAN3_O_BYTE = 11, ICS_ERSPAN3_O = 0x01,
        ICS_ERSPAN3_PLATFORM_LEN = 8 };
 
-/* VXLAN: flags (I: the VNI is valid), reserved, VNI, reserved; Ethernet follows. */
-enum { ICS_VXLAN_FLAGS = 0, ICS_VXLAN_I = 0x08, ICS_VXLAN_HLEN = 8 };
+/* VXLAN: flags (I: the VNI is valid), reserved, VNI (the top 24 bits of its 32), reserved;
+ * Ethernet follows. */
+enum { ICS_VXLAN_FLAGS = 0, ICS_VXLAN_I = 0x08, ICS_VXLAN_VNI = 4, ICS_VXLAN_HLEN = 8 };
 
 /* GENEVE: version (top 2 bits) and options length in 4-byte words (low 6 bits), flags, protocol
  * type (an EtherType), VNI, then the options. */
-enum { ICS_GENEVE_VER_OPTLEN = 0, ICS_GENEVE_PROTO = 2, ICS_GENEVE_HLEN = 8 };
+enum { ICS_GENEVE_VER_OPTLEN = 0, ICS_GENEVE_PROTO = 2, ICS_GENEVE_VNI = 4, ICS_GENEVE_HLEN = 8 };
 
 static inline unsigned ics_geneve_version(const uint8_t *h)
 {
