@@ -17,6 +17,7 @@
 #include "contenders.h"
 #include "experiments.h"
 #include "inetcsum.h"
+#include "stats.h"
 
 #define SLOWER 1.03 /* "slower than the best": beyond what reruns of one size differ by */
 
@@ -41,12 +42,6 @@ struct range {
     int worst_odd;
     const char *worst_best;
 };
-
-static int by_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int exp_sweep(struct bench_run *r)
 {
@@ -111,10 +106,11 @@ int exp_sweep(struct bench_run *r)
             double best_median = 0;
             json_t *medians = json_object(); /* every contender's median, for choosing tuning rows */
             for (int j = 0; j < cs.n; j++) {
-                double tmp[MAX_TRIALS];
+                double tmp[MAX_TRIALS]; /* (stats_summarise sorts what it is given) */
                 memcpy(tmp, t[j], sizeof(double) * (size_t)r->trials);
-                qsort(tmp, (size_t)r->trials, sizeof(double), by_double);
-                const double m = tmp[r->trials / 2];
+                struct stats_summary its;
+                stats_summarise(tmp, (size_t)r->trials, &its);
+                const double m = its.median;
                 json_object_set_new(medians, cs.c[j].name, json_real(m));
                 if (j == cs.subject || j == cs.read_limit)
                     continue;
@@ -158,9 +154,10 @@ int exp_sweep(struct bench_run *r)
         struct range *rg = &ranges[g];
         if (!rg->sizes)
             continue;
-        qsort(rg->ratios, rg->sizes, sizeof(double), by_double);
+        struct stats_summary ratios;
+        stats_summarise(rg->ratios, rg->sizes, &ratios);
         fprintf(r->out, "| %zu-%zu | %u | %u | %.2f | %.2f | %zu B %s | %s |\n", rg->lo, rg->hi, rg->sizes, rg->slower,
-                rg->ratios[rg->sizes / 2], rg->worst, rg->worst_len, rg->worst_odd ? "odd" : "even", rg->worst_best);
+                ratios.median, rg->worst, rg->worst_len, rg->worst_odd ? "odd" : "even", rg->worst_best);
     }
     fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and parity; "
                     "below 1: inetcsum is faster.)\n");

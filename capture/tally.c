@@ -46,6 +46,7 @@ void tally_add(struct tally *sum, const struct tally *t)
         sum->unknown_link_type = t->unknown_link_type;
     sum->unknown_link += t->unknown_link;
     sum->malformed += t->malformed;
+    sum->malformed_cut += t->malformed_cut;
     sum->unfollowed += t->unfollowed;
     for (unsigned i = 0; i < t->nwhy; i++)
         tally_why_text(sum, t->why[i].text, t->why[i].frames);
@@ -65,6 +66,7 @@ void tally_frame(struct tally *t, const struct inetcsum_report *r, uint32_t capl
             t->unknown_link_type = (int)INETCSUM_LINK_TYPE(link);
     } else if (report_malformed(r)) {
         t->malformed++;
+        t->malformed_cut += r->malformed == INETCSUM_MALFORMED_UNSAID;
     }
     if (report_unfollowed(r)) {
         t->unfollowed++;

@@ -17,7 +17,10 @@ struct tally {
                                   * what was sent (often before TX offload filled it), not a problem */
     unsigned long long unknown_link; /* frames of a link type inetcsum does not decode */
     int unknown_link_type;           /* ... the first such type */
-    unsigned long long malformed;    /* frames whose headers contradict each other: parsing stopped */
+    unsigned long long malformed;    /* frames whose headers contradict each other */
+    unsigned long long malformed_cut; /* ... among them those whose walk stopped there (the others:
+                                       * the walk named the wrong header and went on by the length
+                                       * the frame holds, or a reassembler judged nothing in it) */
     /* Frames the walk could not follow to their end (unknown link types among them): what follows
      * may carry checksums nobody saw.  They are problems unless unfollowed_ok, which the front end
      * sets (verify --unfollowed-ok); why[] keeps the first distinct reasons with their counts. */

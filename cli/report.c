@@ -98,8 +98,17 @@ void report_summary_line(FILE *out, const char *file, const struct tally *t)
             fprintf(out, ", other reasons: %llu", t->why_other);
         fputs(t->unfollowed_ok ? "; allowed, not counted as problems)" : ")", out);
     }
-    if (t->malformed)
+    /* Most malformed frames stop the walk where a header contradicts another; for the others the
+     * frame's line gives the reason and what was judged (a PPPoE length named wrong, checked on by
+     * the IP length; a datagram of conflicting fragments, nothing judged in it). */
+    const unsigned long long given = t->malformed - t->malformed_cut;
+    if (t->malformed && !given)
         fprintf(out, "; %llu malformed frame%s not decoded whole", t->malformed, t->malformed == 1 ? "" : "s");
+    else if (t->malformed && t->malformed_cut)
+        fprintf(out, "; %llu malformed frames (%llu not decoded whole, %llu with the reason given)", t->malformed,
+                t->malformed_cut, given);
+    else if (t->malformed)
+        fprintf(out, "; %llu malformed frame%s, with the reason given", t->malformed, t->malformed == 1 ? "" : "s");
     if (t->quoted)
         fprintf(out, "; %llu of the wrong ones in quoted packets (ICMP errors, sFlow, OpenFlow, NHRP: not counted as problems)",
                 t->quoted);

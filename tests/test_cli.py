@@ -833,7 +833,7 @@ class LinkTypes(unittest.TestCase):
             self.assertIn(f"frame 2 malformed: PPPoE length {len(packet) // 2} disagrees with the IP packet it "
                           "carries; checked by the IP header's length".encode(), res.stdout)
             self.assertIn(b"frame 3 malformed: PPPoE length 1400", res.stdout)
-            self.assertIn(b"6 checksums, 6 good", res.stdout)
+            self.assertIn(b"6 checksums, 6 good; 2 malformed frames, with the reason given", res.stdout)
             records = [json.loads(x) for x in run("verify", "--json", path).stdout.splitlines()]
             self.assertEqual([(o["frame"], o["reason"], o["offset"]) for o in records if o["type"] == "frame"],
                              [(2, "malformed", 14), (3, "malformed", 14)])
