@@ -1,28 +1,30 @@
 /* inetcsum sum FILE...: the Internet checksum of each file (sha256sum's layout), streamed. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "inetcsum.h"
 
 static const char help[] =
-    "usage: inetcsum sum [--seed N] [--offset N] [--length N] [--partial] [FILE...]\n"
-    "       inetcsum sum -c|--check [--quiet|--status] [--strict] [--seed N] [--offset N] [--length N]\n"
-    "                    [LIST...]\n"
+    "usage: inetcsum sum [--seed N] [--offset N] [--length N] [--partial] [--tag] [-z] [FILE...]\n"
+    "       inetcsum sum -c|--check [--quiet|--status] [--strict] [--ignore-missing] [-z] [--seed N]\n"
+    "                    [--offset N] [--length N] [LIST...]\n"
     "\n"
     "Prints the Internet checksum (RFC 1071) of each FILE (none or '-': standard input) as a checksum\n"
     "field holding it would read in network order, then the file name: what a header's checksum\n"
     "field must hold for data whose field was zero.  The layout is sha256sum's: a name holding a\n"
     "backslash or a line break is escaped (\\\\, \\n, \\r) and its line starts with a backslash.\n"
     "\n"
-    "  --seed N     start from the sum N (hex with 0x, or decimal; e.g. a pseudo-header's sum, or\n"
-    "               a --partial value of the data before, as printed: 0x and 8 digits, ':odd' after\n"
-    "               them when that data was an odd number of bytes, so that this data's first byte\n"
-    "               pairs with its last one: chaining --partial sums is exact for any split)\n"
-    "  --offset N   skip the first N bytes\n"
-    "  --length N   sum at most N bytes\n"
+    "  --seed N     start from the sum N: hex with 0x, decimal, or a --partial value of the data\n"
+    "               before as it prints it (8 hex digits, ':odd' after them when that data was an\n"
+    "               odd number of bytes, so that this data's first byte pairs with its last one:\n"
+    "               chaining --partial sums is exact for any split); e.g. a pseudo-header's sum\n"
+    "  --offset N   skip the first N bytes (decimal, or hex with 0x: a leading 0 is not octal)\n"
+    "  --length N   sum at most N bytes (likewise)\n"
     "  --partial    print the sum itself, not its checksum: the 32-bit ones'-complement sum of the\n"
     "               big-endian 16-bit words (a last odd byte padded with zero), not folded to 16 bits,\n"
     "               ':odd' after it when the bytes summed (with the seed's) were an odd number\n"
@@ -31,17 +33,28 @@ static const char help[] =
     "  --quiet      with --check, print only failures\n"
     "  --status     with --check, print nothing: the exit status says it\n"
     "  --strict     with --check, lines that are not checksum lines fail the check\n"
+    "  --ignore-missing  with --check, skip a listed file that does not exist (none verified: 1)\n"
+    "  --tag        BSD-style lines, 'INETCSUM (NAME) = HHHH' ('INETCSUM-PARTIAL' with --partial);\n"
+    "               --check reads them as well as the plain ones\n"
+    "  -z, --zero   end each line with NUL, not a line break, names as they are (no escaping);\n"
+    "               with --check, the LIST's lines end so\n"
     "\n"
-    "Exit status (sha256sum's): 0; 1 a checked file's sum differs or a listed file could not be read\n"
-    "(or --strict and a bad line); 2 a FILE or LIST could not be read, --offset lies past its end, or\n"
-    "a list held no checksum line.\n";
+    "A list's lines may end with CR LF.  Exit status (sha256sum's): 0; 1 a sum differs, a FILE, LIST\n"
+    "or listed file could not be read, or a LIST held no checksum line (or --strict and a bad line);\n"
+    "2 a bad option, or --offset lies past a file's end.\n";
 
 struct sum_opts {
     uint32_t seed;
     int seed_odd; /* the seed sums an odd number of bytes: the data starts at an odd position */
     unsigned long long offset, length;
     int partial;
+    int tag;  /* BSD-style lines, as sha256sum --tag: INETCSUM (NAME) = HHHH */
+    int zero; /* lines end with NUL, names as they are (sha256sum -z) */
 };
+
+/* The tags of --tag's lines: a checksum, and a --partial sum. */
+#define TAG "INETCSUM"
+#define TAG_PARTIAL "INETCSUM-PARTIAL"
 
 /* The exact sum of big-endian 16-bit words, reduced to 32 bits with end-around carry: canonical
  * (unlike the library's unfolded partial sums, which depend on the kernel and the alignment). */
@@ -76,12 +89,16 @@ static uint32_t host_partial(uint32_t be)
     return mem;
 }
 
-static int parse_number(const char *s, unsigned long long max, unsigned long long *out, const char *what)
+/* Decimal, or hex after 0x (never octal: --offset 010 is ten, as people write it); hex alone when
+ * `hex` (the --partial form). */
+static int parse_number(const char *s, unsigned long long max, unsigned long long *out, const char *what, int hex)
 {
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-' || v > max) {
+    const int prefixed = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = prefixed ? s + 2 : s;
+    unsigned long long v = strtoull(digits, &end, prefixed || hex ? 16 : 10);
+    if (errno || end == digits || *end || !isxdigit((unsigned char)digits[0]) || v > max) {
         cli_error("sum: %s '%s' is not a number up to %llu", what, s, max);
         return -1;
     }
@@ -105,8 +122,12 @@ static int parse_seed(const char *arg, struct sum_opts *o)
     }
     memcpy(num, arg, n);
     num[n] = '\0';
+    /* Eight digits are the --partial form: hex, as it prints them. */
+    size_t hex = 0;
+    while (hex < n && isxdigit((unsigned char)num[hex]))
+        hex++;
     unsigned long long v;
-    if (parse_number(num, 0xFFFFFFFFu, &v, "seed"))
+    if (parse_number(num, 0xFFFFFFFFu, &v, "seed", n == 8 && hex == 8))
         return -1;
     o->seed = (uint32_t)v;
     o->seed_odd = colon != NULL;
@@ -114,13 +135,14 @@ static int parse_seed(const char *arg, struct sum_opts *o)
 }
 
 /* The checksum (or with --partial the sum) of path's bytes, as printed, and whether the bytes
- * summed, the seed's included, are an odd number (*odd): 0, or EXIT_USAGE with the error printed
- * (unreadable, or --offset past its end). */
+ * summed, the seed's included, are an odd number (*odd): 0, or with the error printed EXIT_BAD
+ * (unreadable: sha256sum's status for a file it cannot read) or EXIT_USAGE (--offset past its
+ * end). */
 static int compute(const char *path, const struct sum_opts *o, uint32_t *value, int *odd)
 {
     FILE *f = cli_open_input(path);
     if (!f)
-        return EXIT_USAGE;
+        return EXIT_BAD;
     static uint8_t buf[1 << 20];
     /* Positions count from the start of the seed's data: after an odd seed every byte takes the
      * other half of its word (the library's sum is then byte-swapped into place by block_add). */
@@ -140,7 +162,7 @@ static int compute(const char *path, const struct sum_opts *o, uint32_t *value, 
         if (got == 0) {
             if (ferror(f)) {
                 cli_error("%s: %m", path);
-                status = EXIT_USAGE;
+                status = EXIT_BAD;
             } else if (skip) {
                 cli_error("%s: --offset %llu is past its end (%llu bytes)", path, o->offset, o->offset - skip);
                 status = EXIT_USAGE;
@@ -180,8 +202,12 @@ static int needs_escape(const char *name)
     return strpbrk(name, "\\\n\r") != NULL;
 }
 
-static void put_name(const char *name)
+static void put_name(const char *name, int escape)
 {
+    if (!escape) {
+        fputs(name, stdout);
+        return;
+    }
     for (; *name; name++) {
         if (*name == '\\')
             fputs("\\\\", stdout);
@@ -201,11 +227,20 @@ static int sum_file(const char *path, const struct sum_opts *o)
     int status = compute(path, o, &v, &odd);
     if (status != EXIT_ALL_GOOD)
         return status;
-    if (needs_escape(path))
+    char value[16];
+    snprintf(value, sizeof value, o->partial ? "%08x%s" : "%04x", (unsigned)v, o->partial && odd ? ":odd" : "");
+    const int escape = !o->zero && needs_escape(path); /* (-z: a line may hold any name) */
+    if (escape)
         putchar('\\');
-    printf(o->partial ? "%08x%s  " : "%04x  ", v, o->partial && odd ? ":odd" : "");
-    put_name(path);
-    putchar('\n');
+    if (o->tag) {
+        printf("%s (", o->partial ? TAG_PARTIAL : TAG);
+        put_name(path, escape);
+        printf(") = %s", value);
+    } else {
+        printf("%s  ", value);
+        put_name(path, escape);
+    }
+    putchar(o->zero ? '\0' : '\n');
     return EXIT_ALL_GOOD;
 }
 
@@ -234,22 +269,45 @@ static int unescape(char *s)
 
 struct check_opts {
     int quiet, status_only, strict;
+    int ignore_missing; /* a listed file that does not exist is skipped, not failed */
 };
 
-/* Reads one check line ("HHHH  NAME", or 8 digits: a --partial sum, ":odd" after them for an odd
- * number of bytes; a leading backslash when the name is escaped) into *expected, *digits, *odd and
- * *name: 0, or -1 when it is not one. */
-static int parse_check_line(char *line, uint32_t *expected, int *digits, int *odd, char **name)
+/* A value as the lines hold it at p ("HHHH", or 8 digits: a --partial sum, ":odd" after them for
+ * an odd number of bytes) into *expected, *digits and *odd; its length, or 0 when it is not one. */
+static size_t parse_value(const char *p, uint32_t *expected, int *digits, int *odd)
 {
-    int escaped = line[0] == '\\';
-    char *p = line + escaped, *end;
     size_t n = strspn(p, "0123456789abcdefABCDEF");
-    *expected = (uint32_t)strtoul(p, &end, 16);
+    *expected = (uint32_t)strtoul(p, NULL, 16);
     *digits = (int)n;
     *odd = n == 8 && strncmp(p + n, ":odd", 4) == 0;
     if (*odd)
         n += 4;
-    if ((*digits != 4 && *digits != 8) || p[n] != ' ' || (p[n + 1] != ' ' && p[n + 1] != '*') || !p[n + 2])
+    return *digits == 4 || *digits == 8 ? n : 0;
+}
+
+/* Reads one check line, "VALUE  NAME" or --tag's "INETCSUM (NAME) = VALUE" (INETCSUM-PARTIAL for
+ * a --partial sum), a leading backslash when the name is escaped, into *expected, *digits, *odd
+ * and *name: 0, or -1 when it is not one. */
+static int parse_check_line(char *line, uint32_t *expected, int *digits, int *odd, char **name)
+{
+    int escaped = line[0] == '\\';
+    char *p = line + escaped;
+    const int partial_tag = strncmp(p, TAG_PARTIAL " (", sizeof TAG_PARTIAL + 1) == 0;
+    if (partial_tag || strncmp(p, TAG " (", sizeof TAG + 1) == 0) {
+        char *open = p + (partial_tag ? sizeof TAG_PARTIAL : sizeof TAG) + 1, *close = strstr(open, ") = ");
+        for (char *later; close && (later = strstr(close + 1, ") = ")) != NULL;)
+            close = later; /* (the last: a name may hold ") = " itself) */
+        if (!close || close == open)
+            return -1;
+        const size_t n = parse_value(close + 4, expected, digits, odd);
+        if (!n || close[4 + n] || (*digits == 8) != partial_tag)
+            return -1;
+        *close = '\0';
+        *name = open;
+        return escaped ? unescape(*name) : 0;
+    }
+    size_t n = parse_value(p, expected, digits, odd);
+    if (!n || p[n] != ' ' || (p[n + 1] != ' ' && p[n + 1] != '*') || !p[n + 2])
         return -1;
     *name = p + n + 2;
     return escaped ? unescape(*name) : 0;
@@ -260,15 +318,18 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
 {
     FILE *f = cli_open_input(list);
     if (!f)
-        return EXIT_USAGE;
+        return EXIT_BAD; /* (sha256sum -c's status for a list it cannot read) */
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
-    unsigned long long lineno = 0, good = 0, failed = 0, unread = 0, malformed = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    unsigned long long lineno = 0, good = 0, failed = 0, unread = 0, malformed = 0, missing = 0;
+    const int end_of_line = o->zero ? '\0' : '\n';
+    while ((len = getdelim(&line, &cap, end_of_line, f)) >= 0) {
         lineno++;
-        if (len && line[len - 1] == '\n')
+        if (len && line[len - 1] == end_of_line)
             line[--len] = '\0';
+        if (!o->zero && len && line[len - 1] == '\r')
+            line[--len] = '\0'; /* a list written on Windows, as sha256sum reads it */
         uint32_t expected, got;
         int digits, odd, got_odd;
         char *name;
@@ -276,6 +337,10 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
             malformed++;
             if (!c->status_only)
                 cli_error("%s: line %llu is not a checksum line", list, lineno);
+            continue;
+        }
+        if (c->ignore_missing && access(name, F_OK) != 0 && errno == ENOENT) {
+            missing++;
             continue;
         }
         struct sum_opts lo = *o;
@@ -290,9 +355,10 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
         else
             failed++;
         if (!c->status_only && (!c->quiet || !same)) {
-            if (needs_escape(name))
+            const int escape = needs_escape(name);
+            if (escape)
                 putchar('\\');
-            put_name(name);
+            put_name(name, escape);
             printf(": %s\n", verdict);
         }
     }
@@ -302,7 +368,7 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
         fclose(f);
     if (read_err) {
         cli_error("%s: read error", list);
-        return EXIT_USAGE;
+        return EXIT_BAD;
     }
     if (!c->status_only) {
         if (failed)
@@ -314,11 +380,11 @@ static int check_list(const char *list, const struct sum_opts *o, const struct c
     }
     if (good + failed + unread == 0) {
         if (!c->status_only)
-            cli_error("%s: no properly formatted checksum lines found", list);
-        return EXIT_USAGE;
+            cli_error(missing ? "%s: no file was verified" : "%s: no properly formatted checksum lines found", list);
+        return EXIT_BAD;
     }
     /* As sha256sum -c: a listed file that could not be read fails the check (1), like one that
-     * differs; 2 is for the list itself. */
+     * differs. */
     return failed || unread || (malformed && c->strict) ? EXIT_BAD : EXIT_ALL_GOOD;
 }
 
@@ -332,24 +398,27 @@ int cmd_sum(int argc, char **argv)
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"status", no_argument, NULL, 'S'},
                                              {"strict", no_argument, NULL, 'T'},
+                                             {"ignore-missing", no_argument, NULL, 'I'},
+                                             {"tag", no_argument, NULL, 'g'},
+                                             {"zero", no_argument, NULL, 'z'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct sum_opts o = {0, 0, 0, ~0ull, 0};
-    struct check_opts co = {0, 0, 0};
+    struct sum_opts o = {.length = ~0ull};
+    struct check_opts co = {0};
     int check = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "ch", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "chz", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             if (parse_seed(optarg, &o))
                 return EXIT_USAGE;
             break;
         case 'o':
-            if (parse_number(optarg, ~0ull, &o.offset, "offset"))
+            if (parse_number(optarg, ~0ull, &o.offset, "offset", 0))
                 return EXIT_USAGE;
             break;
         case 'l':
-            if (parse_number(optarg, ~0ull, &o.length, "length"))
+            if (parse_number(optarg, ~0ull, &o.length, "length", 0))
                 return EXIT_USAGE;
             break;
         case 'p':
@@ -367,14 +436,27 @@ int cmd_sum(int argc, char **argv)
         case 'T':
             co.strict = 1;
             break;
+        case 'I':
+            co.ignore_missing = 1;
+            break;
+        case 'g':
+            o.tag = 1;
+            break;
+        case 'z':
+            o.zero = 1;
+            break;
         case 'h':
             return cli_usage(help, 1);
         default:
             return cli_usage(help, 0);
         }
     }
-    if ((co.quiet || co.status_only || co.strict) && !check) {
-        cli_error("sum: --quiet, --status and --strict go with --check");
+    if ((co.quiet || co.status_only || co.strict || co.ignore_missing) && !check) {
+        cli_error("sum: --quiet, --status, --strict and --ignore-missing go with --check");
+        return EXIT_USAGE;
+    }
+    if (o.tag && check) {
+        cli_error("sum: --tag makes lines; --check reads them in either form without it");
         return EXIT_USAGE;
     }
     static char *const stdin_only[] = {"-", NULL};

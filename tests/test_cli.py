@@ -2120,7 +2120,7 @@ class Sum(unittest.TestCase):
             self.assertIn(b"1 computed checksum did NOT match", res.stderr)
             write_bytes(os.path.join(d, "BAD"), b"not a line\n")
             res = subprocess.run([CLI, "sum", "-c", "BAD"], cwd=d, capture_output=True)
-            self.assertEqual(res.returncode, 2)
+            self.assertEqual(res.returncode, 1)  # (sha256sum's: no checksum line found)
             write_bytes(os.path.join(d, "MIX"), res.stdout + b"0000  missing\nzz\n")
             res = subprocess.run([CLI, "sum", "-c", "--status", "MIX"], cwd=d, capture_output=True)
             # A listed file that cannot be read fails the check with 1, as sha256sum -c; it is still
@@ -2136,6 +2136,74 @@ class Sum(unittest.TestCase):
             res = run("sum", "--offset", "10", "-", stdin=b"abc")
             self.assertEqual(res.returncode, 2)
             self.assertIn(b"past its end", res.stderr)
+
+    def test_numbers_as_printed(self):
+        """--seed takes a --partial value as it prints it (8 hex digits, ':odd'), and numbers with a
+        leading zero are decimal, not octal (issue 37, item 1)."""
+        data = bytes(range(7, 107))
+        with tempfile.TemporaryDirectory() as d:
+            a, b, whole = os.path.join(d, "a"), os.path.join(d, "b"), os.path.join(d, "whole")
+            write_bytes(a, data[:33])
+            write_bytes(b, data[33:])
+            write_bytes(whole, data)
+            printed = run("sum", "--partial", a).stdout.split()[0].decode()
+            self.assertRegex(printed, r"^[0-9a-f]{8}:odd$")
+            res = run("sum", "--seed", printed, b)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(res.stdout.split()[0], run("sum", whole).stdout.split()[0])
+            self.assertEqual(run("sum", "--offset", "010", whole).stdout, run("sum", "--offset", "10", whole).stdout)
+            self.assertNotEqual(run("sum", "--offset", "010", whole).stdout, run("sum", "--offset", "8", whole).stdout)
+            self.assertEqual(run("sum", "--seed", "010", whole).stdout, run("sum", "--seed", "10", whole).stdout)
+            self.assertEqual(run("sum", "--seed", "0x10", whole).stdout, run("sum", "--seed", "16", whole).stdout)
+            for bad in ("-1", "0x", "1e3", " 5"):
+                self.assertEqual(run("sum", "--offset", bad, whole).returncode, 2, bad)
+
+    def test_sha256sum_statuses_and_forms(self):
+        """sha256sum's exit statuses (a missing FILE or a directory: 1; an empty or missing LIST:
+        1), CR LF lists, --ignore-missing, --tag and -z, each held to sha256sum where it is here
+        (issue 37, item 9)."""
+        with tempfile.TemporaryDirectory() as d:
+            for name, data in (("a", b"abc"), ("new\nline", b"xyz!"), ("sp ace", b"")):
+                write_bytes(os.path.join(d, name), data)
+            ours = lambda *args, **kw: subprocess.run([CLI, "sum", *args], cwd=d, capture_output=True, **kw)
+            theirs = lambda *args: subprocess.run(["sha256sum", *args], cwd=d, capture_output=True)
+            have_sha = shutil.which("sha256sum") is not None
+            cases = [["missing"], [d], ["-c", os.devnull], ["-c", "nolist"]]
+            for args in cases:
+                self.assertEqual(ours(*args).returncode, 1, args)
+                if have_sha:
+                    self.assertEqual(theirs(*args).returncode, 1, args)
+            plain = ours("a", "sp ace").stdout
+            write_bytes(os.path.join(d, "CRLF"), plain.replace(b"\n", b"\r\n"))
+            res = ours("-c", "CRLF")
+            self.assertEqual((res.returncode, res.stdout), (0, b"a: OK\nsp ace: OK\n"), res.stderr)
+            # --ignore-missing: skipped, not failed; nothing verified at all is 1
+            write_bytes(os.path.join(d, "SOME"), plain + b"0000  missing\n")
+            self.assertEqual(ours("-c", "SOME").returncode, 1)
+            res = ours("-c", "--ignore-missing", "SOME")
+            self.assertEqual((res.returncode, res.stdout), (0, b"a: OK\nsp ace: OK\n"))
+            write_bytes(os.path.join(d, "NONE"), b"0000  missing\n")
+            res = ours("-c", "--ignore-missing", "NONE")
+            self.assertEqual(res.returncode, 1)
+            self.assertIn(b"no file was verified", res.stderr)
+            # --tag lines, plain and partial, checked again; a name with ") = " in it too
+            write_bytes(os.path.join(d, "odd) = name"), b"12345")
+            tagged = ours("--tag", "a", "odd) = name").stdout + ours("--tag", "--partial", "a").stdout
+            self.assertRegex(tagged.split(b"\n")[0], rb"^INETCSUM \(a\) = [0-9a-f]{4}$")
+            self.assertRegex(tagged.split(b"\n")[2], rb"^INETCSUM-PARTIAL \(a\) = [0-9a-f]{8}:odd$")
+            write_bytes(os.path.join(d, "TAGS"), tagged)
+            res = ours("-c", "TAGS")
+            self.assertEqual((res.returncode, res.stdout), (0, b"a: OK\nodd) = name: OK\na: OK\n"), res.stderr)
+            # -z: NUL after each line, the name as it is; --check -z reads such a list
+            zero = ours("-z", "a", "new\nline").stdout
+            self.assertEqual(zero.count(b"\0"), 2)
+            self.assertIn(b"  new\nline\0", zero)
+            write_bytes(os.path.join(d, "ZERO"), zero)
+            res = ours("-c", "-z", "ZERO")
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertIn(b"a: OK\n", res.stdout)
+            if have_sha:
+                self.assertEqual(theirs("-z", "a").stdout[64:], zero[4:zero.index(b"\0") + 1])
 
     def test_impls(self):
         out = run("impls")

@@ -16,7 +16,7 @@ _inetcsum()
                 case $prev in -j|--jobs) return ;; esac ;;
         fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --verbose --recursive --jobs --help"
                 case $prev in -j|--jobs) return ;; esac ;;
-        sum)    opts="--seed --offset --length --partial --check --quiet --status --strict --help"; captures=0 ;;
+        sum)    opts="--seed --offset --length --partial --tag --zero --check --quiet --status --strict --ignore-missing --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;
         gen)    opts="--frames --size --bad --mix --frame-size --fragment --seed --format --quiet --help"
                 case $prev in
