@@ -50,10 +50,12 @@ static const char help[] =
     "  -j, --jobs N       fix N files at once (default: one per CPU); the output is the same as one\n"
     "                     after another, in the files' order\n"
     "\n"
-    "Exit status (docs/exit-status.md): 0 written and nothing left that is wrong or unseen, 1 written\n"
-    "but problems remain that cannot be fixed in place (truncated or malformed frames, frames not\n"
-    "followed unless --unfollowed-ok), 2 usage or input error (OUT not written), 3 IN cut short\n"
-    "inside its last record (OUT written with every record before the cut).\n";
+    "Exit status (docs/exit-status.md): 0 written, nothing left wrong and every frame followed (the\n"
+    "bytes a capture's snapshot length cut off were never seen: truncated frames are left as they\n"
+    "are, counted, and are no problem, as for verify), 1 written but problems remain that cannot be\n"
+    "fixed in place (malformed frames, frames not followed unless --unfollowed-ok), 2 usage or\n"
+    "input error (OUT not written), 3 IN cut short inside its last record (OUT written with every\n"
+    "record before the cut).\n";
 
 /* What the command adds to the engine's options. */
 struct fix_cmd {

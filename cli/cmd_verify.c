@@ -84,10 +84,18 @@ static void show(const struct verify_out *v, uint64_t frame, const struct inetcs
 }
 
 /* The checks of a datagram that never became whole (counted already): unverifiable, on its first
- * fragment. */
+ * fragment; the text names that frame (not a problem: the capture missed a fragment). */
 static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n)
 {
-    show(ctx, frame, c, n, NULL);
+    const struct verify_out *v = ctx;
+    show(v, frame, c, n, NULL);
+    if (v->o->json || v->o->quiet)
+        return;
+    printf("%s: frame %llu: a fragmented datagram never completed by the end of the file", cli_name(v->path),
+           (unsigned long long)frame);
+    for (unsigned i = 0; i < n; i++)
+        printf("%s%s", i ? ", " : ": its ", inetcsum_layer_display_name((enum inetcsum_layer)c[i].layer));
+    puts(n ? (n == 1 ? " checksum unverifiable" : " checksums unverifiable") : "");
 }
 
 /* Verifies one capture; EXIT_USAGE when it cannot be read to its end, EXIT_CUT when it ends inside

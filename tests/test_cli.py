@@ -150,6 +150,24 @@ def tshark_verdicts(path):
 
 
 class Verify(unittest.TestCase):
+    def test_incomplete_datagram_named(self):
+        """A datagram whose fragments never all arrive: the text names the frame of its first
+        fragment and the checksums left unverifiable, as the help says, without making it a
+        problem (issue 37, item 4: only the summary's count said so)."""
+        udp = ipv4_udp(b"x" * 64, bad=False)[20:]
+        hdr = bytearray(b"\x45\x00" + (20 + 32).to_bytes(2, "big") + b"\x00\x07\x20\x00\x40\x11\x00\x00"
+                        + b"\x0a\x00\x00\x01\x0a\x00\x00\x02")  # MF, offset 0
+        hdr[10:12] = ((~ones_sum(bytes(hdr))) & 0xFFFF).to_bytes(2, "big")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "first-only.pcap")
+            write_bytes(path, pcap(1, [ether(ipv4_udp(bad=False)), ether(bytes(hdr) + udp[:32])]))
+            res = run("verify", path)
+            self.assertEqual(res.returncode, 0, res.stdout)
+            self.assertIn(b"frame 2: a fragmented datagram never completed by the end of the file: its UDP "
+                          b"checksum unverifiable", res.stdout)
+            self.assertIn(b"1 incomplete", res.stdout)
+            self.assertNotIn(b"never completed", run("verify", "--quiet", path).stdout)
+
     def test_json_agrees_with_tshark(self):
         rows = manifest(self)
         files = sorted({r["file"] for r in rows})
@@ -1245,6 +1263,30 @@ class Compressed(unittest.TestCase):
 
 class FixHabits(unittest.TestCase):
     """What tcprewrite and sha256sum users type, interruptions, and full disks."""
+
+    def test_snapshot_length_is_no_problem(self):
+        """A capture cut by its snapshot length: fix writes what it can see, leaves the truncated
+        frames as they are and exits 0, as verify does; its help no longer says truncated frames
+        make status 1 (issue 37, item 3: the two disagreed)."""
+        with tempfile.TemporaryDirectory() as d:
+            src = made_capture(d)
+            raw = read_bytes(src)
+            out, off = bytearray(raw[:24]), 24
+            while off < len(raw):  # every record cut to 60 bytes, as tcpdump -s 60 keeps them
+                cap = int.from_bytes(raw[off + 8:off + 12], "little")
+                keep = min(cap, 60)
+                out += raw[off:off + 8] + keep.to_bytes(4, "little") + raw[off + 12:off + 16] + raw[off + 16:off + 16 + keep]
+                off += 16 + cap
+            cut = os.path.join(d, "cut.pcap")
+            write_bytes(cut, bytes(out))
+            fixed = os.path.join(d, "fixed.pcap")
+            res = run("fix", cut, fixed)
+            self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+            self.assertRegex(res.stdout + res.stderr, rb"\d+ truncated frames left as they are")
+            self.assertEqual(run("verify", "--quiet", fixed).returncode, 0)
+            help_text = run("fix", "--help").stdout.decode()
+            self.assertNotIn("truncated or malformed", help_text)
+            self.assertIn("truncated frames are left as", " ".join(help_text.split()))
 
     def test_tcprewrite_spelling(self):
         with tempfile.TemporaryDirectory() as made, tempfile.TemporaryDirectory() as d:
