@@ -241,7 +241,7 @@ static int fix_tree(struct fix_cmd *o, const char *in_dir, const char *out_dir, 
 {
     struct path_list files = {0};
     char *const arg[] = {(char *)in_dir};
-    paths_expand(&files, "fix", arg, 1, 1);
+    paths_expand(&files, arg, 1, 1);
     char **outs = calloc(files.n ? files.n : 1, sizeof *outs);
     if (!outs) {
         paths_free(&files);
@@ -373,7 +373,7 @@ int cmd_fix(int argc, char **argv)
             return EXIT_USAGE;
         }
     struct path_list files = {0};
-    paths_expand(&files, "fix", argv + optind, argc - optind, recursive);
+    paths_expand(&files, argv + optind, argc - optind, recursive);
     int status = fix_many(&o, files.paths, NULL, files.n, files.errors, jobs);
     paths_free(&files);
     return status;

@@ -251,7 +251,12 @@ int cmd_verify(int argc, char **argv)
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     struct path_list files = {0};
-    paths_expand(&files, "verify", argv + optind, argc - optind, recursive);
+    paths_expand(&files, argv + optind, argc - optind, recursive);
+    if (o.json) /* an argument that could not be read has its summary object too, with why */
+        for (int i = 0; i < files.errors && i < (int)(sizeof files.failed / sizeof files.failed[0]); i++) {
+            const struct tally none = {0};
+            json_summary(stdout, files.failed[i].arg, &none, NULL, files.failed[i].why);
+        }
     o.one_line = files.n + (size_t)files.errors > 1;
     struct verify_batch b = {.o = &o, .paths = files.paths, .status = files.errors ? EXIT_USAGE : EXIT_ALL_GOOD};
     b.sum.unfollowed_ok = o.unfollowed_ok;
@@ -259,10 +264,11 @@ int cmd_verify(int argc, char **argv)
         cli_error("verify: out of memory");
         b.status = EXIT_USAGE;
     }
-    if (o.one_line && files.n) {
+    if (o.one_line && files.n + (size_t)files.errors) {
         char head[160];
+        const size_t given = files.n + (size_t)files.errors; /* (a directory without -r among them) */
         snprintf(head, sizeof head, "total: %zu file%s (%llu good, %llu with problems, %llu cut short, %llu unreadable)",
-                 files.n, files.n == 1 ? "" : "s", b.good, b.bad, b.cut, b.unread + (unsigned long long)files.errors);
+                 given, given == 1 ? "" : "s", b.good, b.bad, b.cut, b.unread + (unsigned long long)files.errors);
         report_summary(o.json ? stderr : stdout, head, &b.sum);
     }
     paths_free(&files);

@@ -315,9 +315,13 @@ void json_summary(FILE *out, const char *file, const struct tally *t, const stru
         put_s(l, "null");
     }
     put_s(l, ",\"error\":");
-    if (error)
-        put_str(l, error);
-    else
+    if (error) {
+        /* The file is the object's own key: its name is not said again (readers' messages start
+         * with it, an OS error does not). */
+        const size_t n = strlen(file);
+        put_str(l, strncmp(error, file, n) == 0 && strncmp(error + n, ": ", 2) == 0 ? error + n + 2 : error);
+    } else {
         put_s(l, "null");
+    }
     emit(out, l);
 }

@@ -73,11 +73,11 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Every capture below dir, in name order (each directory's entries sorted, depth first). */
-static void walk(struct path_list *l, const char *cmd, const char *dir, unsigned long long *skipped)
+static void walk(struct path_list *l, const char *dir, unsigned long long *skipped)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        cli_error("%s: %s: %s", cmd, dir, strerror(errno));
+        cli_error("%s: %s", dir, strerror(errno));
         l->errors++;
         return;
     }
@@ -111,14 +111,14 @@ static void walk(struct path_list *l, const char *cmd, const char *dir, unsigned
             if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
                 ++*skipped; /* a dangling link */
             else {
-                cli_error("%s: %s: %s", cmd, path, strerror(errno));
+                cli_error("%s: %s", path, strerror(errno));
                 l->errors++;
             }
         } else if (S_ISDIR(st.st_mode)) {
             if (S_ISLNK(lst.st_mode))
                 ++*skipped; /* links to directories are not followed: no loops, no tree read twice */
             else
-                walk(l, cmd, path, skipped);
+                walk(l, path, skipped);
         } else if (S_ISREG(st.st_mode) && (capture_name(names[i]) || capture_magic(path))) {
             add(l, path);
         } else {
@@ -130,25 +130,27 @@ static void walk(struct path_list *l, const char *cmd, const char *dir, unsigned
     free(names);
 }
 
-void paths_expand(struct path_list *l, const char *cmd, char *const *args, int nargs, int recursive)
+void paths_expand(struct path_list *l, char *const *args, int nargs, int recursive)
 {
     for (int i = 0; i < nargs; i++) {
         struct stat st;
         if (strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             if (!recursive) {
-                cli_error("%s: %s: is a directory (-r reads the captures in it)", cmd, args[i]);
+                cli_error("%s: is a directory (-r reads the captures in it)", args[i]);
+                if (l->errors < (int)(sizeof l->failed / sizeof l->failed[0]))
+                    l->failed[l->errors] = (struct path_failed){args[i], "is a directory (-r reads the captures in it)"};
                 l->errors++;
                 continue;
             }
             unsigned long long skipped = 0;
             size_t before = l->n;
-            walk(l, cmd, args[i], &skipped);
+            walk(l, args[i], &skipped);
             if (skipped)
-                cli_error("%s: %s: %llu file%s skipped: not captures by name (.pcap, .pcapng, .cap, .ntar, "
+                cli_error("%s: %llu file%s skipped: not captures by name (.pcap, .pcapng, .cap, .ntar, "
                           "compressed or not) or by their first bytes",
-                          cmd, args[i], skipped, skipped == 1 ? "" : "s");
+                          args[i], skipped, skipped == 1 ? "" : "s");
             if (l->n == before)
-                cli_error("%s: %s: no capture in it", cmd, args[i]);
+                cli_error("%s: no capture in it", args[i]);
             continue;
         }
         add(l, args[i]); /* a file, "-", or a name that cannot be read (said when it is opened) */

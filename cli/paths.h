@@ -8,14 +8,20 @@ struct path_list {
     char **paths; /* each malloc'd */
     size_t n, cap;
     int errors;   /* arguments that could not be read (said on stderr) */
+    /* ... the first of them by name, with why, for the JSON's summary objects */
+    struct path_failed {
+        const char *arg;
+        const char *why;
+    } failed[16];
 };
 
 /* Adds each argument: a file (or "-") as given; a directory, with recursive, every capture below
  * it in name order (a name ending in .pcap, .pcapng, .cap or .ntar, with or without .gz, .zst or
  * .xz; or a file that starts with a pcap or pcapng magic number), without following links to
  * directories; without recursive a directory is an error.  What a directory
- * held that is not a capture is counted and said, never read.  cmd names the command in messages. */
-void paths_expand(struct path_list *l, const char *cmd, char *const *args, int nargs, int recursive);
+ * held that is not a capture is counted and said, never read.  Messages start with the path, as
+ * every other message about a file does. */
+void paths_expand(struct path_list *l, char *const *args, int nargs, int recursive);
 void paths_free(struct path_list *l);
 /* Makes the folders a file's path names, as mkdir -p its dirname does: 0, or -1 with the reason
  * said. */

@@ -150,6 +150,26 @@ def tshark_verdicts(path):
 
 
 class Verify(unittest.TestCase):
+    def test_every_argument_has_its_summary(self):
+        """--json over several arguments: a directory given without -r has its summary object with
+        why, the total counts it, an error never repeats the file's name (the object's own key),
+        and messages about a file start with its name (issue 37, items 5 and 10)."""
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "good.pcap")
+            write_bytes(good, pcap(1, [ether(ipv4_udp(bad=False))]))
+            adir, notcap, missing = os.path.join(d, "adir"), os.path.join(d, "notcap.pcap"), os.path.join(d, "no.pcap")
+            os.mkdir(adir)
+            write_bytes(notcap, b"not a capture at all\n")
+            res = run("verify", "--json", good, adir, notcap, missing)
+            summaries = {o["file"]: o for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "summary"}
+            self.assertEqual(set(summaries), {good, adir, notcap, missing})
+            self.assertEqual(summaries[adir]["error"], "is a directory (-r reads the captures in it)")
+            self.assertEqual(summaries[notcap]["error"], "not a pcap or pcapng file")
+            self.assertEqual(summaries[missing]["error"], "No such file or directory")
+            self.assertIsNone(summaries[good]["error"])
+            self.assertIn(b"total: 4 files (1 good, 0 with problems, 0 cut short, 3 unreadable)", res.stderr)
+            self.assertIn(f"inetcsum: {adir}: is a directory".encode(), res.stderr)
+
     def test_incomplete_datagram_named(self):
         """A datagram whose fragments never all arrive: the text names the frame of its first
         fragment and the checksums left unverifiable, as the help says, without making it a
