@@ -240,6 +240,11 @@ static int fix_many(struct fix_cmd *o, char **in, char **out, size_t n, int erro
 static int fix_tree(struct fix_cmd *o, const char *in_dir, const char *out_dir, int jobs)
 {
     struct path_list files = {0};
+    struct stat out_st; /* an OUT_DIR inside IN_DIR (a second run) is not read as input */
+    if (stat(out_dir, &out_st) == 0 && S_ISDIR(out_st.st_mode)) {
+        files.skip_dev = (unsigned long long)out_st.st_dev;
+        files.skip_ino = (unsigned long long)out_st.st_ino;
+    }
     char *const arg[] = {(char *)in_dir};
     paths_expand(&files, arg, 1, 1);
     char **outs = calloc(files.n ? files.n : 1, sizeof *outs);
@@ -345,18 +350,23 @@ int cmd_fix(int argc, char **argv)
         for (int k = 0; k < 2; k++)
             if (!io[k] && next < argc)
                 io[k] = argv[next++];
-        if (!io[0] || !io[1] || next != argc) {
+        if (next != argc) {
+            cli_error("fix: '%s': one argument too many (IN %s and OUT %s are given already)", argv[next], io[0],
+                      io[1]);
+            return cli_usage(help, 0);
+        }
+        if (!io[0] || !io[1]) {
             cli_error("fix: needs IN and OUT (or --in-place CAPTURE...)");
             return cli_usage(help, 0);
         }
         struct stat st;
         if (strcmp(io[0], "-") != 0 && stat(io[0], &st) == 0 && S_ISDIR(st.st_mode)) {
             if (!recursive) {
-                cli_error("fix: %s: is a directory (-r fixes the captures in it into OUT_DIR)", io[0]);
+                cli_error("%s: is a directory (-r fixes the captures in it into OUT_DIR)", io[0]);
                 return EXIT_USAGE;
             }
             if (stat(io[1], &st) == 0 && !S_ISDIR(st.st_mode)) {
-                cli_error("fix: %s: IN is a directory, so OUT must be one (or not exist yet)", io[1]);
+                cli_error("%s: IN is a directory, so OUT must be one (or not exist yet)", io[1]);
                 return EXIT_USAGE;
             }
             return fix_tree(&o, io[0], io[1], jobs);

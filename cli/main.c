@@ -80,12 +80,16 @@ int cli_usage(const char *help, int asked)
         fputs(help, stdout);
         return EXIT_ALL_GOOD;
     }
-    /* "usage: inetcsum CMD ...": its first line, and the command's name for the hint. */
-    const char *eol = strchr(help, '\n'), *name = help + strlen("usage: ");
+    /* "usage: inetcsum CMD ...": the whole usage block (its lines up to the first blank one: a
+     * command's operands are often on its last line), and the command's name for the hint. */
+    const char *eol = strchr(help, '\n'), *block_end = strstr(help, "\n\n"), *name = help + strlen("usage: ");
+    if (!block_end)
+        block_end = help + strlen(help) - (help[strlen(help) - 1] == '\n');
     const char *name_end = strchr(strchr(name, ' ') + 1, ' '); /* after "inetcsum CMD" */
     if (!name_end || name_end > eol)
         name_end = eol;
-    fprintf(stderr, "%.*s\nTry '%.*s --help' for more.\n", (int)(eol - help), help, (int)(name_end - name), name);
+    fprintf(stderr, "%.*s\nTry '%.*s --help' for more.\n", (int)(block_end - help), help, (int)(name_end - name),
+            name);
     return EXIT_USAGE;
 }
 

@@ -117,6 +117,9 @@ static void walk(struct path_list *l, const char *dir, unsigned long long *skipp
         } else if (S_ISDIR(st.st_mode)) {
             if (S_ISLNK(lst.st_mode))
                 ++*skipped; /* links to directories are not followed: no loops, no tree read twice */
+            else if (l->skip_ino && (unsigned long long)st.st_dev == l->skip_dev &&
+                     (unsigned long long)st.st_ino == l->skip_ino)
+                cli_error("%s: the output folder, inside the input one: not read as input", path);
             else
                 walk(l, path, skipped);
         } else if (S_ISREG(st.st_mode) && (capture_name(names[i]) || capture_magic(path))) {

@@ -13,6 +13,8 @@ struct path_list {
         const char *arg;
         const char *why;
     } failed[16];
+    /* A directory not to read (fix -r's OUT_DIR inside its IN_DIR), by identity; 0 0: none. */
+    unsigned long long skip_dev, skip_ino;
 };
 
 /* Adds each argument: a file (or "-") as given; a directory, with recursive, every capture below

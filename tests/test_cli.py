@@ -259,11 +259,14 @@ class Verify(unittest.TestCase):
                 self.assertNotIn(b"\r", run("verify", path).stderr)  # not a terminal: never
 
     def test_usage_errors_are_short(self):
-        """A usage error says what was wrong on one line, then the synopsis and how to get help: three
-        lines on stderr, as git and coreutils print (the whole help, 30 lines, used to follow)."""
+        """A usage error says what was wrong on one line, then the synopsis and how to get help, as git
+        and coreutils print (the whole help, 30 lines, used to follow).  The synopsis is the help's
+        whole usage block: its first line alone left out operands (fix's IN OUT; issue 37, item 10)."""
         for cmd, args, said in [("verify", ["--bogus", "x"], "inetcsum verify: unrecognized option '--bogus'"),
                                 ("verify", [], "inetcsum: verify: no capture given"),
                                 ("fix", ["a"], "inetcsum: fix: needs IN and OUT"),
+                                ("fix", ["-i", "a.pcap", "-o", "b.pcap", "extra.pcap"],
+                                 "inetcsum: fix: 'extra.pcap': one argument too many (IN a.pcap and OUT b.pcap"),
                                 ("sum", ["--seed"], "inetcsum sum: option '--seed' requires an argument"),
                                 ("segment", ["--mtu"], "inetcsum segment: option '--mtu' requires an argument"),
                                 ("gen", [], "inetcsum: gen: needs one OUT file"),
@@ -272,14 +275,17 @@ class Verify(unittest.TestCase):
             res = run(cmd, *args)
             self.assertEqual(res.returncode, 2, (cmd, args))
             lines = res.stderr.decode().splitlines()
-            self.assertEqual(len(lines), 3, lines)
             self.assertTrue(lines[0].startswith(said), lines)
             self.assertTrue(lines[1].startswith(f"usage: inetcsum {cmd}"), lines)
-            self.assertEqual(lines[2], f"Try 'inetcsum {cmd} --help' for more.")
+            self.assertEqual(lines[-1], f"Try 'inetcsum {cmd} --help' for more.")
             self.assertEqual(res.stdout, b"")
             help_text = run(cmd, "--help")
             self.assertEqual(help_text.returncode, 0)
             self.assertGreater(len(help_text.stdout.splitlines()), 3)
+            usage_block = help_text.stdout.decode().split("\n\n")[0].splitlines()
+            self.assertEqual(lines[1:-1], usage_block)
+            if cmd == "fix":
+                self.assertIn("IN OUT", "\n".join(lines))
 
     def test_bad_input_is_one_line_naming_file_and_frame(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1659,6 +1665,16 @@ class ManyFiles(unittest.TestCase):
                 if not rel.endswith(".gz"):
                     self.assertEqual(read_bytes(os.path.join(root, rel)), read_bytes(os.path.join(out, rel)), rel)
             self.assertEqual(run("fix", root, out).returncode, 2)  # a folder without -r
+            # OUT_DIR inside IN_DIR, run twice as a user would: the second run does not read the
+            # first's output as input (it wrote fixed/fixed/... before; issue 37, item 8).
+            inner = os.path.join(root, "fixed")
+            for _ in range(2):
+                res = run("fix", "-r", "--quiet", root, inner)
+                self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertFalse(os.path.exists(os.path.join(inner, "fixed")))
+            self.assertIn(b"fixed: the output folder, inside the input one: not read as input", res.stderr)
+            self.assertEqual(sorted(os.path.relpath(os.path.join(p, f), inner) for p, _, fs in os.walk(inner) for f in fs),
+                             made)
 
 
 class Examples(unittest.TestCase):
