@@ -404,10 +404,19 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     verifier_free(&view);
     int status = EXIT_ALL_GOOD;
     const int werr = k->w.err ? k->w.err : patch_err ? patch_err : k->err;
+    /* What an error leaves: a copy into a temporary file leaves nothing; one into a stream
+     * (standard output, a pipe) has let the frames before it go out. */
+    char left[96] = "nothing written";
+    if (!seekable && k->out && k->w.err_first > 1)
+        snprintf(left, sizeof left, "frames 1-%llu went out before it: OUT is incomplete",
+                 (unsigned long long)k->w.err_first - 1);
+    else if (!seekable && k->out)
+        snprintf(left, sizeof left, "OUT is incomplete");
+    const char *out_name = strcmp(out_path, "-") == 0 ? "standard output" : out_path;
     if (stopped) {
         snprintf(res->msg, sizeof res->msg, "%s: stopped at frame %llu, as asked (%s)", in_path,
                  (unsigned long long)rd.frames,
-                 k->out ? "nothing written" : "the checksums written before it stay written");
+                 k->out ? left : "the checksums written before it stay written");
         res->stopped = 1;
         status = EXIT_USAGE;
     } else if (got == -1) {
@@ -424,15 +433,15 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         status = EXIT_CUT;
     } else if (werr) {
         if (k->w.err && k->w.err_first)
-            snprintf(res->msg, sizeof res->msg, "%s: writing frames %llu-%llu: %s (nothing written)", out_path,
-                     (unsigned long long)k->w.err_first, (unsigned long long)k->w.err_last, strerror(werr));
+            snprintf(res->msg, sizeof res->msg, "%s: writing frames %llu-%llu: %s (%s)", out_name,
+                     (unsigned long long)k->w.err_first, (unsigned long long)k->w.err_last, strerror(werr), left);
         else if (!k->out)
             snprintf(res->msg, sizeof res->msg,
                      "%s: writing checksums of the frames up to %llu: %s (those written before stay written)",
                      out_path, (unsigned long long)(k->err_frame ? k->err_frame : rd.frames), strerror(werr));
         else
-            snprintf(res->msg, sizeof res->msg, "%s: writing after frame %llu: %s (nothing written)", out_path,
-                     (unsigned long long)rd.frames, strerror(werr));
+            snprintf(res->msg, sizeof res->msg, "%s: writing after frame %llu: %s (%s)", out_name,
+                     (unsigned long long)rd.frames, strerror(werr), left);
         res->error = werr;
         status = EXIT_USAGE;
     }

@@ -1472,6 +1472,34 @@ class FixHabits(unittest.TestCase):
             self.assertIn(b"No space left on device", res.stderr, args)
 
 
+    def test_disk_full_midway_says_what_went_out(self):
+        """fix to standard output on a disk that fills midway: the frames before the error went out,
+        and the message says so, naming standard output (it said '-: ... (nothing written)', true
+        only of a file OUT, which is written to a temporary file first; issue 37, item 2)."""
+        if os.geteuid() != 0 or not shutil.which("mount"):
+            self.skipTest("a small tmpfs to fill needs root (mount -t tmpfs)")
+        with tempfile.TemporaryDirectory() as d:
+            big = os.path.join(d, "big.pcap")
+            self.assertEqual(run("gen", "--quiet", "--size", "3M", big).returncode, 0)
+            small = os.path.join(d, "small")
+            os.mkdir(small)
+            if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", small]).returncode != 0:
+                self.skipTest("mount -t tmpfs refused here")
+            try:
+                with open(os.path.join(small, "out"), "wb") as f:
+                    res = subprocess.run([CLI, "fix", big, "-"], stdout=f, stderr=subprocess.PIPE)
+                self.assertEqual(res.returncode, 2)
+                self.assertRegex(res.stderr, rb"standard output: writing frames \d+-\d+: No space left on device "
+                                             rb"\(frames 1-\d+ went out before it: OUT is incomplete\)")
+                os.unlink(os.path.join(small, "out"))
+                res = run("fix", big, os.path.join(small, "named.pcap"))  # a named OUT: nothing left
+                self.assertEqual(res.returncode, 2)
+                self.assertIn(b"(nothing written)", res.stderr)
+                self.assertEqual(os.listdir(small), [])
+            finally:
+                subprocess.run(["umount", small])
+
+
 class Fix(unittest.TestCase):
     def fix_and_compare(self, name):
         src_path = shared(self, name)
