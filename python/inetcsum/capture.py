@@ -49,13 +49,29 @@ class Capture:
 
     Opening raises OSError when the file cannot be opened and ValueError when it is not a
     capture; iterating raises ValueError at a corrupt record (the frames before it were given).
-    After the last frame, ``cut`` says whether the file was cut short.  Usable once, as a
-    context manager or not (the file is closed at the end, or by close())."""
+    After the last frame, ``cut`` says whether the file was cut short.  Read once, as a context
+    manager or not (the file is closed at the end, or by close()): reading a closed capture, or one
+    read to its end, raises ValueError, as a closed file does (it gave nothing, which looked like
+    a clean file)."""
 
     def __init__(self, path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]) -> None:
         self._handle = _inetcsum._capture_open(path)
         self.path = path
         self._summary: Optional[Summary] = None
+        self._state = "open"  # then "read" (to its end) or "closed" (by close())
+
+    def _usable(self) -> None:
+        """Raises ValueError unless frames may still be read."""
+        if self._state == "closed":
+            raise ValueError(f"I/O operation on a closed capture: {self.path!r}")
+        if self._state == "read":
+            raise ValueError(f"{self.path!r} was read to its end already: a Capture is used once (open it again)")
+
+    def _finish(self) -> None:
+        """The end of the frames: the file closed, the capture read."""
+        if self._state == "open":
+            self._state = "read"
+        _inetcsum._capture_close(self._handle)
 
     @property
     def format(self) -> str:
@@ -74,10 +90,16 @@ class Capture:
         return None if cut is None else Cut(*cut)
 
     def __iter__(self) -> Iterator[Frame]:
+        self._usable()
+        return self._frames()
+
+    def _frames(self) -> Iterator[Frame]:
         while True:
+            if self._state == "closed":
+                raise ValueError(f"I/O operation on a closed capture: {self.path!r}")
             item = _inetcsum._capture_next(self._handle)
             if item is None:
-                self.close()
+                self._finish()
                 return
             number, data, link, wirelen, time_ns = item
             yield Frame(number, data, _link(link), wirelen, time_ns)
@@ -102,6 +124,7 @@ class Capture:
         end (an exception it raises ends the iteration there).  With problems_only, only the items
         whose ``problem`` is true are given, and the frames with none never reach Python: a capture
         with few problems is judged at the C engine's speed (the summary counts everything alike)."""
+        self._usable()
         return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok, progress, problems_only)
 
     @property
@@ -110,6 +133,9 @@ class Capture:
         return self._summary
 
     def close(self) -> None:
+        """Closes the file now; reading the capture after raises ValueError."""
+        if self._state == "open":
+            self._state = "closed"
         _inetcsum._capture_close(self._handle)
 
     def __enter__(self) -> "Capture":
@@ -258,6 +284,8 @@ def _verify(
     handle = capture._handle
     next_call = time.monotonic() + PROGRESS_EVERY
     while True:
+        if capture._state == "closed":
+            raise ValueError(f"I/O operation on a closed capture: {capture.path!r}")
         if progress is not None and time.monotonic() >= next_call:
             progress(Progress(*_inetcsum._capture_position(handle)))
             next_call = time.monotonic() + PROGRESS_EVERY
@@ -277,7 +305,7 @@ def _verify(
                     done, total, frames = _inetcsum._capture_position(handle)
                     progress(Progress(total if total is not None else done, total, frames))
                 capture._summary = _summary(_inetcsum._capture_summary(handle), _inetcsum._capture_info(handle)[2])
-                capture.close()
+                capture._finish()
                 return
 
 

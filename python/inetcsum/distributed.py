@@ -18,6 +18,7 @@ the worker's disk, whatever the capture's size) and judged exactly as ``inetcsum
 the ``dask`` extra."""
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
@@ -60,7 +61,9 @@ class DistributedResult(NamedTuple):
 
 def expand(paths: Union[str, Sequence[str]], storage_options: Optional[Dict[str, Any]] = None) -> List[str]:
     """The captures a list of paths, URLs and glob patterns ("s3://bucket/**/*.pcap") names, as
-    fsspec expands them, each with its protocol ("file" paths stay local paths)."""
+    fsspec expands them, each with its protocol ("file" paths stay local paths).  A pattern that
+    matches nothing raises FileNotFoundError naming it: a mistyped bucket or glob is not "nothing
+    to check".  (A plain path is kept as given: reading it says whether it is there.)"""
     return [url for url, _ in _expand_sized(paths, storage_options)]
 
 
@@ -73,6 +76,8 @@ def _expand_sized(paths: Union[str, Sequence[str]], storage_options: Optional[Di
     out: List[Tuple[str, int]] = []
     for p in paths:
         fs, _, found = fsspec.get_fs_token_paths(p, storage_options=storage_options or {})
+        if not found:
+            raise FileNotFoundError(errno.ENOENT, "no file matches this pattern", p)
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
         for f in sorted(found):
             try:
@@ -136,14 +141,23 @@ def _stream_into_pipe(url: str, storage_options: Optional[Dict[str, Any]], write
             pass
 
 
-def _why(e: BaseException) -> str:
-    """An error as a person reads it: the OS's words where there are some ("No such file or
-    directory"), else the exception's name and text."""
+def _why(e: BaseException, url: str) -> str:
+    """An error as a person reads it, without the file's name (the report's path column holds
+    it; the C reader's messages start with the name it was opened by): the OS's words where there
+    are some ("No such file or directory"), else the exception's name and text."""
     if isinstance(e, FileNotFoundError):
         return "No such file or directory"
     if isinstance(e, OSError) and e.strerror:
         return e.strerror
-    return f"{type(e).__name__}: {e}" if not isinstance(e, ValueError) else str(e)
+    text = str(e)
+    for name in (url, url[len("file://"):] if url.startswith("file://") else url):
+        if text.startswith(name + ": "):
+            text = text[len(name) + 2:]
+            break
+    else:
+        if text.startswith("/dev/fd/") and ": " in text:  # (a streamed file, read through a pipe)
+            text = text.split(": ", 1)[1]
+    return f"{type(e).__name__}: {text}" if not isinstance(e, ValueError) else text
 
 
 def verify_one(url: str, storage_options: Optional[Dict[str, Any]] = None, udp6_zero_ok: bool = False,
@@ -173,11 +187,11 @@ def verify_one(url: str, storage_options: Optional[Dict[str, Any]] = None, udp6_
                     if len(problems) < max_problems:
                         problems.append(item)
         except ValueError as e:  # a corrupt record: the frames before it were judged
-            return FileReport(url, cap.summary, problems, total, 2, str(e))
+            return FileReport(url, cap.summary, problems, total, 2, _why(e, url))
         if thread is not None:
             thread.join()
         if failure:
-            return FileReport(url, None, problems, total, 2, f"{url}: {_why(failure[0])}")
+            return FileReport(url, None, problems, total, 2, _why(failure[0], url))
         s = cap.summary
         assert s is not None
         status = 3 if s.cut is not None else 1 if s.problems else 0
@@ -186,7 +200,7 @@ def verify_one(url: str, storage_options: Optional[Dict[str, Any]] = None, udp6_
         if thread is not None:
             thread.join(timeout=5)
         why = failure[0] if failure else e
-        return FileReport(url, None, [], 0, 2, f"{url}: {_why(why)}")
+        return FileReport(url, None, [], 0, 2, _why(why, url))
 
 
 def _row(r: FileReport) -> Dict[str, Any]:

@@ -444,3 +444,31 @@ def test_problems_only_gives_the_problems_at_engine_speed(shared):
         assert fast.summary == full.summary, path
         compared += len(got)
     assert compared > 100
+
+
+def test_a_closed_or_finished_capture_raises(tmp_path):
+    """Reading a Capture after close(), or after it was read to its end, raises ValueError as a
+    closed file does: it gave nothing, and a loop over it reported a clean file (issue 37, item 6)."""
+    path = tmp_path / "two.pcap"
+    wrpcap(str(path), [Ether() / IP(dst="10.0.0.2") / UDP(dport=9) / b"x", Ether() / IP() / UDP() / b"y"])
+    cap = Capture(path)
+    cap.close()
+    with pytest.raises(ValueError, match="closed capture"):
+        list(cap)
+    with pytest.raises(ValueError, match="closed capture"):
+        list(cap.verify())
+    cap = Capture(path)
+    assert len(list(cap)) == 2
+    with pytest.raises(ValueError, match="read to its end already"):
+        list(cap)
+    with pytest.raises(ValueError, match="read to its end already"):
+        cap.verify()
+    with Capture(path) as cap:
+        checks = list(cap.verify())
+    assert checks and cap.summary is not None and cap.summary.frames == 2
+    cap = Capture(path)  # closed midway through verify: the next step says so
+    it = cap.verify()
+    next(it)
+    cap.close()
+    with pytest.raises(ValueError, match="closed capture"):
+        list(it)

@@ -90,5 +90,20 @@ def test_streamed_through_fsspec(tmp_path):
     for p in paths:
         assert by_name[p.name].summary == here(p), p.name
     missing = verify_files(["memory:///inetcsum-test/absent.pcap"]).reports
-    assert [(r.status, r.error) for r in missing] == [
-        (2, "memory:///inetcsum-test/absent.pcap: No such file or directory")]
+    assert [(r.status, r.error) for r in missing] == [(2, "No such file or directory")]
+
+
+def test_errors_name_nothing_twice_and_empty_globs_raise(tmp_path):
+    """A report's error never repeats its path (the path column holds it: it read
+    '/x/notcap.pcap: /x/notcap.pcap: not a pcap or pcapng file'), and a glob that matches nothing
+    raises, naming it, where it gave an empty table (issue 37, item 7)."""
+    junk = tmp_path / "notcap.pcap"
+    junk.write_bytes(b"not a capture\n")
+    (report,) = verify_files([str(junk)]).reports
+    assert (report.status, report.error) == (2, "not a pcap or pcapng file")
+    (report,) = verify_files([str(tmp_path / "absent.pcap")]).reports
+    assert (report.status, report.error) == (2, "No such file or directory")
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        verify_files([str(tmp_path / "nonexist" / "**" / "*.pcap")])
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        expand("memory://inetcsum-no-such-bucket/*.pcap")
