@@ -373,7 +373,7 @@ int outfile_commit(struct outfile *o)
     }
     if (!o->tmp) { /* standard output */
         if (fflush(o->f) != 0) {
-            fail_msg(o, "writing the output: %m");
+            fail_msg(o, "standard output: writing the capture's last frames: %m");
             return -1;
         }
         return 0;

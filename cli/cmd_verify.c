@@ -274,7 +274,7 @@ int cmd_verify(int argc, char **argv)
     paths_free(&files);
     int status = b.status;
     if (fflush(stdout) != 0) {
-        cli_error("writing the output: %m");
+        cli_error("standard output: writing the report: %m");
         return EXIT_USAGE;
     }
     return status;

@@ -233,7 +233,7 @@ static int stdout_status(int status)
     if (fclose(stdout) != 0)
         failed = 1;
     if (failed && status != EXIT_USAGE) {
-        cli_error("write error on standard output: %m");
+        cli_error("standard output: writing what the command printed: %m");
         return EXIT_USAGE;
     }
     return failed ? EXIT_USAGE : status;

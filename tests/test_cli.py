@@ -1470,6 +1470,9 @@ class FixHabits(unittest.TestCase):
                 res = subprocess.run([CLI, *args], stdout=full, stderr=subprocess.PIPE)
             self.assertEqual(res.returncode, 2, args)
             self.assertIn(b"No space left on device", res.stderr, args)
+            # named as every message names its file (it said 'writing the output' or 'write error
+            # on standard output'; issue 37, item 10)
+            self.assertRegex(res.stderr, rb"inetcsum: standard output: writing [^:]+: No space left on device", args)
 
 
     def test_disk_full_midway_says_what_went_out(self):
