@@ -17,11 +17,17 @@
 
 /* Counts what fill wrote; what it wrote (or mended by writing inner ones) is no longer a problem,
  * and what is still wrong could not be fixed. */
+/* The layers fill writes: the tally's choice (--only, --skip), or every one. */
+static uint32_t fill_layers(const struct tally *t)
+{
+    return t->layers ? t->layers : INETCSUM_LAYERS_ALL;
+}
+
 static void count_left(struct tally *t, const struct inetcsum_check *c, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
         t->written += (c[i].flags & INETCSUM_CHECK_WRITTEN) != 0;
-        if (!(c[i].flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED)))
+        if (!(c[i].flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED)) && tally_chosen(t, c[i].layer))
             t->left += (unsigned long long)report_counts_as_problem(&c[i]);
     }
 }
@@ -269,7 +275,8 @@ static int patch_written(struct sink *k, const struct reassembly_change *ch, siz
         memcpy(was, frame, from->caplen);
         for (size_t i = 0; i < n; i++)
             frame[ch[i].at] = ch[i].value;
-        t->written += inetcsum_fill(frame, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags, NULL);
+        t->written += inetcsum_fill_layers(frame, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags,
+                                          fill_layers(t), NULL);
         err = write_changed(k, frame, was, from->caplen, from->out_pos, 0);
     }
     free(frame);
@@ -298,7 +305,8 @@ static int patch_fragments(const struct reassembly *df, struct cap_record *rec, 
         i = j;
     }
     if (current)
-        t->written += inetcsum_fill(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, flags, NULL);
+        t->written += inetcsum_fill_layers(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, flags,
+                                           fill_layers(t), NULL);
     return 0;
 }
 
@@ -312,11 +320,13 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
 {
     struct tally *t = &res->t;
     t->unfollowed_ok = o->unfollowed_ok;
+    t->layers = o->layers;
     struct cap_reader rd;
     struct cap_record rec;
     struct reassembly df; /* fix's reassembler: fills whole datagrams, patches their fragments */
     struct verifier view;
     reassembly_init(&df, o->flags, seekable, NULL, NULL);
+    df.layers = o->layers;
     verifier_init(&view, t, o->flags, o->reassemble, NULL, NULL);
     int got = cap_open(&rd, fileno(in), in_path, 0), patch_err = 0;
     if (k->out) {
@@ -344,8 +354,8 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
         if (rec.is_packet) {
             const uint64_t data_at = rd.offset - rec.raw_len + (uint64_t)(rec.data - rec.raw); /* in IN */
             struct inetcsum_report r;
-            unsigned wrote =
-                inetcsum_fill(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
+            unsigned wrote = inetcsum_fill_layers(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link,
+                                                  o->flags, fill_layers(t), &r);
             tally_as_verify(&view, &rec, &r);
             uint64_t out_pos = k->out ? k->w.written + k->w.len + (uint64_t)(rec.data - rec.raw) : data_at;
             int whole = o->reassemble && reassembly_take(&df, &rec, &r, out_pos);

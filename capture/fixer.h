@@ -15,6 +15,8 @@ struct fix_opts {
     unsigned flags; /* inetcsum_fill flags (INETCSUM_FILL_ALL, INETCSUM_FILL_UDP_ZERO, ...) */
     int reassemble;
     int unfollowed_ok; /* frames not followed to their end are not problems left (tally.h) */
+    uint32_t layers;   /* the layers fixed and judged (INETCSUM_LAYER_BIT), 0 every one: others are
+                        * left as they are but kept right (inetcsum_fill_layers) */
     int guard_signals; /* outfile_open's: the command's handlers for a named temporary file */
     /* Optional: the checks of a frame (or, whole != NULL, of the datagram it completed), as fill
      * reported them: those it wrote or mended carry INETCSUM_CHECK_WRITTEN / _MENDED. */

@@ -126,7 +126,8 @@ static void write_back(struct reassembly *df, struct frag_nest *n)
         df->unmapped++;
         return;
     }
-    df->refilled += inetcsum_fill(n->ip, n->len, 0, INETCSUM_LINK_RAW, df->flags, NULL);
+    df->refilled += inetcsum_fill_layers(n->ip, n->len, 0, INETCSUM_LINK_RAW, df->flags,
+                                         df->layers ? df->layers : INETCSUM_LAYERS_ALL, NULL);
     const uint8_t *now = n->ip + n->payload_at, *held = n->held + n->payload_at;
     for (size_t s = 0; s < n->nspans; s++) {
         const struct nest_span *sp = &n->span[s];
@@ -147,7 +148,8 @@ static void fill_whole(struct reassembly *df, struct inetcsum_report *w)
         return;
     }
     memcpy(df->before, dn->ip + dn->payload_at, payload);
-    inetcsum_fill(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, w);
+    inetcsum_fill_layers(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, df->layers ? df->layers : INETCSUM_LAYERS_ALL,
+                         w);
     const uint8_t *after = dn->ip + dn->payload_at;
     for (size_t s = 0; s < dn->nspans; s++) {
         const struct frag_span *sp = &dn->span[s];

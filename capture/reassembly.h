@@ -32,6 +32,7 @@ struct reassembly_change {
 struct reassembly {
     struct frag_store ra;
     unsigned flags; /* inetcsum_verify / inetcsum_fill flags */
+    uint32_t layers; /* fill: the layers written (inetcsum_fill_layers), 0 every one */
     int fill;       /* fix: fill each whole datagram and list the fragment bytes that change */
     /* The datagram the last reassembly_take made whole: its checks (depths counted from the outermost
      * header of the completing frame, the rebuilt IPv4 header left out), its fragments' frames. */

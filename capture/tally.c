@@ -84,6 +84,8 @@ void tally_checks(struct tally *t, const struct inetcsum_check *checks, unsigned
 {
     for (unsigned i = 0; i < n; i++) {
         const struct inetcsum_check *c = &checks[i];
+        if (!tally_chosen(t, c->layer))
+            continue;
         t->checks++;
         t->by[c->layer][c->status]++;
         t->problems += (unsigned long long)report_counts_as_problem(c);

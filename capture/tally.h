@@ -25,6 +25,8 @@ struct tally {
      * may carry checksums nobody saw.  They are problems unless unfollowed_ok, which the front end
      * sets (verify --unfollowed-ok); why[] keeps the first distinct reasons with their counts. */
     int unfollowed_ok;
+    uint32_t layers; /* the layers judged (--only, --skip: INETCSUM_LAYER_BIT), 0 every one; the
+                      * checks of others are not counted, shown nor problems */
     unsigned long long unfollowed;
     struct {
         char text[96]; /* inetcsum_report_why's words for a frame not followed, whole (cli/report.c prints the same) */
@@ -50,6 +52,12 @@ void tally_checks(struct tally *t, const struct inetcsum_check *c, unsigned n);
  * (what they carry is judged on the reassembled datagram), so only whole datagrams count.  Inline:
  * tally_frame asks it per frame, and this library is position-independent (no inlining across
  * its exported functions). */
+/* Whether checks of this layer are judged (t->layers: 0 means every layer). */
+static inline int tally_chosen(const struct tally *t, unsigned layer)
+{
+    return !t->layers || ((t->layers >> layer) & 1u);
+}
+
 static inline int report_malformed(const struct inetcsum_report *r)
 {
     /* (a fragment's headers may be cut short by its fragmentation; one named wrong is malformed) */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "choose.h"
 #include "cli.h"
 #include "fixer.h"
 #include "paths.h"
@@ -17,7 +18,8 @@
 
 static const char help[] =
     "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--unfollowed-ok]\n"
-    "                    [--no-reassemble] [--quiet | --verbose] IN OUT\n"
+    "                    [--no-reassemble] [--only LAYERS | --skip LAYERS] [--quiet | --verbose]\n"
+    "                    IN OUT\n"
     "       inetcsum fix [OPTIONS] -i IN -o OUT    (tcprewrite's spelling)\n"
     "       inetcsum fix --in-place [OPTIONS] [-r] [-j N] CAPTURE...\n"
     "       inetcsum fix -r [-j N] [OPTIONS] IN_DIR OUT_DIR\n"
@@ -43,6 +45,11 @@ static const char help[] =
     "  --unfollowed-ok    frames not followed to their end (what they carry may hold checksums\n"
     "                     inetcsum did not see) are not problems left\n"
     "  --no-reassemble    leave the checksums of fragmented datagrams alone\n"
+    "  --only LAYERS      fix and judge only these checksums (comma-separated, named as in verify's\n"
+    "                     JSON: ipv4,tcp,udp,...); the others are left as they are, right or wrong,\n"
+    "                     and are no problem, but one that was right is kept right when a checksum\n"
+    "                     written inside it would break it\n"
+    "  --skip LAYERS      fix and judge every checksum but these (kept right likewise)\n"
     "  --quiet            no summary\n"
     "  --verbose          a line on stderr per checksum written: frame, layer, old and new value\n"
     "  -r, --recursive    a directory: every capture in it and below (as verify -r finds them); with\n"
@@ -283,15 +290,24 @@ int cmd_fix(int argc, char **argv)
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"recursive", no_argument, NULL, 'r'},
                                              {"jobs", required_argument, NULL, 'j'},
+                                             {"only", required_argument, NULL, 'O'},
+                                             {"skip", required_argument, NULL, 'S'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     struct fix_cmd o = {.engine = {.reassemble = 1}};
+    struct layer_choice chosen = {0};
     int in_place = 0, c, recursive = 0, jobs = batch_jobs_default();
     const char *in_opt = NULL, *out_opt = NULL;
     while ((c = getopt_long(argc, argv, "i:o:qhrj:", longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
             recursive = 1;
+            break;
+        case 'O':
+        case 'S':
+            if (choose_layers(&chosen, "fix", c == 'O' ? "--only" : "--skip", optarg) != 0)
+                return cli_usage(help, 0);
+            o.engine.layers = choose_mask(&chosen);
             break;
         case 'j':
             if (batch_parse_jobs("fix", optarg, &jobs) != 0)

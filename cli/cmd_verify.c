@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "choose.h"
 #include "capture.h"
 #include "cli.h"
 #include "paths.h"
@@ -15,7 +16,7 @@
 
 static const char help[] =
     "usage: inetcsum verify [--json] [--udp6-zero-ok] [--unfollowed-ok] [--no-reassemble] [--quiet]\n"
-    "                       [-r] [-j N] CAPTURE...\n"
+    "                       [--only LAYERS | --skip LAYERS] [-r] [-j N] CAPTURE...\n"
     "\n"
     "Verifies every checksum in pcap and pcapng captures ('-': standard input): IPv4 headers, TCP,\n"
     "UDP, UDP-Lite, ICMP, ICMPv6, IGMP, GRE, SCTP (CRC32c), PIM, OSPF, VRRP/CARP, EIGRP, DCCP, RSVP, NHRP, PGM\n"
@@ -35,6 +36,9 @@ static const char help[] =
     "                   named in the summary, but are not problems\n"
     "  --no-reassemble  judge each fragment alone: a first fragment's upper-layer checksum, which\n"
     "                   covers the whole datagram, is then unverifiable\n"
+    "  --only LAYERS    judge only these checksums (comma-separated, as the JSON names them:\n"
+    "                   ipv4,tcp,udp,...); the others are neither shown, counted nor problems\n"
+    "  --skip LAYERS    judge every checksum but these\n"
     "  --quiet          only the summaries\n"
     "  -r, --recursive  a CAPTURE that is a directory: every capture in it and below (by name:\n"
     "                   .pcap, .pcapng, .cap, .ntar, compressed or not; or by their first bytes)\n"
@@ -54,6 +58,7 @@ static const char help[] =
 
 struct verify_opts {
     int json, quiet, reassemble, unfollowed_ok;
+    uint32_t layers; /* --only, --skip: the layers judged (0: every one) */
     unsigned flags;
     int one_line; /* several files: each summary on one line, a total after them */
 };
@@ -70,6 +75,8 @@ static void show(const struct verify_out *v, uint64_t frame, const struct inetcs
                  const struct reassembly *df)
 {
     for (unsigned i = 0; i < n; i++) {
+        if (v->o->layers && !((v->o->layers >> c[i].layer) & 1u))
+            continue; /* (a layer not chosen: not judged) */
         if (v->o->json) {
             const struct json_datagram dg = {df ? df->frames : NULL, df ? df->nframes : 0};
             json_check(stdout, v->path, frame, &c[i], df ? &dg : NULL);
@@ -171,6 +178,7 @@ static int verify_one(size_t i, void *ctx, void *result)
     struct verify_batch *b = ctx;
     struct tally *t = result;
     t->unfollowed_ok = b->o->unfollowed_ok;
+    t->layers = b->o->layers;
     int s = verify_file(b->paths[i], b->o, t);
     if (t->frames || s != EXIT_USAGE) {
         FILE *out = b->o->json ? stderr : stdout;
@@ -210,9 +218,12 @@ int cmd_verify(int argc, char **argv)
                                              {"no-reassemble", no_argument, NULL, 'n'},
                                              {"unfollowed-ok", no_argument, NULL, 'u'},
                                              {"quiet", no_argument, NULL, 'q'},
+                                             {"only", required_argument, NULL, 'O'},
+                                             {"skip", required_argument, NULL, 'S'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct verify_opts o = {0, 0, 1, 0, 0, 0};
+    struct verify_opts o = {.reassemble = 1};
+    struct layer_choice chosen = {0};
     int c, recursive = 0, jobs = batch_jobs_default();
     while ((c = getopt_long(argc, argv, "qhrj:", longopts, NULL)) != -1) {
         switch (c) {
@@ -238,6 +249,12 @@ int cmd_verify(int argc, char **argv)
         case 'q':
             o.quiet = 1;
             break;
+        case 'O':
+        case 'S':
+            if (choose_layers(&chosen, "verify", c == 'O' ? "--only" : "--skip", optarg) != 0)
+                return cli_usage(help, 0);
+            o.layers = choose_mask(&chosen);
+            break;
         case 'h':
             return cli_usage(help, 1);
         default:
@@ -260,6 +277,7 @@ int cmd_verify(int argc, char **argv)
     o.one_line = files.n + (size_t)files.errors > 1;
     struct verify_batch b = {.o = &o, .paths = files.paths, .status = files.errors ? EXIT_USAGE : EXIT_ALL_GOOD};
     b.sum.unfollowed_ok = o.unfollowed_ok;
+    b.sum.layers = o.layers;
     if (batch_run(files.n, jobs, sizeof(struct tally), verify_one, verify_done, &b) != 0) {
         cli_error("verify: out of memory");
         b.status = EXIT_USAGE;

@@ -197,6 +197,18 @@ INETCSUM_API unsigned inetcsum_verify(const void *frame, size_t caplen, size_t w
 INETCSUM_API unsigned inetcsum_fill(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
                                     unsigned flags, struct inetcsum_report *report);
 
+/* A set of layers: bit INETCSUM_LAYER_BIT(layer) for each; INETCSUM_LAYERS_ALL holds them all. */
+#define INETCSUM_LAYER_BIT(layer) (1u << (layer))
+#define INETCSUM_LAYERS_ALL ((1u << INETCSUM_LAYER_COUNT) - 1u)
+
+/* inetcsum_fill for some layers only (editcap's and tcprewrite's users choose so): a check of a
+ * layer in `layers` is written as inetcsum_fill writes it; one of another layer is left as it is,
+ * right or wrong, unless it was right and a write inside the bytes it covers would leave it wrong:
+ * it is then kept right (written, and reported so), never broken by the fill.  The report holds
+ * every check, as inetcsum_fill's. */
+INETCSUM_API unsigned inetcsum_fill_layers(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                                           unsigned flags, uint32_t layers, struct inetcsum_report *report);
+
 /* The same on a frame held as a list of segments (any lengths, odd ones included): the frame is
  * their concatenation, caplen their total. */
 INETCSUM_API unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirelen,

@@ -1290,6 +1290,46 @@ class Compressed(unittest.TestCase):
 class FixHabits(unittest.TestCase):
     """What tcprewrite and sha256sum users type, interruptions, and full disks."""
 
+    def test_only_and_skip(self):
+        """--only and --skip (issue 37): verify judges, counts and shows only the layers chosen; fix
+        writes only those, leaves the others as they are, and keeps right a checksum that was right
+        when a write inside it would break it (here the outer UDP over IPv6 around a VXLAN whose
+        inner IPv4 header --only ipv4 fixes); names are the JSON's, a wrong one is refused."""
+        inner = bytearray(ipv4_udp())  # its UDP checksum wrong
+        inner[10] ^= 0x40  # and its IPv4 header checksum
+        vxlan = b"\x08\x00\x00\x00\x00\x00\x01\x00" + ether(bytes(inner))
+        outer = b"\x30\x39\x12\xb5" + (8 + len(vxlan)).to_bytes(2, "big") + b"\x00\x00" + vxlan
+        frame = ether(ipv6(17, checksummed(outer, 6, proto=17, v6=True)), ethertype=b"\x86\xdd")
+        with tempfile.TemporaryDirectory() as d:
+            path, out = os.path.join(d, "vxlan6.pcap"), os.path.join(d, "out.pcap")
+            write_bytes(path, pcap(1, [frame]))
+            statuses = lambda p, *opt: sorted((o["layer"], o["depth"], o["status"]) for o in map(
+                json.loads, run("verify", "--json", *opt, p).stdout.splitlines()) if o["type"] == "check")
+            self.assertEqual(statuses(path), [("ipv4", 1, "bad"), ("udp", 0, "good"), ("udp", 1, "bad")])
+            self.assertEqual(statuses(path, "--only", "ipv4"), [("ipv4", 1, "bad")])
+            self.assertEqual(statuses(path, "--skip", "ipv4"), [("udp", 0, "good"), ("udp", 1, "bad")])
+            res = run("verify", "--only", "udp", path)
+            self.assertIn(b"2 checksums, 1 good, 1 bad", res.stdout)
+            res = run("fix", "--only", "ipv4", "--verbose", path, out)
+            self.assertEqual(res.returncode, 0, res.stderr)  # the inner UDP is not judged: no problem left
+            self.assertRegex(res.stderr, rb"frame 1 inner IPv4 0x[0-9a-f]{4} -> 0x[0-9a-f]{4} \(was bad\)")
+            self.assertRegex(res.stderr, rb"frame 1 UDP 0x[0-9a-f]{4} -> 0x[0-9a-f]{4} \(was good\)")  # kept right
+            self.assertEqual(statuses(out), [("ipv4", 1, "good"), ("udp", 0, "good"), ("udp", 1, "bad")])
+            self.assertEqual(run("fix", "--skip", "udp", path, out).returncode, 0)
+            self.assertEqual(statuses(out), [("ipv4", 1, "good"), ("udp", 0, "good"), ("udp", 1, "bad")])
+            self.assertEqual(run("fix", path, out).returncode, 0)  # (everything)
+            self.assertEqual(statuses(out), [("ipv4", 1, "good"), ("udp", 0, "good"), ("udp", 1, "good")])
+            for args, said in ((["--only", "tcp,nope"], b"'nope' is not a layer; the layers: ipv4,tcp,udp"),
+                               (["--only", "tcp", "--skip", "udp"], b"--only and --skip do not go together")):
+                res = run("verify", *args, path)
+                self.assertEqual(res.returncode, 2)
+                self.assertIn(said, res.stderr)
+            # the completion offers the names the command knows (the table of layers)
+            named = run("verify", "--only", "?", path).stderr.decode().split("the layers: ")[1].split()[0].split(",")
+            offered = re.search(r"--only\|--skip\) COMPREPLY=\(\$\(compgen -W \"([^\"]+)\"",
+                                read_bytes(COMPLETION).decode()).group(1).split()
+            self.assertEqual(sorted(offered), sorted(named))
+
     def test_snapshot_length_is_no_problem(self):
         """A capture cut by its snapshot length: fix writes what it can see, leaves the truncated
         frames as they are and exits 0, as verify does; its help no longer says truncated frames

@@ -12,9 +12,9 @@ _inetcsum()
     cmd=${COMP_WORDS[1]}
     local opts captures=1
     case $cmd in
-        verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --recursive --jobs --help"
+        verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --recursive --jobs --help"
                 case $prev in -j|--jobs) return ;; esac ;;
-        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --quiet --verbose --recursive --jobs --help"
+        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --verbose --recursive --jobs --help"
                 case $prev in -j|--jobs) return ;; esac ;;
         sum)    opts="--seed --offset --length --partial --tag --zero --check --quiet --status --strict --ignore-missing --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;
@@ -41,6 +41,7 @@ _inetcsum()
     esac
     case $prev in
         --seed|--offset|--length) return ;;
+        --only|--skip) COMPREPLY=($(compgen -W "ipv4 tcp udp udplite icmp icmpv6 igmp gre sctp mh pim ospf vrrp eigrp dccp rsvp nhrp fcs pgm" -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -44,7 +44,7 @@ static uint32_t undo_writes(const struct ics_item *it, size_t cov, const struct 
 }
 
 static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
-                          struct inetcsum_report *report)
+                          uint32_t layers, struct inetcsum_report *report)
 {
     struct ics_parsed parsed;
     ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
@@ -68,10 +68,13 @@ static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsu
                 as_it_was = ics_item_judge(v, it, flags, undo);
         }
         unsigned extra = 0;
+        /* A layer not chosen is written only to keep it right: it was, and inner writes broke it. */
+        const int wanted = (layers >> it->layer) & 1u ? ics_fill_wanted(&vd, flags)
+                                                      : as_it_was.status == INETCSUM_GOOD && ics_status_problem(vd.status);
         /* Never written: quoted, fragmented, truncated or malformed ones, and a UDP-Lite coverage
          * out of range (no value would be right). */
         if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && vd.status != INETCSUM_UNVERIFIABLE &&
-            ics_item_coverage(v, it) != 0 && ics_fill_wanted(&vd, flags)) {
+            ics_item_coverage(v, it) != 0 && wanted) {
             struct written_field *f = &w[written];
             uint8_t sc[4];
             f->at = ics_item_field_at(it);
@@ -105,7 +108,16 @@ unsigned ics_fill_general(void *frame, size_t caplen, size_t wirelen, enum inetc
                           struct inetcsum_report *report)
 {
     struct ics_view v = ics_view_contiguous(frame, caplen);
-    return fill_view(&v, wirelen, link, flags, report);
+    return fill_view(&v, wirelen, link, flags, INETCSUM_LAYERS_ALL, report);
+}
+
+unsigned inetcsum_fill_layers(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
+                              uint32_t layers, struct inetcsum_report *report)
+{
+    if ((layers & INETCSUM_LAYERS_ALL) == INETCSUM_LAYERS_ALL)
+        return inetcsum_fill(frame, caplen, wirelen, link, flags, report);
+    struct ics_view v = ics_view_contiguous(frame, caplen); /* (the shortcut writes every layer) */
+    return fill_view(&v, wirelen, link, flags, layers, report);
 }
 
 unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
@@ -143,5 +155,5 @@ unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen,
                            unsigned flags, struct inetcsum_report *report)
 {
     struct ics_view v = ics_view_segments(seg, nseg);
-    return fill_view(&v, wirelen, link, flags, report);
+    return fill_view(&v, wirelen, link, flags, INETCSUM_LAYERS_ALL, report);
 }
