@@ -363,6 +363,8 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
             t->left += (unsigned long long)report_unjudged(t, &r);
             if (o->checks)
                 o->checks(o->ctx, rec.frame, r.checks, r.count, NULL);
+            if (o->frame)
+                o->frame(o->ctx, rec.frame, &r, rec.link);
             if (whole) {
                 count_left(t, df.whole, df.nwhole);
                 if (o->checks)

@@ -21,6 +21,9 @@ struct fix_opts {
     /* Optional: the checks of a frame (or, whole != NULL, of the datagram it completed), as fill
      * reported them: those it wrote or mended carry INETCSUM_CHECK_WRITTEN / _MENDED. */
     void (*checks)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n, const struct reassembly *whole);
+    /* Optional: each frame's report, as fill gave it (before its datagram's checks, if it
+     * completed one), and its link type: for the frames that could not be decoded or followed. */
+    void (*frame)(void *ctx, uint64_t frame, const struct inetcsum_report *r, int link);
     /* Optional: after each record, the bytes of IN decoded so far and the frames; a nonzero return
      * stops the fix there (EXIT_USAGE, res->stopped: a copy is not written; in place, the
      * checksums already written stay written, each one whole). */

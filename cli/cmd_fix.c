@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "json.h"
 #include "choose.h"
 #include "cli.h"
 #include "fixer.h"
@@ -19,7 +20,7 @@
 static const char help[] =
     "usage: inetcsum fix [--all] [--udp-zero=keep|fill] [--udp6-zero-ok] [--unfollowed-ok]\n"
     "                    [--no-reassemble] [--only LAYERS | --skip LAYERS] [--quiet | --verbose]\n"
-    "                    IN OUT\n"
+    "                    [--json] IN OUT\n"
     "       inetcsum fix [OPTIONS] -i IN -o OUT    (tcprewrite's spelling)\n"
     "       inetcsum fix --in-place [OPTIONS] [-r] [-j N] CAPTURE...\n"
     "       inetcsum fix -r [-j N] [OPTIONS] IN_DIR OUT_DIR\n"
@@ -52,6 +53,10 @@ static const char help[] =
     "  --skip LAYERS      fix and judge every checksum but these (kept right likewise)\n"
     "  --quiet            no summary\n"
     "  --verbose          a line on stderr per checksum written: frame, layer, old and new value\n"
+    "  --json             JSON Lines on stdout for a pipeline to audit the repair (docs/json.md): a\n"
+    "                     \"written\" record per field written (frame, layer, where, old and new\n"
+    "                     value), \"mended\" and \"left\" (with why) records, undecoded frames, a\n"
+    "                     summary per file; the people's summaries go to stderr (OUT cannot be '-')\n"
     "  -r, --recursive    a directory: every capture in it and below (as verify -r finds them); with\n"
     "                     IN_DIR OUT_DIR, each written to the same place under OUT_DIR (folders made)\n"
     "  -j, --jobs N       fix N files at once (default: one per CPU); the output is the same as one\n"
@@ -67,13 +72,14 @@ static const char help[] =
 /* What the command adds to the engine's options. */
 struct fix_cmd {
     struct fix_opts engine;
-    int quiet, verbose;
+    int quiet, verbose, json;
     int one_line; /* several files: IN's summary on one line, a total after them */
 };
 
 /* Where the engine's callbacks report: OUT's name, IN's progress. */
 struct fix_view {
-    const char *out_path;
+    const char *in_path, *out_path;
+    const struct fix_cmd *o;
     struct cli_progress prog;
 };
 
@@ -113,6 +119,31 @@ static void list_written(void *ctx, uint64_t frame, const struct inetcsum_check 
 }
 
 
+/* What the engine says of each frame's checks: --verbose's lines, --json's records (every field
+ * written, kept right ones too; the problems left of the layers judged). */
+static void on_checks(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n,
+                      const struct reassembly *whole)
+{
+    const struct fix_view *v = ctx;
+    if (v->o->verbose)
+        list_written(ctx, frame, c, n, whole);
+    if (!v->o->json)
+        return;
+    const struct json_datagram dg = {whole ? whole->frames : NULL, whole ? whole->nframes : 0};
+    const uint32_t layers = v->o->engine.layers;
+    for (unsigned i = 0; i < n; i++)
+        if ((c[i].flags & INETCSUM_CHECK_WRITTEN) || !layers || ((layers >> c[i].layer) & 1u))
+            json_fix_check(stdout, v->in_path, frame, &c[i], whole ? &dg : NULL);
+}
+
+/* --json: a frame that could not be decoded or followed, as verify --json says it. */
+static void on_frame(void *ctx, uint64_t frame, const struct inetcsum_report *r, int link)
+{
+    const struct fix_view *v = ctx;
+    if (report_undecodable(r) || report_unfollowed(r))
+        json_undecoded(stdout, v->in_path, frame, r, link);
+}
+
 /* Prints the summary: IN as verify sees it, then what was written and what is left. */
 static void summarize(const char *in_path, const char *out_path, const struct tally *t, int in_place, int one_line)
 {
@@ -144,6 +175,11 @@ static int finish(const char *in_path, const char *out_path, const struct fix_cm
 {
     if (res->msg[0])
         cli_error("%s", res->msg);
+    if (o->json) {
+        const struct json_cut cut = {res->cut_after, res->cut_offset, res->cut_have, res->cut_need};
+        json_fix_summary(stdout, in_path, out_path, &res->t, res->cut ? &cut : NULL,
+                         res->status == EXIT_USAGE ? res->msg : NULL);
+    }
     if (res->status == EXIT_CUT && res->t.left)
         cli_saw(EXIT_BAD); /* OUT holds problems too: said at the end */
     if (res->status != EXIT_USAGE && !o->quiet)
@@ -154,10 +190,11 @@ static int finish(const char *in_path, const char *out_path, const struct fix_cm
 /* Runs the engine on IN: in place (where it lies) or into OUT. */
 static int fix_one(const char *in_path, const char *out_path, const struct fix_cmd *o, int in_place, struct tally *t)
 {
-    struct fix_view view = {.out_path = out_path};
+    struct fix_view view = {.in_path = in_path, .out_path = out_path, .o = o};
     struct fix_opts e = o->engine;
     e.guard_signals = 1;
-    e.checks = o->verbose ? list_written : NULL;
+    e.checks = o->verbose || o->json ? on_checks : NULL;
+    e.frame = o->json ? on_frame : NULL;
     e.progress = show_progress;
     e.ctx = &view;
     struct fix_result res;
@@ -172,8 +209,13 @@ static int fix_one(const char *in_path, const char *out_path, const struct fix_c
             return finish(in_path, out_path, o, &res, 1);
         }
     }
-    if (!(in = cli_open_input(in_path)))
+    if (!(in = cli_open_input(in_path))) {
+        if (o->json) {
+            const struct tally none = {0};
+            json_fix_summary(stdout, in_path, out_path, &none, NULL, errno ? strerror(errno) : "cannot be read");
+        }
         return EXIT_USAGE;
+    }
     cli_progress_start(&view.prog, in_path, fileno(in), o->quiet);
     fix_copy(in_path, in, out_path, &e, &res);
     cli_progress_end(&view.prog);
@@ -290,6 +332,7 @@ int cmd_fix(int argc, char **argv)
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"recursive", no_argument, NULL, 'r'},
                                              {"jobs", required_argument, NULL, 'j'},
+                                             {"json", no_argument, NULL, 'J'},
                                              {"only", required_argument, NULL, 'O'},
                                              {"skip", required_argument, NULL, 'S'},
                                              {"help", no_argument, NULL, 'h'},
@@ -302,6 +345,9 @@ int cmd_fix(int argc, char **argv)
         switch (c) {
         case 'r':
             recursive = 1;
+            break;
+        case 'J':
+            o.json = 1;
             break;
         case 'O':
         case 'S':
@@ -374,6 +420,10 @@ int cmd_fix(int argc, char **argv)
         if (!io[0] || !io[1]) {
             cli_error("fix: needs IN and OUT (or --in-place CAPTURE...)");
             return cli_usage(help, 0);
+        }
+        if (o.json && strcmp(io[1], "-") == 0) {
+            cli_error("fix: --json writes its records to standard output: OUT cannot be '-' too");
+            return EXIT_USAGE;
         }
         struct stat st;
         if (strcmp(io[0], "-") != 0 && stat(io[0], &st) == 0 && S_ISDIR(st.st_mode)) {

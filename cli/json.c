@@ -140,6 +140,37 @@ static struct {
     size_t len;
 } check_head;
 
+/* A check's value in hex digits: the CRCs' 32 bits, the sums' 16. */
+static int hex_digits(const struct inetcsum_check *c)
+{
+    return c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS ? 8 : 4;
+}
+
+/* A check's frame, layer and depth keys. */
+static void put_where(struct line *l, unsigned long long frame, const struct inetcsum_check *c)
+{
+    put_s(l, ",\"frame\":");
+    put_u(l, frame);
+    put_s(l, ",\"layer\":\"");
+    put_s(l, inetcsum_layer_name((enum inetcsum_layer)c->layer));
+    put_s(l, "\",\"depth\":");
+    put_u(l, c->depth);
+}
+
+/* A reassembled datagram's fragments' frames, as its checks' "datagram" key; nothing for NULL. */
+static void put_datagram(struct line *l, const struct json_datagram *dg)
+{
+    if (!dg)
+        return;
+    put_s(l, ",\"datagram\":{\"frames\":[");
+    for (size_t i = 0; i < dg->n; i++) {
+        if (i)
+            put_s(l, ",");
+        put_u(l, dg->frames[i]);
+    }
+    put_s(l, "]}");
+}
+
 void json_check(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
                 const struct json_datagram *dg)
 {
@@ -156,13 +187,8 @@ void json_check(FILE *out, const char *file, unsigned long long frame, const str
     }
     l->len = 0;
     put(l, check_head.text, check_head.len);
-    const int width = c->layer == INETCSUM_LAYER_SCTP || c->layer == INETCSUM_LAYER_FCS ? 8 : 4; /* CRCs: 32 bits */
-    put_s(l, ",\"frame\":");
-    put_u(l, frame);
-    put_s(l, ",\"layer\":\"");
-    put_s(l, inetcsum_layer_name((enum inetcsum_layer)c->layer));
-    put_s(l, "\",\"depth\":");
-    put_u(l, c->depth);
+    const int width = hex_digits(c);
+    put_where(l, frame, c);
     put_s(l, ",\"status\":\"");
     put_s(l, inetcsum_status_name((enum inetcsum_status)c->status));
     put_s(l, "\",\"stored\":");
@@ -192,15 +218,7 @@ void json_check(FILE *out, const char *file, unsigned long long frame, const str
             sep = ",";
         }
     put_s(l, "]");
-    if (dg) {
-        put_s(l, ",\"datagram\":{\"frames\":[");
-        for (size_t i = 0; i < dg->n; i++) {
-            if (i)
-                put_s(l, ",");
-            put_u(l, dg->frames[i]);
-        }
-        put_s(l, "]}");
-    }
+    put_datagram(l, dg);
     emit(out, l);
 }
 
@@ -235,10 +253,75 @@ void json_undecoded(FILE *out, const char *file, unsigned long long frame, const
     emit(out, l);
 }
 
+/* A summary object's keys after its head, all but the closing brace. */
+static void summary_body(struct line *l, const char *file, const struct tally *t, const struct json_cut *cut,
+                         const char *error);
+
 void json_summary(FILE *out, const char *file, const struct tally *t, const struct cap_reader *rd, const char *error)
 {
     struct line *l = &the_line;
     head(l, "summary", file);
+    const struct json_cut cut = {rd ? rd->frames : 0, rd ? rd->cut_offset : 0, rd ? rd->cut_have : 0,
+                                 rd ? rd->cut_need : 0};
+    summary_body(l, file, t, rd && rd->cut ? &cut : NULL, error);
+    emit(out, l);
+}
+
+void json_fix_summary(FILE *out, const char *file, const char *out_file, const struct tally *t,
+                      const struct json_cut *cut, const char *error)
+{
+    struct line *l = &the_line;
+    head(l, "summary", file);
+    summary_body(l, file, t, cut, error);
+    put_s(l, ",\"out\":");
+    put_str(l, out_file);
+    put_number(l, "written", t->written);
+    put_number(l, "left", t->left);
+    emit(out, l);
+}
+
+void json_fix_check(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
+                    const struct json_datagram *dg)
+{
+    const char *kind = (c->flags & INETCSUM_CHECK_WRITTEN) ? "written"
+                       : (c->flags & INETCSUM_CHECK_MENDED) ? "mended"
+                       : report_counts_as_problem(c)       ? "left"
+                                                            : NULL;
+    if (!kind)
+        return;
+    struct line *l = &the_line;
+    head(l, kind, file);
+    const int width = hex_digits(c);
+    put_where(l, frame, c);
+    put_s(l, ",\"was\":\"");
+    put_s(l, inetcsum_status_name((enum inetcsum_status)c->status));
+    put_s(l, "\"");
+    unsigned field_width;
+    const size_t field = inetcsum_check_field(c, &field_width);
+    put_number(l, "field", field);
+    put_number(l, "width", field_width);
+    put_s(l, ",\"old\":");
+    put_hex(l, c->stored, width);
+    put_s(l, ",\"new\":");
+    if (c->flags & INETCSUM_CHECK_WRITTEN)
+        put_hex(l, c->expected, width);
+    else
+        put_s(l, "null");
+    if (!(c->flags & (INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED))) { /* left: why it could not be */
+        const char *why = (c->flags & INETCSUM_CHECK_FRAGMENT)    ? "in a fragmented datagram not reassembled"
+                          : (c->flags & INETCSUM_CHECK_TRUNCATED) ? "truncated"
+                          : (c->flags & INETCSUM_CHECK_MALFORMED) ? "malformed"
+                                                                  : "no value would be right";
+        put_s(l, ",\"why\":");
+        put_str(l, why);
+    }
+    put_datagram(l, dg);
+    emit(out, l);
+}
+
+static void summary_body(struct line *l, const char *file, const struct tally *t, const struct json_cut *cut,
+                         const char *error)
+{
     put_s(l, ",\"frames\":");
     put_u(l, t->frames);
     put_s(l, ",\"checksums\":");
@@ -304,12 +387,12 @@ void json_summary(FILE *out, const char *file, const struct tally *t, const stru
     }
     put_s(l, "}");
     put_s(l, ",\"cut\":");
-    if (rd && rd->cut) {
+    if (cut) {
         put_s(l, "{\"after_frame\":");
-        put_u(l, rd->frames);
-        put_number(l, "offset", rd->cut_offset);
-        put_number(l, "have", rd->cut_have);
-        put_number(l, "need", rd->cut_need);
+        put_u(l, cut->after_frame);
+        put_number(l, "offset", cut->offset);
+        put_number(l, "have", cut->have);
+        put_number(l, "need", cut->need);
         put_s(l, "}");
     } else {
         put_s(l, "null");
@@ -323,5 +406,4 @@ void json_summary(FILE *out, const char *file, const struct tally *t, const stru
     } else {
         put_s(l, "null");
     }
-    emit(out, l);
 }

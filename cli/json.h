@@ -8,6 +8,12 @@
  *   summary  one per file, last: file, frames, checksums, statuses {status: n}, layers {layer:
  *            {status: n}}, truncated, reassembled, incomplete, undecoded, quoted, cut (null, or
  *            {after_frame, offset, have, need}), error (null, or the message).
+ * fix --json:
+ *   written  a field fix wrote: file (IN), frame, layer, depth, was (its status before), field and
+ *            width (where it lies in the frame), old, new, and "datagram" as a check's;
+ *   mended   one put right by the fields written inside it (nothing written in it): new null;
+ *   left     a problem left as it is, with why;
+ *   frame    as verify's; summary as verify's, with out, written and left.
  * File names are JSON strings whatever their bytes: a byte that is not part of valid UTF-8 is
  * written \udcXX (as Python's surrogateescape reads it back), so every line parses. */
 #ifndef ICS_CLI_JSON_H
@@ -32,6 +38,17 @@ void json_check(FILE *out, const char *file, unsigned long long frame, const str
                 const struct json_datagram *dg);
 void json_undecoded(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_report *r,
                     int link);
+/* fix --json's records of one check (nothing for a check that was right and left so). */
+void json_fix_check(FILE *out, const char *file, unsigned long long frame, const struct inetcsum_check *c,
+                    const struct json_datagram *dg);
+/* Where a capture was cut: after its last whole frame, the cut record's offset, its bytes there and
+ * at least how many it needed. */
+struct json_cut {
+    unsigned long long after_frame, offset;
+    size_t have, need;
+};
+void json_fix_summary(FILE *out, const char *file, const char *out_file, const struct tally *t,
+                      const struct json_cut *cut, const char *error);
 /* rd: the reader, for a cut (NULL when the file could not be opened); error: NULL or the message. */
 void json_summary(FILE *out, const char *file, const struct tally *t, const struct cap_reader *rd,
                   const char *error);

@@ -1290,6 +1290,50 @@ class Compressed(unittest.TestCase):
 class FixHabits(unittest.TestCase):
     """What tcprewrite and sha256sum users type, interruptions, and full disks."""
 
+    def test_fix_json_audits_every_write(self):
+        """fix --json (issue 37): a "written" record per field written, whose old and new values a
+        pipeline can check against IN and OUT byte for byte (and nothing else differs), "left"
+        records with why, undecoded frames as verify's, and a summary with out, written and left."""
+        def frames_of(path):  # a little-endian pcap's records
+            raw, out, off = read_bytes(path), [], 24
+            while off < len(raw):
+                cap = int.from_bytes(raw[off + 8:off + 12], "little")
+                out.append(raw[off + 16:off + 16 + cap])
+                off += 16 + cap
+            return out
+        with tempfile.TemporaryDirectory() as d:
+            src, out = made_capture(d), os.path.join(d, "out.pcap")
+            res = run("fix", "--json", src, out)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            records = [json.loads(x) for x in res.stdout.splitlines()]
+            self.assertEqual(records[-1]["type"], "summary")
+            written = [o for o in records if o["type"] == "written"]
+            self.assertTrue(written)
+            self.assertEqual(records[-1]["written"], len(written))
+            self.assertEqual((records[-1]["out"], records[-1]["left"]), (out, 0))
+            before, after = frames_of(src), frames_of(out)
+            touched = {}
+            for o in written:
+                self.assertNotIn("datagram", o)  # (a made capture without fragments)
+                self.assertIn(o["was"], ("bad", "partial", "illegal", "good"))
+                at, w = o["field"], o["width"]
+                old, new = bytes.fromhex(o["old"][2:]), bytes.fromhex(o["new"][2:])
+                self.assertEqual(before[o["frame"] - 1][at:at + w], old, o)
+                self.assertEqual(after[o["frame"] - 1][at:at + w], new, o)
+                touched.setdefault(o["frame"] - 1, set()).update(range(at, at + w))
+            for i, (a, b) in enumerate(zip(before, after)):
+                self.assertEqual({k for k in range(len(a)) if a[k] != b[k]} - touched.get(i, set()), set(), i)
+            # a problem fix cannot mend (the IP length runs past the frame): "left", with why
+            short = os.path.join(d, "short.pcap")
+            write_bytes(short, pcap(1, [ether(ipv4_udp(b"abcdef"))[:-3]]))
+            records = [json.loads(x) for x in run("fix", "--json", short, out).stdout.splitlines()]
+            self.assertEqual([(o["type"], o.get("layer"), o.get("why")) for o in records[:-1]],
+                             [("left", "udp", "malformed"), ("frame", None, None)])
+            self.assertEqual(records[-1]["left"], 2)
+            res = run("fix", "--json", src, "-")
+            self.assertEqual(res.returncode, 2)
+            self.assertIn(b"--json writes its records to standard output", res.stderr)
+
     def test_only_and_skip(self):
         """--only and --skip (issue 37): verify judges, counts and shows only the layers chosen; fix
         writes only those, leaves the others as they are, and keeps right a checksum that was right

@@ -14,7 +14,7 @@ _inetcsum()
     case $cmd in
         verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --recursive --jobs --help"
                 case $prev in -j|--jobs) return ;; esac ;;
-        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --verbose --recursive --jobs --help"
+        fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --verbose --json --recursive --jobs --help"
                 case $prev in -j|--jobs) return ;; esac ;;
         sum)    opts="--seed --offset --length --partial --tag --zero --check --quiet --status --strict --ignore-missing --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;
