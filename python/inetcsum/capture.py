@@ -6,8 +6,9 @@ command, fragment reassembly included, so results match it and tshark."""
 from __future__ import annotations
 
 import os
+import threading
 import time
-from typing import Any, Callable, Dict, Iterator, NamedTuple, Optional, Tuple, Union
+from typing import IO, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from . import _inetcsum
 from ._types import Check, CheckFlag, Layer, Link, Status
@@ -37,6 +38,23 @@ class Cut(NamedTuple):
     need: int  # at least how many it needed (0, 0: a compressed stream ended between records)
 
 
+def _feed(source: IO[bytes], fd: int, failure: List[BaseException]) -> None:
+    """Copies a file object into the pipe the reader reads, then closes it (a thread of its own)."""
+    try:
+        with os.fdopen(fd, "wb", closefd=True) as dst:
+            while True:
+                chunk = source.read(1 << 20)
+                if not chunk:
+                    break
+                if isinstance(chunk, str):
+                    raise TypeError("a Capture reads a binary file object (opened with 'rb'), not a text one")
+                dst.write(chunk)
+    except BrokenPipeError:
+        pass  # the reader stopped first (closed, or at a corrupt record: its error says why)
+    except BaseException as e:  # noqa: BLE001 - raised where the frames end
+        failure.append(e)
+
+
 def _link(value: int) -> Union[Link, int]:
     try:
         return Link(value)
@@ -44,9 +62,16 @@ def _link(value: int) -> Union[Link, int]:
         return value
 
 
+Source = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", bytearray, memoryview, IO[bytes]]
+
+
 class Capture:
     """A capture file, read frame by frame: ``for frame in Capture("x.pcapng.gz"): ...``.
 
+    The source is a path, a binary file object (a pipe, ``io.BytesIO``, an fsspec file,
+    ``sys.stdin.buffer``: read in a thread of its own as the reader asks) or the bytes of a capture
+    (``bytearray`` or ``memoryview``; ``bytes`` is a path, as ``open`` takes it: wrap a capture's
+    bytes in ``memoryview``).  Compressed ones are read as they are, whatever the source.
     Opening raises OSError when the file cannot be opened and ValueError when it is not a
     capture; iterating raises ValueError at a corrupt record (the frames before it were given).
     After the last frame, ``cut`` says whether the file was cut short.  Read once, as a context
@@ -54,11 +79,57 @@ class Capture:
     read to its end, raises ValueError, as a closed file does (it gave nothing, which looked like
     a clean file)."""
 
-    def __init__(self, path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]) -> None:
-        self._handle = _inetcsum._capture_open(path)
-        self.path = path
+    def __init__(self, source: Source) -> None:
         self._summary: Optional[Summary] = None
         self._state = "open"  # then "read" (to its end) or "closed" (by close())
+        self._feeder: Optional[threading.Thread] = None
+        self._failure: List[BaseException] = []
+        self._dev: Optional[str] = None  # the /dev/fd name the C reader opened a stream or bytes by
+        if isinstance(source, (bytearray, memoryview)):
+            self.path: Any = "<bytes>"
+            fd = os.memfd_create("inetcsum-capture")  # (a file in memory: the reader seeks as in any file)
+            try:
+                view = memoryview(source).cast("B")
+                done = 0
+                while done < len(view):  # (os.write may write less than asked)
+                    done += os.write(fd, view[done:])
+                os.lseek(fd, 0, os.SEEK_SET)
+                self._handle = self._open_dev(fd)
+            finally:
+                os.close(fd)  # (the reader opened its own descriptor)
+        elif hasattr(source, "read"):
+            self.path = getattr(source, "name", "<stream>")
+            r, w = os.pipe()
+            self._feeder = threading.Thread(target=_feed, args=(source, w, self._failure), daemon=True)
+            self._feeder.start()
+            try:
+                self._handle = self._open_dev(r)
+            except BaseException:
+                self._feeder.join(timeout=5)
+                if self._failure:  # (the stream's own error, which the reader saw as an early end)
+                    raise self._failure[0] from None
+                raise
+            finally:
+                os.close(r)
+        else:
+            self.path = source
+            self._handle = _inetcsum._capture_open(source)
+
+    def _open_dev(self, fd: int) -> Any:
+        """Opens the capture behind descriptor fd, its messages naming self.path."""
+        self._dev = f"/dev/fd/{fd}"
+        try:
+            return _inetcsum._capture_open(self._dev)
+        except (OSError, ValueError) as e:
+            raise self._named(e) from None
+
+    def _named(self, e: BaseException) -> BaseException:
+        """e, its message naming the source as people gave it rather than a /dev/fd name."""
+        if self._dev is None or self._dev not in str(e):
+            return e
+        if isinstance(e, OSError) and e.errno:
+            return type(e)(e.errno, e.strerror, str(self.path))
+        return type(e)(str(e).replace(self._dev, str(self.path)))
 
     def _usable(self) -> None:
         """Raises ValueError unless frames may still be read."""
@@ -68,10 +139,15 @@ class Capture:
             raise ValueError(f"{self.path!r} was read to its end already: a Capture is used once (open it again)")
 
     def _finish(self) -> None:
-        """The end of the frames: the file closed, the capture read."""
+        """The end of the frames: the file closed, the capture read; a stream that failed to be
+        read says so (the reader saw its end early: that is no clean file)."""
         if self._state == "open":
             self._state = "read"
         _inetcsum._capture_close(self._handle)
+        if self._feeder is not None:
+            self._feeder.join()
+            if self._failure:
+                raise self._failure[0]
 
     @property
     def format(self) -> str:
@@ -97,7 +173,10 @@ class Capture:
         while True:
             if self._state == "closed":
                 raise ValueError(f"I/O operation on a closed capture: {self.path!r}")
-            item = _inetcsum._capture_next(self._handle)
+            try:
+                item = _inetcsum._capture_next(self._handle)
+            except ValueError as e:  # a corrupt record
+                raise self._named(e) from None
             if item is None:
                 self._finish()
                 return

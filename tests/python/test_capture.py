@@ -3,6 +3,7 @@
 and broken files; Capture.verify and fix_capture against the inetcsum command on every shared
 capture (given INETCSUM_CLI), and on fragmented datagrams built with scapy."""
 import gzip
+import io
 import json
 import lzma
 import os
@@ -472,3 +473,43 @@ def test_a_closed_or_finished_capture_raises(tmp_path):
     cap.close()
     with pytest.raises(ValueError, match="closed capture"):
         list(it)
+
+
+def test_a_capture_from_a_stream_or_bytes(tmp_path):
+    """Capture over a binary file object (io.BytesIO, a pipe, a gzip stream) and over a capture's
+    bytes (bytearray, memoryview): the same frames and verdicts as from its file; a text file, a
+    stream that fails midway and junk say so, naming the source, never a clean end (issue 37)."""
+    path = tmp_path / "made.pcap"
+    wrpcap(str(path), [Ether() / IP(dst="10.0.0.2") / UDP(dport=9, chksum=0x1234) / (b"x" * n) for n in range(1, 40)])
+    data = path.read_bytes()
+    want = [(f.number, f.data, f.wirelen) for f in Capture(path)]
+    sources = [io.BytesIO(data), io.BytesIO(gzip.compress(data)), bytearray(data), memoryview(data)]
+    cat = subprocess.Popen(["cat", str(path)], stdout=subprocess.PIPE)
+    sources.append(cat.stdout)
+    for source in sources:
+        assert [(f.number, f.data, f.wirelen) for f in Capture(source)] == want, type(source)
+    cat.wait()
+    with path.open("rb") as f:
+        cap = Capture(f)
+        assert cap.path == str(path)  # (a file object's name)
+        assert sum(1 for x in cap.verify() if x.problem) == 39
+    with pytest.raises(TypeError, match="binary file object"):
+        Capture(io.StringIO("not bytes"))
+    with pytest.raises(ValueError, match="^<stream>: not a pcap or pcapng file"):
+        Capture(io.BytesIO(b"junk" * 16))
+
+    class Failing(io.RawIOBase):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, n: int = -1) -> bytes:
+            self.calls += 1
+            if self.calls == 1:
+                return data[:2000]
+            raise OSError(5, "Input/output error")
+
+    with pytest.raises(OSError, match="Input/output error"):
+        list(Capture(Failing()))
