@@ -127,6 +127,9 @@ int cap_writer_put(struct cap_writer *w, const uint8_t *bytes, size_t n, uint64_
  * microseconds since the epoch.  Each returns the bytes written, 0 on a write error. */
 size_t cap_gen_header(FILE *f, int pcapng);
 size_t cap_gen_record(FILE *f, int pcapng, uint64_t us, const uint8_t *frame, uint32_t len);
+/* The same for any link type (cap_gen_header's is Ethernet), and a frame cut to len of wirelen. */
+size_t cap_gen_header_link(FILE *f, int pcapng, int link);
+size_t cap_gen_record_cut(FILE *f, int pcapng, uint64_t us, const uint8_t *frame, uint32_t len, uint32_t wirelen);
 
 /* The packet record rec as it would be holding data[0..len) instead of its frame (captured and
  * wire length both len), in out: the same timestamp, interface and pcapng options.  Returns its

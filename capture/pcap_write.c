@@ -185,8 +185,13 @@ static int put32(FILE *f, uint32_t v)
 
 size_t cap_gen_header(FILE *f, int pcapng)
 {
+    return cap_gen_header_link(f, pcapng, 1);
+}
+
+size_t cap_gen_header_link(FILE *f, int pcapng, int link)
+{
     if (!pcapng) {
-        const uint32_t h[6] = {0xA1B2C3D4u, 2u | 4u << 16, 0, 0, 262144, 1};
+        const uint32_t h[6] = {0xA1B2C3D4u, 2u | 4u << 16, 0, 0, 262144, (uint32_t)link};
         return fwrite(h, sizeof h, 1, f) == 1 ? sizeof h : 0;
     }
     /* Section header with a shb_userappl option, then one Ethernet interface. */
@@ -194,7 +199,7 @@ size_t cap_gen_header(FILE *f, int pcapng)
     const uint32_t shb[] = {0x0A0D0D0Au, 28 + 4 + 12 + 4, 0x1A2B3C4Du, 1, 0xFFFFFFFFu, 0xFFFFFFFFu,
                             4u | (uint32_t)(sizeof app - 1) << 16};
     const uint32_t shb_end[] = {0, 28 + 4 + 12 + 4};
-    const uint32_t idb[] = {1, 20, 1, 262144, 20};
+    const uint32_t idb[] = {1, 20, (uint32_t)link, 262144, 20};
     if (fwrite(shb, sizeof shb, 1, f) != 1 || fwrite(app, sizeof app - 1, 1, f) != 1 ||
         fwrite(shb_end, sizeof shb_end, 1, f) != 1 || fwrite(idb, sizeof idb, 1, f) != 1)
         return 0;
@@ -203,15 +208,20 @@ size_t cap_gen_header(FILE *f, int pcapng)
 
 size_t cap_gen_record(FILE *f, int pcapng, uint64_t us, const uint8_t *frame, uint32_t len)
 {
+    return cap_gen_record_cut(f, pcapng, us, frame, len, len);
+}
+
+size_t cap_gen_record_cut(FILE *f, int pcapng, uint64_t us, const uint8_t *frame, uint32_t len, uint32_t wirelen)
+{
     static const uint8_t zero[4];
     if (!pcapng) {
-        const uint32_t h[4] = {(uint32_t)(us / 1000000), (uint32_t)(us % 1000000), len, len};
+        const uint32_t h[4] = {(uint32_t)(us / 1000000), (uint32_t)(us % 1000000), len, wirelen};
         if (fwrite(h, sizeof h, 1, f) != 1 || fwrite(frame, 1, len, f) != len)
             return 0;
         return sizeof h + len;
     }
     uint32_t pad = (4 - len % 4) % 4, total = 32 + len + pad;
-    const uint32_t h[7] = {6, total, 0, (uint32_t)(us >> 32), (uint32_t)us, len, len};
+    const uint32_t h[7] = {6, total, 0, (uint32_t)(us >> 32), (uint32_t)us, len, wirelen};
     if (fwrite(h, sizeof h, 1, f) != 1 || fwrite(frame, 1, len, f) != len || fwrite(zero, 1, pad, f) != pad ||
         put32(f, total))
         return 0;

@@ -47,6 +47,9 @@ void tally_add(struct tally *sum, const struct tally *t)
     sum->unknown_link += t->unknown_link;
     sum->malformed += t->malformed;
     sum->malformed_cut += t->malformed_cut;
+    sum->pending += t->pending;
+    sum->device_verified += t->device_verified;
+    sum->device_disagrees += t->device_disagrees;
     sum->unfollowed += t->unfollowed;
     for (unsigned i = 0; i < t->nwhy; i++)
         tally_why_text(sum, t->why[i].text, t->why[i].frames);
@@ -90,5 +93,6 @@ void tally_checks(struct tally *t, const struct inetcsum_check *checks, unsigned
         t->by[c->layer][c->status]++;
         t->problems += (unsigned long long)report_counts_as_problem(c);
         t->quoted += (unsigned long long)(report_problem(c->status) && (c->flags & INETCSUM_CHECK_QUOTED));
+        t->pending += (unsigned long long)(report_problem(c->status) && (c->flags & INETCSUM_CHECK_DEVICE));
     }
 }

@@ -15,6 +15,11 @@ struct tally {
     unsigned long long problems; /* bad, partial, illegal: outside quoted packets */
     unsigned long long quoted;   /* bad, partial, illegal inside an ICMP error's quote: evidence of
                                   * what was sent (often before TX offload filled it), not a problem */
+    unsigned long long pending;  /* a live interface: checksums its kernel left to the device on
+                                  * transmit (TP_STATUS_CSUMNOTREADY), not a problem */
+    unsigned long long device_verified, device_disagrees; /* frames the device said were right on
+                                  * receive (TP_STATUS_CSUM_VALID); of them, those found wrong */
+    int live;                    /* read from an interface: the three counts above are said */
     unsigned long long unknown_link; /* frames of a link type inetcsum does not decode */
     int unknown_link_type;           /* ... the first such type */
     unsigned long long malformed;    /* frames whose headers contradict each other */
@@ -86,9 +91,11 @@ static inline int report_problem(unsigned status)
     return status == INETCSUM_BAD || status == INETCSUM_PARTIAL || status == INETCSUM_ILLEGAL;
 }
 /* Whether a check counts as a problem: a problem status outside a quote. */
+/* A problem counted: not in a quoted packet, nor one a live interface's kernel left to the device
+ * (INETCSUM_CHECK_DEVICE: sent with TP_STATUS_CSUMNOTREADY, the device fills it). */
 static inline int report_counts_as_problem(const struct inetcsum_check *c)
 {
-    return report_problem(c->status) && !(c->flags & INETCSUM_CHECK_QUOTED);
+    return report_problem(c->status) && !(c->flags & (INETCSUM_CHECK_QUOTED | INETCSUM_CHECK_DEVICE));
 }
 
 #endif

@@ -2,8 +2,10 @@
  * file for people, or JSON Lines (--json) for programs. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "batch.h"
 #include "choose.h"
@@ -12,11 +14,14 @@
 #include "paths.h"
 #include "verifier.h"
 #include "json.h"
+#include "live.h"
+#include "outfile.h"
 #include "report.h"
 
 static const char help[] =
     "usage: inetcsum verify [--json] [--udp6-zero-ok] [--unfollowed-ok] [--no-reassemble] [--quiet]\n"
     "                       [--only LAYERS | --skip LAYERS] [-r] [-j N] CAPTURE...\n"
+    "       inetcsum verify -i IFACE [-c N] [--duration S] [-w FILE] [OPTIONS] [FILTER...]\n"
     "\n"
     "Verifies every checksum in pcap and pcapng captures ('-': standard input): IPv4 headers, TCP,\n"
     "UDP, UDP-Lite, ICMP, ICMPv6, IGMP, GRE, SCTP (CRC32c), PIM, OSPF, VRRP/CARP, EIGRP, DCCP, RSVP, NHRP, PGM\n"
@@ -40,6 +45,15 @@ static const char help[] =
     "                   ipv4,tcp,udp,...); the others are neither shown, counted nor problems\n"
     "  --skip LAYERS    judge every checksum but these\n"
     "  --quiet          only the summaries\n"
+    "  -i, --interface IFACE  read this interface live (Linux AF_PACKET; needs CAP_NET_RAW), not\n"
+    "                   files: the arguments are then a filter in tcpdump's language (libpcap\n"
+    "                   compiles it).  A frame its kernel sent with the checksum left to the device\n"
+    "                   (TP_STATUS_CSUMNOTREADY) has that checksum counted as offload pending, never\n"
+    "                   as a problem; one the device verified on receive (TP_STATUS_CSUM_VALID) is\n"
+    "                   checked here too and the two compared.  Ends at Ctrl-C with the summary\n"
+    "  -c, --count N    with -i: stop after N frames\n"
+    "  --duration S     with -i: stop after S seconds\n"
+    "  -w, --write FILE with -i: keep the frames seen in FILE (pcap; compressed by its name)\n"
     "  -r, --recursive  a CAPTURE that is a directory: every capture in it and below (by name:\n"
     "                   .pcap, .pcapng, .cap, .ntar, compressed or not; or by their first bytes)\n"
     "  -j, --jobs N     verify N files at once (default: one per CPU); the output is the same as one\n"
@@ -58,6 +72,10 @@ static const char help[] =
 
 struct verify_opts {
     int json, quiet, reassemble, unfollowed_ok;
+    const char *iface;        /* -i: read this interface, not files */
+    unsigned long long count; /* -c: stop after this many frames (0: never) */
+    double duration;          /* --duration: stop after this many seconds (0: never) */
+    const char *write;        /* -w: keep the frames seen in this capture */
     uint32_t layers; /* --only, --skip: the layers judged (0: every one) */
     unsigned flags;
     int one_line; /* several files: each summary on one line, a total after them */
@@ -77,6 +95,8 @@ static void show(const struct verify_out *v, uint64_t frame, const struct inetcs
     for (unsigned i = 0; i < n; i++) {
         if (v->o->layers && !((v->o->layers >> c[i].layer) & 1u))
             continue; /* (a layer not chosen: not judged) */
+        if (!v->o->json && (c[i].flags & INETCSUM_CHECK_DEVICE))
+            continue; /* (left to the device on transmit: counted, no line) */
         if (v->o->json) {
             const struct json_datagram dg = {df ? df->frames : NULL, df ? df->nframes : 0};
             json_check(stdout, v->path, frame, &c[i], df ? &dg : NULL);
@@ -171,6 +191,122 @@ struct verify_batch {
     unsigned long long good, bad, cut, unread; /* files by outcome */
 };
 
+/* ---- a live interface (verify -i) ---------------------------------------------------------------- */
+
+static volatile sig_atomic_t live_stop; /* Ctrl-C, SIGTERM: end with the summary */
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    live_stop = 1;
+}
+
+/* A frame the kernel sent with its checksum left to the device: its checksums that are partial
+ * (the pseudo-header sum the device completes) are the device's, not problems.  One the device
+ * verified on receive: counted, and counted again when a checksum in it is wrong here. */
+static void kernel_said(struct tally *t, const struct live_frame *f, struct inetcsum_report *r)
+{
+    int wrong = 0;
+    for (unsigned i = 0; i < r->count; i++) {
+        struct inetcsum_check *c = &r->checks[i];
+        if (f->offload_pending && c->status == INETCSUM_PARTIAL)
+            c->flags |= INETCSUM_CHECK_DEVICE;
+        wrong |= c->status == INETCSUM_BAD;
+    }
+    t->device_verified += (unsigned long long)f->device_verified;
+    t->device_disagrees += (unsigned long long)(f->device_verified && wrong);
+}
+
+/* verify -i: frames as they come, until -c frames, --duration seconds or a signal; each judged as a
+ * file's frame is, then the summary.  -w keeps them in a pcap. */
+static int verify_live(const struct verify_opts *o, const char *filter)
+{
+    struct live l;
+    if (live_open(&l, o->iface, filter) != 0) {
+        cli_error("%s", l.err);
+        return EXIT_USAGE;
+    }
+    struct outfile keep;
+    const char *name = o->iface;
+    if (o->write && outfile_open(&keep, o->write, 1) != 0) {
+        cli_error("%s", keep.err);
+        live_close(&l);
+        return EXIT_USAGE;
+    }
+    if (o->write && !cap_gen_header_link(keep.f, 0, l.link)) {
+        cli_error("%s: writing its header: %m", o->write);
+        outfile_abort(&keep);
+        live_close(&l);
+        return EXIT_USAGE;
+    }
+    struct sigaction sa = {.sa_handler = on_stop_signal}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    struct tally t = {.unfollowed_ok = o->unfollowed_ok, .layers = o->layers, .live = 1};
+    struct verify_out out = {name, o};
+    struct verifier ver;
+    verifier_init(&ver, &t, o->flags, o->reassemble, unfinished, &out);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = EXIT_ALL_GOOD, write_err = 0;
+    if (!o->quiet && !o->json)
+        fprintf(stderr, "inetcsum: reading %s%s%s (Ctrl-C ends it with the summary)\n", o->iface,
+                filter && *filter ? ", frames matching " : "", filter && *filter ? filter : "");
+    while (!live_stop && (!o->count || l.frames < o->count)) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        const double spent = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+        if (o->duration > 0 && spent >= o->duration)
+            break;
+        struct live_frame f;
+        const int got = live_next(&l, &f, 100);
+        if (got < 0) {
+            cli_error("%s: %s", o->iface, l.err);
+            status = EXIT_USAGE;
+            break;
+        }
+        if (got == 0)
+            continue;
+        struct cap_record rec = {.is_packet = 1, .data = (uint8_t *)f.data, .caplen = f.caplen, .wirelen = f.wirelen,
+                                 .link = l.link, .frame = l.frames, .has_time = 1, .time_ns = f.time_ns};
+        if (o->write && !write_err &&
+            !cap_gen_record_cut(keep.f, 0, (uint64_t)f.time_ns / 1000, f.data, f.caplen, f.wirelen))
+            write_err = errno ? errno : EIO;
+        struct inetcsum_report r;
+        inetcsum_verify(f.data, f.caplen, f.wirelen, (enum inetcsum_link)l.link, o->flags, &r);
+        kernel_said(&t, &f, &r);
+        const int whole = verifier_frame(&ver, &rec, &r);
+        show(&out, rec.frame, r.checks, r.count, NULL);
+        if (o->json && (report_undecodable(&r) || report_unfollowed(&r)))
+            json_undecoded(stdout, name, rec.frame, &r, rec.link);
+        else if (!o->json && !o->quiet)
+            report_undecoded_line(stdout, name, rec.frame, &r, t.unfollowed_ok);
+        if (whole)
+            show(&out, rec.frame, ver.df.whole, ver.df.nwhole, &ver.df);
+        if (!o->json)
+            fflush(stdout); /* (a line per problem as it is seen, not when a buffer fills) */
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    live_close(&l);
+    verifier_finish(&ver);
+    verifier_free(&ver);
+    if (o->write) {
+        if (write_err || outfile_commit(&keep) != 0) {
+            if (write_err)
+                outfile_abort(&keep);
+            cli_error("%s: %s (not written)", o->write, write_err ? strerror(write_err) : keep.err);
+            status = EXIT_USAGE;
+        }
+    }
+    if (o->json)
+        json_summary(stdout, name, &t, NULL, NULL);
+    if (!o->quiet || o->json)
+        report_summary(o->json ? stderr : stdout, name, &t);
+    if (status == EXIT_ALL_GOOD && t.problems) /* (frames not followed among them, unless allowed) */
+        status = EXIT_BAD;
+    return status;
+}
+
 /* One file, wherever it runs (batch.h): its checks, problem lines and summary; its tally for the
  * total. */
 static int verify_one(size_t i, void *ctx, void *result)
@@ -220,12 +356,16 @@ int cmd_verify(int argc, char **argv)
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"only", required_argument, NULL, 'O'},
                                              {"skip", required_argument, NULL, 'S'},
+                                             {"interface", required_argument, NULL, 'i'},
+                                             {"count", required_argument, NULL, 'c'},
+                                             {"duration", required_argument, NULL, 'D'},
+                                             {"write", required_argument, NULL, 'w'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     struct verify_opts o = {.reassemble = 1};
     struct layer_choice chosen = {0};
     int c, recursive = 0, jobs = batch_jobs_default();
-    while ((c = getopt_long(argc, argv, "qhrj:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhrj:i:c:w:", longopts, NULL)) != -1) {
         switch (c) {
         case 'J':
             o.json = 1;
@@ -249,6 +389,31 @@ int cmd_verify(int argc, char **argv)
         case 'q':
             o.quiet = 1;
             break;
+        case 'i':
+            o.iface = optarg;
+            break;
+        case 'c': {
+            char *end;
+            errno = 0;
+            o.count = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end || optarg[0] == '-' || !o.count) {
+                cli_error("verify: -c %s: a number of frames, 1 or more", optarg);
+                return cli_usage(help, 0);
+            }
+            break;
+        }
+        case 'D': {
+            char *end;
+            o.duration = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.duration > 0)) {
+                cli_error("verify: --duration %s: seconds, more than 0", optarg);
+                return cli_usage(help, 0);
+            }
+            break;
+        }
+        case 'w':
+            o.write = optarg;
+            break;
         case 'O':
         case 'S':
             if (choose_layers(&chosen, "verify", c == 'O' ? "--only" : "--skip", optarg) != 0)
@@ -260,6 +425,40 @@ int cmd_verify(int argc, char **argv)
         default:
             return cli_usage(help, 0);
         }
+    }
+    if (!o.iface && (o.count || o.duration > 0 || o.write)) {
+        cli_error("verify: -c, --duration and -w go with -i IFACE");
+        return cli_usage(help, 0);
+    }
+    if (o.iface) { /* the arguments are a filter, as tcpdump takes it: words joined by spaces */
+        if (recursive) {
+            cli_error("verify: -r reads folders, not an interface");
+            return cli_usage(help, 0);
+        }
+        size_t len = 1;
+        for (int i = optind; i < argc; i++)
+            len += strlen(argv[i]) + 1;
+        char *filter = calloc(1, len);
+        if (!filter)
+            return EXIT_USAGE;
+        for (int i = optind; i < argc; i++) {
+            if (i > optind)
+                strcat(filter, " ");
+            strcat(filter, argv[i]);
+        }
+        if (*filter && !live_has_filters()) {
+            cli_error("verify: a filter needs libpcap, which this build did not find (install libpcap-dev and "
+                      "build again)");
+            free(filter);
+            return EXIT_USAGE;
+        }
+        int status = verify_live(&o, filter);
+        free(filter);
+        if (fflush(stdout) != 0) {
+            cli_error("standard output: writing the report: %m");
+            return EXIT_USAGE;
+        }
+        return status;
     }
     if (optind >= argc) {
         cli_error("verify: no capture given");

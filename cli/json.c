@@ -209,7 +209,8 @@ void json_check(FILE *out, const char *file, unsigned long long frame, const str
     } flags[] = {{INETCSUM_CHECK_QUOTED, "\"quoted\""},
                  {INETCSUM_CHECK_FRAGMENT, "\"fragment\""},
                  {INETCSUM_CHECK_TRUNCATED, "\"truncated\""},
-                 {INETCSUM_CHECK_MALFORMED, "\"malformed\""}};
+                 {INETCSUM_CHECK_MALFORMED, "\"malformed\""},
+                 {INETCSUM_CHECK_DEVICE, "\"device\""}};
     const char *sep = "";
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (c->flags & flags[i].bit) {
@@ -372,6 +373,11 @@ static void summary_body(struct line *l, const char *file, const struct tally *t
                   {"unfollowed", t->unfollowed}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         put_number(l, counts[i].key, counts[i].value);
+    if (t->live) { /* an interface's: what its kernel and device said */
+        put_number(l, "pending", t->pending);
+        put_number(l, "device_verified", t->device_verified);
+        put_number(l, "device_disagrees", t->device_disagrees);
+    }
     put_s(l, ",\"unfollowed_why\":{");
     for (unsigned i = 0; i < t->nwhy; i++) {
         put_s(l, i ? "," : "");

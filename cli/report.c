@@ -109,6 +109,11 @@ void report_summary_line(FILE *out, const char *file, const struct tally *t)
                 t->malformed_cut, given);
     else if (t->malformed)
         fprintf(out, "; %llu malformed frame%s, with the reason given", t->malformed, t->malformed == 1 ? "" : "s");
+    if (t->pending)
+        fprintf(out, "; %llu left to the device on transmit (offload pending: not counted as problems)", t->pending);
+    if (t->device_verified)
+        fprintf(out, "; %llu frame%s the device verified on receive, %llu of them found wrong here",
+                t->device_verified, t->device_verified == 1 ? "" : "s", t->device_disagrees);
     if (t->quoted)
         fprintf(out, "; %llu of the wrong ones in quoted packets (ICMP errors, sFlow, OpenFlow, NHRP: not counted as problems)",
                 t->quoted);

@@ -11,6 +11,7 @@ packages=(
   libdpdk-dev                                 # the benchmark's anchor: DPDK's __rte_raw_cksum
   libjansson-dev                              # inetcsum bench: --json and compare
   zlib1g-dev libzstd-dev liblzma-dev          # the command: gzip, zstd and xz captures
+  libpcap-dev                                 # verify -i: tcpdump's filter language, compiled by libpcap
   gzip zstd xz-utils                          # test_cli: compressed captures made by the real tools
   valgrind
   python3 python3-dev python3-venv            # test_cli; the Python package's headers and test venv

@@ -12,8 +12,11 @@ _inetcsum()
     cmd=${COMP_WORDS[1]}
     local opts captures=1
     case $cmd in
-        verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --recursive --jobs --help"
-                case $prev in -j|--jobs) return ;; esac ;;
+        verify) opts="--json --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --recursive --jobs --interface --count --duration --write --help"
+                case $prev in
+                    -j|--jobs|-c|--count|--duration) return ;;
+                    -i|--interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
+                esac ;;
         fix)    opts="--input --output --in-place --all --udp-zero=keep --udp-zero=fill --udp6-zero-ok --unfollowed-ok --no-reassemble --only --skip --quiet --verbose --json --recursive --jobs --help"
                 case $prev in -j|--jobs) return ;; esac ;;
         sum)    opts="--seed --offset --length --partial --tag --zero --check --quiet --status --strict --ignore-missing --help"; captures=0 ;;
