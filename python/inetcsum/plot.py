@@ -3,8 +3,11 @@
 `inetcsum bench --plot FILE` runs this script as ``python3 plot.py RUN.json FILE``; it can also be
 run by hand on any saved run.  One figure, with a row of panels per experiment present in the run:
 
-- sizes: TSC ticks per byte against size for every kernel and the anchors (throughput and latency,
-  even start addresses), log-log, so the small sizes and 64 KiB share one picture;
+- sizes: GB/s against size for every kernel and the anchors (independent calls) and ns per call
+  (dependent ones), even start addresses, log-log so the small sizes and 64 KiB share one picture,
+  the sizes the tables lead with (576, 1,500, 9,000 B) marked; with DPDK in the run, a third panel
+  of inetcsum's time over DPDK's at each size (the README's ratio).  Size 0 has no place on a log
+  axis: the panel says so rather than drop it quietly;
 - copy / jitter: call-time percentiles (p0 to p99.99, and the maximum: a triangle on the top edge
   when it lies beyond twice the p99.99) of the fused copy, memcpy then sum, and memcpy alone, one
   panel per size; jitter's busy runs dashed (hollow markers) beside the idle ones;
@@ -59,25 +62,79 @@ PANEL = (6.0, 4.0)
 DPI = 160
 
 
+# The sizes the tables lead with: marked on the size axes.
+TABLE_SIZES = (576, 1500, 9000)
+# Distinct colours (tab10's, not tab20's light and dark pairs), each with its own marker after ten.
+MARKERS = ("o", "s", "^", "D", "v")
+
+
+def size_label(size):
+    return f"{size // 1024}K" if size >= 4096 and size % 1024 == 0 else str(size)
+
+
+def size_axis(ax, sizes):
+    """A log2 size axis labelled at the sizes measured, the tables' sizes marked."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([size_label(s) for s in sizes], fontsize=7, rotation=45)
+    ax.minorticks_off()
+    for s in TABLE_SIZES:
+        if sizes and sizes[0] <= s <= sizes[-1]:
+            ax.axvline(s, color="grey", linewidth=0.6, linestyle=":", zorder=0)
+    ax.set_xlabel("bytes per call (dotted: 576, 1,500, 9,000)")
+
+
 def plot_sizes(axes, run):
     import matplotlib
 
-    palette = matplotlib.colormaps["tab20"]  # a colour per contender: a run has a dozen and more
+    palette = matplotlib.colormaps["tab10"]
+    tsc_hz = run.get("machine", {}).get("tsc_hz") or 0
     for ax, metric in zip(axes, ("throughput", "latency")):
-        figs = [f for f in figures(run, "sizes", metric=metric, variant="even") if f["size"] > 0]
+        every = figures(run, "sizes", metric=metric, variant="even")
+        figs = [f for f in every if f["size"] > 0]
+        sizes = sorted({f["size"] for f in figs})
         for i, name in enumerate(contenders_in_order(figs)):
-            pts = sorted((f["size"], f["median"] / f["size"]) for f in figs if f["contender"] == name)
+            pts = sorted((f["size"], f["median"]) for f in figs if f["contender"] == name)
+            if metric == "throughput" and tsc_hz:  # GB/s: bytes over the call's time
+                ys = [size * tsc_hz / ticks / 1e9 if ticks > 0 else float("nan") for size, ticks in pts]
+            elif tsc_hz:  # ns per call
+                ys = [ticks * 1e9 / tsc_hz for _, ticks in pts]
+            else:  # (a run without the TSC's frequency: ticks as measured)
+                ys = [ticks for _, ticks in pts]
             style = "--" if name in ("read limit", "DPDK", "Linux") else "-"
             width = 2.5 if name == "inetcsum" else 1.2
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", markersize=3, linewidth=width,
-                    label=name, color="black" if name == "inetcsum" else palette(i % 20))
-        ax.set_xscale("log", base=2)
+            ax.plot([p[0] for p in pts], ys, style, marker=MARKERS[(i // 10) % len(MARKERS)], markersize=3,
+                    linewidth=width, label=name, color="black" if name == "inetcsum" else palette(i % 10))
+        size_axis(ax, sizes)
         ax.set_yscale("log")
-        ax.set_xlabel("bytes per call")
-        ax.set_ylabel("TSC ticks per byte")
-        ax.set_title(f"sum, {metric} ({'independent' if metric == 'throughput' else 'dependent'} calls)")
+        unit = ("GB/s" if metric == "throughput" else "ns per call") if tsc_hz else "TSC ticks per call"
+        ax.set_ylabel(unit)
+        title = f"sum, {metric} ({'independent' if metric == 'throughput' else 'dependent'} calls)"
+        if any(f["size"] == 0 for f in every):
+            title += "\n(0 B, a call's fixed cost: in the tables, not on a log axis)"
+        ax.set_title(title, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         legend_outside(ax)
+    if len(axes) > 2:
+        plot_ratio(axes[2], run)
+
+
+def plot_ratio(ax, run):
+    """inetcsum's time over DPDK's at each size (independent calls, even and odd start)."""
+    for variant, style in (("even", "-"), ("odd", "--")):
+        figs = figures(run, "sizes", metric="throughput", variant=variant)
+        ours = {f["size"]: f["median"] for f in figs if f["contender"] == "inetcsum" and f["size"] > 0}
+        dpdk = {f["size"]: f["median"] for f in figs if f["contender"] == "DPDK" and f["size"] > 0}
+        sizes = sorted(set(ours) & set(dpdk))
+        if sizes:
+            ax.plot(sizes, [ours[s] / dpdk[s] for s in sizes], style, marker="o", markersize=3, color="black",
+                    label=f"{variant} start")
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    size_axis(ax, sorted({f["size"] for f in figures(run, "sizes", contender="DPDK") if f["size"] > 0}))
+    ax.set_ylabel("inetcsum's time / DPDK's (below 1: faster)")
+    ax.set_title("ratio to DPDK's __rte_raw_cksum", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    legend_outside(ax)
 
 
 def nines(q):
@@ -145,7 +202,7 @@ def draw(run):
 
     rows = []
     if figures(run, "sizes"):
-        rows.append(("sizes", 2))
+        rows.append(("sizes", 3 if figures(run, "sizes", contender="DPDK") else 2))
     for experiment in ("copy", "jitter"):
         n = len({f["size"] for f in figures(run, experiment, metric="call time")})
         if n:
@@ -175,12 +232,15 @@ def draw(run):
                     figs = figures(run, exp, metric="throughput")
                     plot_bars(ax, figs, f"{exp}: 1500-byte slices of cold data", "GB/s")
     m = run.get("machine", {})
+    scale = run.get("settings", {}).get("scale", "?")
     fig.suptitle(
         f"inetcsum {run.get('version', '?')} bench, {m.get('cpu_model', '?')}, "
-        f"TSC {m.get('tsc_hz', 0) / 1e9:.3f} GHz, kernel {m.get('kernel_chosen', '?')} "
-        f"({run.get('settings', {}).get('scale', '?')} run)",
+        f"TSC {m.get('tsc_hz', 0) / 1e9:.3f} GHz, kernel {m.get('kernel_chosen', '?')} ({scale} run)",
         fontsize=10,
     )
+    if scale == "smoke":  # (a few calls each: the clock's steps show, and nothing should be read off it)
+        fig.text(0.5, 0.5, "--smoke: checks the tool works; its figures mean nothing", ha="center", va="center",
+                 fontsize=28, color="red", alpha=0.25, rotation=20)
     return fig
 
 

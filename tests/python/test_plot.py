@@ -22,10 +22,10 @@ def made_run():
     figs = []
     for metric in ("throughput", "latency"):
         for i, name in enumerate(CONTENDERS):
-            for size in (64, 256, 1500, 9000, 65536):
+            for size in (0, 64, 256, 576, 1500, 9000, 65536):
                 figs.append({"name": f"sizes/{metric}/{name}/even/{size}", "experiment": "sizes", "metric": metric,
                              "contender": name, "unit": "ticks", "variant": "even", "size": size,
-                             "median": size * (0.02 + 0.01 * i)})
+                             "median": 20 + size * (0.02 + 0.01 * i)})
     return {"version": "test", "machine": {"cpu_model": "made up", "tsc_hz": 2e9, "kernel_chosen": "avx2"},
             "settings": {"scale": "smoke"}, "figures": figs}
 
@@ -40,20 +40,28 @@ def test_png_is_large_enough_and_legends_are_outside_the_data(tmp_path):
     fig = plot.draw(made_run())
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    legends = 0
-    for ax in fig.axes:
-        legend = ax.get_legend()
-        if legend is None or not ax.get_visible():
-            continue
-        legends += 1
-        box, area = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_legend() is not None]
+    assert len(panels) == 3  # throughput, latency, and the ratio to DPDK (issue 37, item 11)
+    for ax in panels:
+        box, area = ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)
         assert box.x0 >= area.x1, "the legend lies over the data"
-        assert len(legend.get_texts()) == len(CONTENDERS)
-        # every contender its own colour
-        colours = {tuple(line.get_color()) if not isinstance(line.get_color(), str) else line.get_color()
-                   for line in ax.get_lines()}
-        assert len(colours) == len(CONTENDERS)
-    assert legends == 2
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert "1500" in labels and "9000" in labels and "64K" in labels, labels  # the tables' sizes
+    for ax in panels[:2]:
+        assert len(ax.get_legend().get_texts()) == len(CONTENDERS)
+        # every contender its own colour and marker pair
+        looks = {(str(line.get_color()), line.get_marker()) for line in ax.get_lines() if line.get_label() in CONTENDERS}
+        assert len(looks) == len(CONTENDERS)
+    throughput, latency, ratio = panels
+    assert "GB/s" in throughput.get_ylabel() and "ns per call" in latency.get_ylabel()
+    assert "0 B" in throughput.get_title()  # size 0 said, not dropped quietly
+    inetcsum = next(line for line in throughput.get_lines() if line.get_label() == "inetcsum")
+    x, y = inetcsum.get_data()
+    assert abs(y[list(x).index(1500)] - 1500 * 2e9 / (20 + 1500 * 0.05) / 1e9) < 1e-9  # GB/s from ticks
+    (even,) = [line for line in ratio.get_lines() if line.get_label() == "even start"]
+    x, y = even.get_data()
+    assert abs(y[list(x).index(1500)] - (20 + 1500 * 0.05) / (20 + 1500 * 0.03)) < 1e-9  # inetcsum over DPDK
+    assert any("mean nothing" in t.get_text() for t in fig.texts)  # a smoke run says so on its face
 
 
 def test_check_mode(tmp_path, capsys):
