@@ -19,3 +19,5 @@ const struct experiment bench_experiments[] = {
     {"dpdk", "the DPDK layer per packet: checksums, TSO and the untouched path against DPDK's software route", exp_dpdk},
 };
 const size_t bench_experiment_count = sizeof bench_experiments / sizeof bench_experiments[0];
+_Static_assert(sizeof bench_experiments / sizeof bench_experiments[0] <= 64,
+               "inetcsum bench keeps the experiments asked for as bits of a uint64_t (cli/cmd_bench.c)");
