@@ -280,9 +280,9 @@ static int segment_file(const char *in_path, const char *out_path, const struct 
     if (got == -1) {
         cli_error("%s (%s not written)", rd.err, out_path);
         status = EXIT_USAGE;
-    } else if (err) {
-        cli_error("%s: writing after frame %llu: %s (nothing written)", out_path, (unsigned long long)rd.frames,
-                  strerror(err));
+    } else if (err) { /* (a temporary file is removed: nothing; a stream has let what came before go out) */
+        cli_error("%s: writing after frame %llu: %s (%s)", strcmp(out_path, "-") == 0 ? "standard output" : out_path,
+                  (unsigned long long)rd.frames, strerror(err), out.tmp ? "nothing written" : "OUT is incomplete");
         status = EXIT_USAGE;
     } else if (rd.cut) {
         char msg[1024];
