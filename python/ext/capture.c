@@ -300,7 +300,7 @@ static const char *undecoded_reason(const struct inetcsum_report *r)
 }
 
 PyDoc_STRVAR(capture_verify_doc,
-             "_capture_verify($module, handle, udp6_zero_ok, reassemble, unfollowed_ok, /)\n--\n\n"
+             "_capture_verify($module, handle, udp6_zero_ok, reassemble, unfollowed_ok, layers, /)\n--\n\n"
              "The next frame judged as `inetcsum verify` does: (frame, Report, whole Report or None,\n"
              "datagram frames or None, unfinished [(frame, Report)], undecoded reason or None, link, what\n"
              "was not followed or None, where it starts); at the end (0, None, None, None, unfinished,\n"
@@ -312,13 +312,13 @@ PyDoc_STRVAR(capture_verify_doc,
 static int worth_reporting(const struct pycap *c, const struct inetcsum_report *r, int whole)
 {
     for (unsigned i = 0; i < r->count; i++)
-        if (report_counts_as_problem(&r->checks[i]))
+        if (report_counts_as_problem(&r->checks[i]) && tally_chosen(&c->t, r->checks[i].layer))
             return 1;
     if (report_undecodable(r) || report_unfollowed(r) || c->npend)
         return 1;
     if (whole)
         for (size_t i = 0; i < c->ver.df.nwhole; i++)
-            if (report_counts_as_problem(&c->ver.df.whole[i]))
+            if (report_counts_as_problem(&c->ver.df.whole[i]) && tally_chosen(&c->t, c->ver.df.whole[i].layer))
                 return 1;
     return 0;
 }
@@ -378,7 +378,8 @@ static PyObject *verify_step(struct pycap *c, int problems_only, int *skipped)
 }
 
 /* The verify state set up on first use. */
-static struct pycap *judging(PyObject *handle, int udp6_zero_ok, int reassemble, int unfollowed_ok)
+static struct pycap *judging(PyObject *handle, int udp6_zero_ok, int reassemble, int unfollowed_ok,
+                             unsigned long layers)
 {
     struct pycap *c = unwrap(handle);
     if (!c || icspy_types_ready() < 0)
@@ -392,6 +393,7 @@ static struct pycap *judging(PyObject *handle, int udp6_zero_ok, int reassemble,
         c->flags = udp6_zero_ok ? INETCSUM_UDP6_ZERO_OK : 0;
         c->reassemble = reassemble;
         c->t.unfollowed_ok = unfollowed_ok;
+        c->t.layers = (uint32_t)layers;
         verifier_init(&c->ver, &c->t, c->flags, reassemble, queue_unfinished, c);
     }
     return c;
@@ -402,9 +404,10 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
     (void)self;
     PyObject *handle;
     int udp6_zero_ok, reassemble, unfollowed_ok, skipped;
-    if (!PyArg_ParseTuple(args, "Oppp", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok))
+    unsigned long layers;
+    if (!PyArg_ParseTuple(args, "Opppk", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok, &layers))
         return NULL;
-    struct pycap *c = judging(handle, udp6_zero_ok, reassemble, unfollowed_ok);
+    struct pycap *c = judging(handle, udp6_zero_ok, reassemble, unfollowed_ok, layers);
     if (!c)
         return NULL;
     if (c->finished)
@@ -413,7 +416,7 @@ static PyObject *py_capture_verify(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(capture_verify_problems_doc,
-             "_capture_verify_problems($module, handle, udp6_zero_ok, reassemble, unfollowed_ok, max_frames, /)\n"
+             "_capture_verify_problems($module, handle, udp6_zero_ok, reassemble, unfollowed_ok, layers, max_frames, /)\n"
              "--\n\n"
              "Judges up to max_frames frames (as _capture_verify) and returns the tuples of those with\n"
              "something a caller wanting only problems must see, the end's tuple last once reached: a\n"
@@ -424,10 +427,11 @@ static PyObject *py_capture_verify_problems(PyObject *self, PyObject *args)
     (void)self;
     PyObject *handle;
     int udp6_zero_ok, reassemble, unfollowed_ok;
+    unsigned long layers;
     Py_ssize_t max_frames;
-    if (!PyArg_ParseTuple(args, "Opppn", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok, &max_frames))
+    if (!PyArg_ParseTuple(args, "Opppkn", &handle, &udp6_zero_ok, &reassemble, &unfollowed_ok, &layers, &max_frames))
         return NULL;
-    struct pycap *c = judging(handle, udp6_zero_ok, reassemble, unfollowed_ok);
+    struct pycap *c = judging(handle, udp6_zero_ok, reassemble, unfollowed_ok, layers);
     if (!c)
         return NULL;
     if (c->finished)
@@ -507,7 +511,7 @@ static int fix_progress_cb(void *ctx, unsigned long long bytes, unsigned long lo
 }
 
 PyDoc_STRVAR(fix_capture_doc,
-             "_fix_capture($module, src, dst, all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok, progress, /)"
+             "_fix_capture($module, src, dst, all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok, layers, progress, /)"
              "\n--\n\n"
              "fix_capture's work: dst None fixes src in place; progress None or a callable.  (tally, cut or None).");
 
@@ -516,8 +520,9 @@ static PyObject *py_fix_capture(PyObject *self, PyObject *args)
     (void)self;
     PyObject *src_obj, *dst_obj, *src = NULL, *dst = NULL, *callback;
     int all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok;
-    if (!PyArg_ParseTuple(args, "OOpppppO", &src_obj, &dst_obj, &all, &udp_zero, &udp6_zero_ok, &reassemble,
-                          &unfollowed_ok, &callback))
+    unsigned long layers;
+    if (!PyArg_ParseTuple(args, "OOpppppkO", &src_obj, &dst_obj, &all, &udp_zero, &udp6_zero_ok, &reassemble,
+                          &unfollowed_ok, &layers, &callback))
         return NULL;
     if (callback != Py_None && !PyCallable_Check(callback)) {
         PyErr_SetString(PyExc_TypeError, "fix_capture(): progress must be callable (or None)");
@@ -534,7 +539,8 @@ static PyObject *py_fix_capture(PyObject *self, PyObject *args)
     struct stat src_st;
     if (stat(in_path, &src_st) == 0 && S_ISREG(src_st.st_mode))
         prog.total = (long long)src_st.st_size;
-    struct fix_opts o = {.flags = flags, .reassemble = reassemble, .unfollowed_ok = unfollowed_ok};
+    struct fix_opts o = {.flags = flags, .reassemble = reassemble, .unfollowed_ok = unfollowed_ok,
+                         .layers = (uint32_t)layers};
     if (prog.callback) {
         o.progress = fix_progress_cb;
         o.ctx = &prog;

@@ -414,6 +414,32 @@ static PyObject *py_layer_row(PyObject *self, PyObject *arg)
     return Py_BuildValue("(ssI)", inetcsum_layer_name(layer), inetcsum_layer_display_name(layer), width);
 }
 
+PyDoc_STRVAR(layer_bits_doc, "_layer_bits($module, layers, /)\n--\n\n"
+                             "The set of layers named (an iterable of Layer members or names) as the C library's\n"
+                             "INETCSUM_LAYER_BIT mask: verify's and fix_capture's only and skip.");
+
+static PyObject *py_layer_bits(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *it = PyObject_GetIter(arg);
+    if (!it)
+        return NULL;
+    unsigned long bits = 0;
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        enum inetcsum_layer layer;
+        const int rc = icspy_layer(item, "_layer_bits", &layer);
+        Py_DECREF(item);
+        if (rc < 0) {
+            Py_DECREF(it);
+            return NULL;
+        }
+        bits |= INETCSUM_LAYER_BIT(layer);
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? NULL : PyLong_FromUnsignedLong(bits);
+}
+
 PyDoc_STRVAR(version_doc, "version($module, /)\n--\n\nThe C library's version, e.g. '0.1.0'.");
 
 static PyObject *py_version(PyObject *self, PyObject *unused)
@@ -434,6 +460,7 @@ static PyMethodDef module_methods[] = {
     {"crc32c_set_impl", (PyCFunction)(void (*)(void))py_crc32c_set_impl, METH_FASTCALL, crc32c_set_impl_doc},
     {"version", py_version, METH_NOARGS, version_doc},
     {"_layer_row", py_layer_row, METH_O, layer_row_doc},
+    {"_layer_bits", py_layer_bits, METH_O, layer_bits_doc},
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_FASTCALL, register_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -2,7 +2,7 @@
 # what it does; the conventions are in inetcsum/__init__.py.
 from ipaddress import IPv4Address, IPv6Address
 import os
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Type, Union, overload
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union, overload
 
 from _typeshed import ReadableBuffer, WriteableBuffer
 
@@ -102,13 +102,14 @@ def _register(
 def _capture_open(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"], /) -> object: ...
 def _capture_next(handle: object, /) -> Optional[Tuple[int, bytes, int, int, Optional[int]]]: ...
 def _capture_info(handle: object, /) -> Tuple[str, str, Optional[Tuple[int, int, int, int]]]: ...
+def _layer_bits(layers: Iterable[Union[Layer, str, int]], /) -> int: ...
 def _capture_close(handle: object, /) -> None: ...
 def _capture_position(handle: object, /) -> Tuple[int, Optional[int], int]: ...
 
 # Verify and fix of whole captures (Capture.verify and fix_capture wrap these).
 _Tally = Tuple[int, int, Tuple[Tuple[int, ...], ...], int, int, int, int, int, int, int, int, int, Tuple[Tuple[str, int], ...]]
 def _capture_verify(
-    handle: object, udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool, /
+    handle: object, udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool, layers: int, /
 ) -> Optional[
     Tuple[
         int,
@@ -124,7 +125,7 @@ def _capture_verify(
 ]: ...
 def _capture_summary(handle: object, /) -> _Tally: ...
 def _capture_verify_problems(
-    handle: object, udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool, max_frames: int, /
+    handle: object, udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool, layers: int, max_frames: int, /
 ) -> Optional[List[Tuple[Any, ...]]]: ...
 def _fix_capture(
     src: Union[str, bytes],
@@ -134,6 +135,7 @@ def _fix_capture(
     udp6_zero_ok: bool,
     reassemble: bool,
     unfollowed_ok: bool,
+    layers: int,
     progress: Optional[Callable[[int, Optional[int], int], object]],
     /,
 ) -> Tuple[_Tally, Optional[Tuple[int, int, int, int]]]: ...

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import IO, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
+from typing import IO, Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from . import _inetcsum
 from ._types import Check, CheckFlag, Layer, Link, Status
@@ -191,6 +191,8 @@ class Capture:
         unfollowed_ok: bool = False,
         progress: Optional["ProgressCallback"] = None,
         problems_only: bool = False,
+        only: Optional[Iterable[Union[Layer, str]]] = None,
+        skip: Optional[Iterable[Union[Layer, str]]] = None,
     ) -> Iterator[Union["CaptureCheck", "Undecoded"]]:
         """Every checksum of the capture judged as ``inetcsum verify`` judges it, in the order of
         its JSON Lines: a CaptureCheck per checksum (those of a fragmented datagram on the frame
@@ -202,9 +204,12 @@ class Capture:
         frames).  progress, if given, is called with a Progress every 0.2 s of work and once at the
         end (an exception it raises ends the iteration there).  With problems_only, only the items
         whose ``problem`` is true are given, and the frames with none never reach Python: a capture
-        with few problems is judged at the C engine's speed (the summary counts everything alike)."""
+        with few problems is judged at the C engine's speed (the summary counts everything alike).
+        only or skip (Layer members or their names, as ``verify --only``/``--skip``): the checks of
+        other layers are not given, counted nor problems."""
         self._usable()
-        return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok, progress, problems_only)
+        layers = _layer_choice(only, skip)
+        return _verify(self, udp6_zero_ok, reassemble, unfollowed_ok, progress, problems_only, layers)
 
     @property
     def summary(self) -> Optional["Summary"]:
@@ -339,29 +344,55 @@ def _summary(tally: _Tally, cut: Optional[Tuple[int, int, int, int]]) -> Summary
                    quoted, None if cut is None else Cut(*cut), tally[11], dict(tally[12]))
 
 
-def _items(item: Tuple[Any, ...], unfollowed_ok: bool) -> Iterator[Union[CaptureCheck, Undecoded]]:
-    """One frame's tuple from the C engine as the items verify() gives, in their order."""
+def _layer_choice(only: Optional[Iterable[Union[Layer, str]]], skip: Optional[Iterable[Union[Layer, str]]]) -> int:
+    """The layers judged, as the C engine's mask (0: every one), from verify's and fix_capture's
+    only and skip: names as the JSON's (ValueError for a name no layer has)."""
+    if only is not None and skip is not None:
+        raise TypeError("only and skip do not go together (only names what is judged)")
+    if only is not None:
+        bits = _inetcsum._layer_bits(only)
+        if not bits:
+            raise ValueError("only names no layer: nothing would be judged")
+        return bits
+    if skip is not None:
+        every = _inetcsum._layer_bits(Layer)
+        bits = every & ~_inetcsum._layer_bits(skip)
+        if not bits:
+            raise ValueError("skip names every layer: nothing would be judged")
+        return bits
+    return 0
+
+
+def _items(item: Tuple[Any, ...], unfollowed_ok: bool,
+           layers: Optional[FrozenSet[Layer]] = None) -> Iterator[Union[CaptureCheck, Undecoded]]:
+    """One frame's tuple from the C engine as the items verify() gives, in their order (with a
+    layer choice, the checks of the layers chosen)."""
     number, report, whole, frames, unfinished, reason, link, why, why_offset = item
+    chosen = (lambda check: True) if layers is None else (lambda check: check.layer in layers)
     for first, checks in unfinished:  # datagrams given up on: on their first fragment
         for check in checks:
-            yield CaptureCheck(first, check)
+            if chosen(check):
+                yield CaptureCheck(first, check)
     if report is None:  # the end
         return
     for check in report:
-        yield CaptureCheck(number, check)
+        if chosen(check):
+            yield CaptureCheck(number, check)
     if reason is not None:
         yield Undecoded(number, reason, _link(link), why, why_offset, unfollowed_ok and reason != "malformed")
     if whole is not None:
         for check in whole:
-            yield CaptureCheck(number, check, frames)
+            if chosen(check):
+                yield CaptureCheck(number, check, frames)
 
 
 def _verify(
     capture: "Capture", udp6_zero_ok: bool, reassemble: bool, unfollowed_ok: bool,
-    progress: Optional[ProgressCallback] = None, problems_only: bool = False,
+    progress: Optional[ProgressCallback] = None, problems_only: bool = False, layers: int = 0,
 ) -> Iterator[Union[CaptureCheck, Undecoded]]:
     handle = capture._handle
     next_call = time.monotonic() + PROGRESS_EVERY
+    chosen = None if not layers else frozenset(l for l in Layer if layers & _inetcsum._layer_bits((l,)))
     while True:
         if capture._state == "closed":
             raise ValueError(f"I/O operation on a closed capture: {capture.path!r}")
@@ -369,14 +400,14 @@ def _verify(
             progress(Progress(*_inetcsum._capture_position(handle)))
             next_call = time.monotonic() + PROGRESS_EVERY
         if problems_only:
-            batch = _inetcsum._capture_verify_problems(handle, udp6_zero_ok, reassemble, unfollowed_ok, 1 << 14)
+            batch = _inetcsum._capture_verify_problems(handle, udp6_zero_ok, reassemble, unfollowed_ok, layers, 1 << 14)
         else:  # (a frame at a time: a tuple is a one-frame batch, without a list made per frame)
-            one = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble, unfollowed_ok)
+            one = _inetcsum._capture_verify(handle, udp6_zero_ok, reassemble, unfollowed_ok, layers)
             batch = None if one is None else (one,)
         if batch is None:
             return
         for item in batch:
-            for x in _items(item, unfollowed_ok):
+            for x in _items(item, unfollowed_ok, chosen):
                 if not problems_only or x.problem:
                     yield x
             if item[1] is None:  # the end
@@ -405,6 +436,8 @@ def fix_capture(
     reassemble: bool = True,
     unfollowed_ok: bool = False,
     progress: Optional[ProgressCallback] = None,
+    only: Optional[Iterable[Union[Layer, str]]] = None,
+    skip: Optional[Iterable[Union[Layer, str]]] = None,
 ) -> FixResult:
     """Writes dst, a copy of the capture src with every bad, partial or illegal checksum
     recomputed, as ``inetcsum fix src dst`` does: innermost first, fragmented datagrams
@@ -412,7 +445,9 @@ def fix_capture(
     format (compressed when dst's name ends in .gz, .zst or .xz).  dst appears whole or not at all.
     With in_place=True (and no dst), src is fixed where it lies, writing only the bytes that
     change.  all, udp_zero and udp6_zero_ok are fill()'s; with unfollowed_ok, frames not followed to
-    their end are not problems left (``fix --unfollowed-ok``).
+    their end are not problems left (``fix --unfollowed-ok``).  only or skip (Layer members or
+    names, as ``fix --only``/``--skip``): the other layers are left as they are and are no problem,
+    but one that was right is kept right when a write inside it would break it.
 
     Raises OSError when a file cannot be read or written, ValueError when src is not a capture;
     nothing is written then.  A src cut short inside its last record is not an error: every record
@@ -422,8 +457,9 @@ def fix_capture(
     and is raised here."""
     if in_place == (dst is not None):
         raise TypeError("fix_capture: give dst, or in_place=True, not both" if in_place else "fix_capture: give dst (or in_place=True)")
+    layers = _layer_choice(only, skip)
     tally, cut = _inetcsum._fix_capture(
         _fs_path(src), None if dst is None else _fs_path(dst), all, udp_zero, udp6_zero_ok, reassemble, unfollowed_ok,
-        None if progress is None else (lambda done, total, frames: progress(Progress(done, total, frames))),
+        layers, None if progress is None else (lambda done, total, frames: progress(Progress(done, total, frames))),
     )
     return FixResult(_summary(tally, cut), tally[9], tally[10])

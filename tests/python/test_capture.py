@@ -18,7 +18,7 @@ from scapy.layers.l2 import Ether
 from scapy.utils import RawPcapNgReader, RawPcapReader, wrpcap
 
 import inetcsum
-from inetcsum import Capture, CaptureCheck, Cut, FixResult, Frame, Link, Status, Summary, Undecoded, fix_capture
+from inetcsum import Capture, CaptureCheck, Cut, FixResult, Frame, Layer, Link, Status, Summary, Undecoded, fix_capture
 
 
 def scapy_frames(path):
@@ -427,7 +427,7 @@ def test_progress_callbacks(tmp_path, monkeypatch):
     with pytest.raises(Enough):
         list(Capture(made).verify(progress=stop))
     with pytest.raises(TypeError, match="progress must be callable"):
-        capture_module._inetcsum._fix_capture(str(made), str(tmp_path / "x.pcap"), False, False, False, True, False, 3)
+        capture_module._inetcsum._fix_capture(str(made), str(tmp_path / "x.pcap"), False, False, False, True, False, 0, 3)
 
 
 def test_problems_only_gives_the_problems_at_engine_speed(shared):
@@ -513,3 +513,28 @@ def test_a_capture_from_a_stream_or_bytes(tmp_path):
 
     with pytest.raises(OSError, match="Input/output error"):
         list(Capture(Failing()))
+
+
+def test_only_and_skip_as_the_command(tmp_path):
+    """verify(only=..., skip=...) and fix_capture(only=..., skip=...) judge and write the layers
+    chosen, as verify and fix --only/--skip do (issue 37): the checks given, the summary's counts
+    and what fix writes."""
+    path = tmp_path / "mixed.pcap"
+    wrpcap(str(path), [Ether() / IP(dst="10.0.0.2", chksum=0x1111) / UDP(dport=9, chksum=0x2222) / (b"x" * n)
+                       for n in (1, 2, 3)])
+    every = list(Capture(path).verify())
+    assert sorted({c.check.layer for c in every}) == [Layer.IPV4, Layer.UDP]
+    cap = Capture(path)
+    udp = list(cap.verify(only=["udp"]))
+    assert {c.check.layer for c in udp} == {Layer.UDP} and len(udp) == 3
+    assert cap.summary.checksums == 3 and cap.summary.problems == 3
+    cap = Capture(path)
+    assert {c.check.layer for c in cap.verify(skip=[Layer.UDP], problems_only=True)} == {Layer.IPV4}
+    out = tmp_path / "out.pcap"
+    result = fix_capture(path, out, only=["ipv4"])
+    assert result.written == 3 and result.left == 0
+    assert [(c.check.layer, c.check.status) for c in Capture(out).verify() if c.problem] == [(Layer.UDP, Status.BAD)] * 3
+    with pytest.raises(ValueError):
+        Capture(path).verify(only=["nope"])
+    with pytest.raises(TypeError, match="do not go together"):
+        Capture(path).verify(only=["udp"], skip=["ipv4"])
