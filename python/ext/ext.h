@@ -132,5 +132,6 @@ extern PyMethodDef icspy_capture_methods[];
 extern PyMethodDef icspy_proto_methods[];
 extern PyMethodDef icspy_packet_methods[];
 extern PyMethodDef icspy_gso_methods[];
+extern PyMethodDef icspy_writer_methods[];
 
 #endif

@@ -476,7 +476,7 @@ PyMODINIT_FUNC PyInit__inetcsum(void)
     if (!m)
         return NULL;
     PyMethodDef *tables[] = {icspy_sum_methods, icspy_proto_methods, icspy_packet_methods, icspy_capture_methods,
-                             icspy_gso_methods};
+                             icspy_gso_methods, icspy_writer_methods};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         if (PyModule_AddFunctions(m, tables[t]) < 0)
             goto fail;

@@ -64,6 +64,7 @@ del _register
 from .capture import (  # noqa: E402 (after the types it uses are registered)
     Capture,
     CaptureCheck,
+    CaptureWriter,
     Cut,
     FixResult,
     Frame,
@@ -107,6 +108,7 @@ __all__ = [
     "GsoType",
     # captures
     "Capture",
+    "CaptureWriter",
     "Frame",
     "Cut",
     "CaptureCheck",

@@ -232,6 +232,62 @@ class Capture:
         return f"Capture({self.path!r}, format={self.format!r}, compression={self.compression!r})"
 
 
+class CaptureWriter:
+    """A capture written frame by frame, as scapy's PcapWriter and dpkt's Writer are used:
+    ``with CaptureWriter("out.pcapng.gz") as w: w.write(frame)``, so that frames can be read,
+    fixed (``inetcsum.fill``) and written one at a time in a pipeline.
+
+    pcap (microseconds) or pcapng, as ``format`` says or the name does (``.pcapng``, before any
+    compression suffix; else pcap); gzip, zstd or xz when the name ends in .gz, .zst or .xz.  Every
+    frame has the writer's link type (Ethernet unless ``link`` says).  The file is written through
+    a temporary one and renamed into place at close(): it appears whole or not at all, and leaving
+    the ``with`` block by an exception leaves nothing.  Writing after close() raises ValueError."""
+
+    def __init__(self, path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"], *,
+                 link: Union[Link, int] = Link.ETHERNET, format: Optional[str] = None) -> None:
+        if format is None:
+            name = os.fsdecode(os.fspath(path)).lower()
+            for suffix in (".gz", ".zst", ".xz"):
+                name = name[: -len(suffix)] if name.endswith(suffix) else name
+            format = "pcapng" if name.endswith(".pcapng") else "pcap"
+        if format not in ("pcap", "pcapng"):
+            raise ValueError(f"CaptureWriter: format {format!r}: 'pcap' or 'pcapng'")
+        self.path = path
+        self.format = format
+        self.link = _link(int(link))
+        self._handle = _inetcsum._writer_open(_fs_path(path), format == "pcapng", int(link))
+        self.frames = 0
+
+    def write(self, frame: Union[Frame, bytes, bytearray, memoryview], *, wirelen: Optional[int] = None,
+              time_ns: Optional[int] = None) -> None:
+        """Writes a Frame (its bytes, wire length and time kept; its link type must be the
+        writer's) or a frame's bytes (wirelen: its length on the wire when the bytes are cut
+        short; time_ns: nanoseconds since the epoch, now when not given)."""
+        if isinstance(frame, Frame):
+            if int(frame.link) != int(self.link):
+                raise ValueError(f"CaptureWriter.write(): frame {frame.number} has link type {frame.link!r}, "
+                                 f"the writer {self.link!r}")
+            data, wirelen, time_ns = frame.data, frame.wirelen if wirelen is None else wirelen, \
+                frame.time_ns if time_ns is None else time_ns
+        else:
+            data = frame
+        _inetcsum._writer_put(self._handle, data, wirelen or 0, time_ns)
+        self.frames += 1
+
+    def close(self) -> None:
+        """Puts the file in place (compressed as its name asks): only then does it exist."""
+        _inetcsum._writer_close(self._handle, True)
+
+    def __enter__(self) -> "CaptureWriter":
+        return self
+
+    def __exit__(self, exc_type: Optional[type], *exc: object) -> None:
+        _inetcsum._writer_close(self._handle, exc_type is None)  # (an exception: nothing is left)
+
+    def __repr__(self) -> str:
+        return f"CaptureWriter({self.path!r}, format={self.format!r}, link={self.link!r}, frames={self.frames})"
+
+
 # ---- verify and fix of a whole capture -------------------------------------------------------------
 
 
