@@ -12,12 +12,13 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "json.h"
 #include "inetcsum_gso.h"
 #include "wire/wire.h"
 #include "outfile.h"
 
 static const char help[] =
-    "usage: inetcsum segment [--mtu N] [--udp-size N] [--quiet] IN OUT\n"
+    "usage: inetcsum segment [--mtu N] [--udp-size N] [--quiet] [--json] IN OUT\n"
     "\n"
     "Writes OUT, a copy of the capture IN in IN's format, where every TCP and UDP frame too big for\n"
     "the MTU (super-packets captured where TSO, USO or GRO was on) is split as the sending kernel\n"
@@ -32,6 +33,10 @@ static const char help[] =
     "  --udp-size N   the payload of each UDP datagram (the sender's UDP_SEGMENT size, which the\n"
     "                 capture does not hold; default: as much as fits the MTU)\n"
     "  --quiet        no summary\n"
+    "  --json         JSON Lines on stdout (docs/json.md): a \"segmented\" record per super-packet split\n"
+    "                 (its frame, TCP or UDP, segments, their size, the OUT frames they became), an\n"
+    "                 \"over_mtu\" record per frame left over the MTU (why), fix's records of the other\n"
+    "                 frames' checksums, a summary (OUT cannot be '-')\n"
     "\n"
     "Frames over the MTU that are neither TCP nor UDP, or were cut by the capture, are left as they\n"
     "are and listed.  Exit status: 0 every frame fits, 1 some are left over the MTU, 2 usage or\n"
@@ -39,7 +44,7 @@ static const char help[] =
 
 struct seg_opts {
     unsigned mtu, udp_size;
-    int quiet;
+    int quiet, json;
 };
 
 struct seg_tally {
@@ -153,7 +158,7 @@ static size_t without_jumbo(const uint8_t *p, size_t len, int link, uint8_t *out
  * segments through w: 0 or an errno. */
 static int write_segments(struct cap_reader *rd, struct cap_writer *w, const struct cap_record *rec,
                           const uint8_t *data, size_t len, const struct inetcsum_gso *g, struct room *m,
-                          struct seg_tally *t)
+                          struct seg_tally *t, const char *in_path, int json)
 {
     const size_t each = (size_t)g->hdr_len + g->gso_size;
     size_t nseg_bytes = m->nseg_cap * sizeof *m->seg;
@@ -173,6 +178,9 @@ static int write_segments(struct cap_reader *rd, struct cap_writer *w, const str
         if (err)
             return err;
     }
+    if (json)
+        json_segmented(stdout, in_path, rec->frame, g->proto == INETCSUM_GSO_L4_UDP, rec->caplen,
+                       (unsigned long long)got, g->gso_size, t->frames_out + 1);
     t->frames_out += (unsigned long long)got;
     t->segments += (unsigned long long)got;
     t->split[g->proto == INETCSUM_GSO_L4_UDP]++;
@@ -216,7 +224,7 @@ static int one_packet(const char *in_path, struct cap_reader *rd, struct cap_wri
             if (!why && gso == 0)
                 why = "its headers alone fill the MTU";
             if (!why && (rc = inetcsum_gso_describe(&g, data, len, (enum inetcsum_link)rec->link, gso)) == 0)
-                return write_segments(rd, w, rec, data, len, &g, m, t);
+                return write_segments(rd, w, rec, data, len, &g, m, t, in_path, o->json);
             if (!why)
                 why = refusal(rc);
         } else {
@@ -226,9 +234,15 @@ static int one_packet(const char *in_path, struct cap_reader *rd, struct cap_wri
             t->left++;
             fprintf(stderr, "%s: frame %llu: %u bytes, over the MTU of %u: %s; left as it is\n", cli_name(in_path),
                     (unsigned long long)rec->frame, rec->caplen, o->mtu, why);
+            if (o->json)
+                json_over_mtu(stdout, in_path, rec->frame, rec->caplen, why);
         }
     }
-    t->filled += inetcsum_fill(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, 0, NULL);
+    struct inetcsum_report r;
+    t->filled += inetcsum_fill(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, 0, &r);
+    if (o->json)
+        for (unsigned i = 0; i < r.count; i++) /* (what fix --json says of them) */
+            json_fix_check(stdout, in_path, rec->frame, &r.checks[i], NULL);
     t->frames_out++;
     cap_writer_add(w, rec);
     return 0;
@@ -324,9 +338,10 @@ int cmd_segment(int argc, char **argv)
     static const struct option longopts[] = {{"mtu", required_argument, NULL, 'm'},
                                              {"udp-size", required_argument, NULL, 'u'},
                                              {"quiet", no_argument, NULL, 'q'},
+                                             {"json", no_argument, NULL, 'J'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    struct seg_opts o = {1500, 0, 0};
+    struct seg_opts o = {1500, 0, 0, 0};
     int c;
     while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (c) {
@@ -341,6 +356,9 @@ int cmd_segment(int argc, char **argv)
         case 'q':
             o.quiet = 1;
             break;
+        case 'J':
+            o.json = 1;
+            break;
         case 'h':
             return cli_usage(help, 1);
         default:
@@ -352,9 +370,18 @@ int cmd_segment(int argc, char **argv)
         return cli_usage(help, 0);
     }
     const char *in_path = argv[optind], *out_path = argv[optind + 1];
+    if (o.json && strcmp(out_path, "-") == 0) {
+        cli_error("segment: --json writes its records to standard output: OUT cannot be '-' too");
+        return EXIT_USAGE;
+    }
     struct seg_tally t;
     memset(&t, 0, sizeof t);
     int status = segment_file(in_path, out_path, &o, &t);
+    if (o.json) {
+        const struct json_segment_counts n = {t.frames_in, t.frames_out, t.split[0], t.split[1], t.segments, t.filled,
+                                              t.left};
+        json_segment_summary(stdout, in_path, out_path, &n, status == EXIT_USAGE ? "not written" : NULL);
+    }
     if (status == EXIT_USAGE || o.quiet)
         return status;
     fprintf(stderr, "%s: %llu frame%s from %llu: %llu TCP and %llu UDP super-packet%s split into %llu frames",

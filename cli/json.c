@@ -413,3 +413,57 @@ static void summary_body(struct line *l, const char *file, const struct tally *t
         put_s(l, "null");
     }
 }
+
+void json_segmented(FILE *out, const char *file, unsigned long long frame, int udp, unsigned long long length,
+                    unsigned long long segments, unsigned long long segment_size, unsigned long long first_out)
+{
+    struct line *l = &the_line;
+    head(l, "segmented", file);
+    put_number(l, "frame", frame);
+    put_s(l, udp ? ",\"proto\":\"udp\"" : ",\"proto\":\"tcp\"");
+    put_number(l, "length", length);
+    put_number(l, "segments", segments);
+    put_number(l, "segment_size", segment_size);
+    put_s(l, ",\"out_frames\":[");
+    put_u(l, first_out);
+    put_s(l, ",");
+    put_u(l, first_out + segments - 1);
+    put_s(l, "]");
+    emit(out, l);
+}
+
+void json_over_mtu(FILE *out, const char *file, unsigned long long frame, unsigned long long length, const char *why)
+{
+    struct line *l = &the_line;
+    head(l, "over_mtu", file);
+    put_number(l, "frame", frame);
+    put_number(l, "length", length);
+    put_s(l, ",\"why\":");
+    put_str(l, why);
+    emit(out, l);
+}
+
+void json_segment_summary(FILE *out, const char *file, const char *out_file, const struct json_segment_counts *n,
+                          const char *error)
+{
+    struct line *l = &the_line;
+    head(l, "summary", file);
+    put_s(l, ",\"out\":");
+    put_str(l, out_file);
+    put_number(l, "frames", n->frames_in);
+    put_number(l, "frames_out", n->frames_out);
+    put_s(l, ",\"split\":{\"tcp\":");
+    put_u(l, n->split_tcp);
+    put_s(l, ",\"udp\":");
+    put_u(l, n->split_udp);
+    put_s(l, "}");
+    put_number(l, "segments", n->segments);
+    put_number(l, "written", n->written);
+    put_number(l, "over_mtu", n->over_mtu);
+    put_s(l, ",\"error\":");
+    if (error)
+        put_str(l, error);
+    else
+        put_s(l, "null");
+    emit(out, l);
+}

@@ -14,6 +14,8 @@
  *   mended   one put right by the fields written inside it (nothing written in it): new null;
  *   left     a problem left as it is, with why;
  *   frame    as verify's; summary as verify's, with out, written and left.
+ * segment --json: segmented, over_mtu, the written/mended/left records of the other frames' checks
+ * as fix's, and a summary of its own (json_segment_summary).
  * File names are JSON strings whatever their bytes: a byte that is not part of valid UTF-8 is
  * written \udcXX (as Python's surrogateescape reads it back), so every line parses. */
 #ifndef ICS_CLI_JSON_H
@@ -49,6 +51,16 @@ struct json_cut {
 };
 void json_fix_summary(FILE *out, const char *file, const char *out_file, const struct tally *t,
                       const struct json_cut *cut, const char *error);
+/* segment --json: a super-packet split (its frame, TCP or UDP, length, segments, their size and the
+ * OUT frames they became), a frame left over the MTU (why), and the summary. */
+struct json_segment_counts {
+    unsigned long long frames_in, frames_out, split_tcp, split_udp, segments, written, over_mtu;
+};
+void json_segmented(FILE *out, const char *file, unsigned long long frame, int udp, unsigned long long length,
+                    unsigned long long segments, unsigned long long segment_size, unsigned long long first_out);
+void json_over_mtu(FILE *out, const char *file, unsigned long long frame, unsigned long long length, const char *why);
+void json_segment_summary(FILE *out, const char *file, const char *out_file, const struct json_segment_counts *n,
+                          const char *error);
 /* rd: the reader, for a cut (NULL when the file could not be opened); error: NULL or the message. */
 void json_summary(FILE *out, const char *file, const struct tally *t, const struct cap_reader *rd,
                   const char *error);

@@ -2050,6 +2050,38 @@ class Segment(unittest.TestCase):
                 if shutil.which("tshark"):
                     self.assertNotIn("B", "".join("".join(v) for v in tshark_verdicts(out).values()), name)
 
+    def test_json_says_what_was_split(self):
+        """segment --json (issue 37): a "segmented" record per super-packet with the OUT frames it
+        became, "over_mtu" for one left, fix's records for the other frames' checksums, a summary
+        whose counts match the text's and OUT's frames."""
+        data = random.Random(37).randbytes(5000)
+        big = tcp_over(False, data)
+        small = bytearray(ether(ipv4_udp()))  # its UDP checksum wrong: fixed, and said so
+        cut = tcp_over(False, data)[:3000]  # a super-packet the capture cut: left over the MTU
+        with tempfile.TemporaryDirectory() as d:
+            src, out = os.path.join(d, "in.pcap"), os.path.join(d, "out.pcap")
+            write_bytes(src, pcap(1, [bytes(small), big]) + (3).to_bytes(4, "little") + bytes(4)
+                        + len(cut).to_bytes(4, "little") + len(big).to_bytes(4, "little") + cut)
+            res = run("segment", "--json", src, out)
+            self.assertEqual(res.returncode, 1, res.stderr)  # (the cut one is left over the MTU)
+            records = [json.loads(x) for x in res.stdout.splitlines()]
+            kinds = [o["type"] for o in records]
+            self.assertEqual(kinds[-1], "summary")
+            (seg,) = [o for o in records if o["type"] == "segmented"]
+            n = (len(data) + 1459) // 1460
+            self.assertEqual((seg["frame"], seg["proto"], seg["segments"], seg["segment_size"], seg["out_frames"]),
+                             (2, "tcp", n, 1460, [2, 1 + n]))
+            (over,) = [o for o in records if o["type"] == "over_mtu"]
+            self.assertEqual((over["frame"], over["why"]), (3, "cut by the capture (its payload is not all there)"))
+            (written,) = [o for o in records if o["type"] == "written"]
+            self.assertEqual((written["frame"], written["layer"], written["was"]), (1, "udp", "bad"))
+            summary = records[-1]
+            self.assertEqual((summary["frames"], summary["frames_out"], summary["split"], summary["segments"],
+                              summary["written"], summary["over_mtu"], summary["out"]),
+                             (3, 2 + n, {"tcp": 1, "udp": 0}, n, 1, 1, out))
+            self.assertEqual(json.loads(run("verify", "--json", out).stdout.splitlines()[-1])["frames"], 2 + n)
+            self.assertIn(b"cannot be '-' too", run("segment", "--json", src, "-").stderr)
+
     def test_shared_big_tcp_captures(self):
         """The BIG TCP and TSO captures of tcpdump's tests, segmented: tshark passes every frame."""
         corpus = os.path.join(CAPTURES, "..", "corpora", "tcpdump")

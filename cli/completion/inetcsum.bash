@@ -27,7 +27,7 @@ _inetcsum()
                     --format) COMPREPLY=($(compgen -W "pcap pcapng" -- "$cur")); return ;;
                     --frames|--size|--bad|--frame-size|--fragment|--seed) return ;;
                 esac ;;
-        segment) opts="--mtu --udp-size --quiet --help"
+        segment) opts="--mtu --udp-size --quiet --json --help"
                 case $prev in --mtu|--udp-size) return ;; esac ;;
         bench)  opts="--quick --smoke --json --plot --impl --cpu --trials --all --confidence --help"; captures=0
                 case $prev in
