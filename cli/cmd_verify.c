@@ -125,6 +125,21 @@ static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c
     puts(n ? (n == 1 ? " checksum unverifiable" : " checksums unverifiable") : "");
 }
 
+/* One frame's report, from a file or an interface: counted (its datagram reassembled), its checks
+ * and what could not be decoded or followed shown, then the checks of the datagram it completed. */
+static void judged(const struct verify_out *out, struct verifier *ver, const struct cap_record *rec,
+                   struct inetcsum_report *r, const struct tally *t)
+{
+    const int whole = verifier_frame(ver, rec, r);
+    show(out, rec->frame, r->checks, r->count, NULL);
+    if (out->o->json && (report_undecodable(r) || report_unfollowed(r)))
+        json_undecoded(stdout, out->path, rec->frame, r, rec->link);
+    else if (!out->o->json && !out->o->quiet)
+        report_undecoded_line(stdout, out->path, rec->frame, r, t->unfollowed_ok);
+    if (whole)
+        show(out, rec->frame, ver->df.whole, ver->df.nwhole, &ver->df);
+}
+
 /* Verifies one capture; EXIT_USAGE when it cannot be read to its end, EXIT_CUT when it ends inside
  * a record (what came before is judged). */
 static int verify_file(const char *path, const struct verify_opts *o, struct tally *t)
@@ -152,14 +167,7 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
             continue;
         struct inetcsum_report r;
         inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
-        const int whole = verifier_frame(&ver, &rec, &r);
-        show(&out, rec.frame, r.checks, r.count, NULL);
-        if (o->json && (report_undecodable(&r) || report_unfollowed(&r)))
-            json_undecoded(stdout, path, rec.frame, &r, rec.link);
-        else if (!o->json && !o->quiet)
-            report_undecoded_line(stdout, path, rec.frame, &r, t->unfollowed_ok);
-        if (whole)
-            show(&out, rec.frame, ver.df.whole, ver.df.nwhole, &ver.df);
+        judged(&out, &ver, &rec, &r, t);
     }
     cli_progress_end(&prog);
     if (got < 0) {
@@ -274,14 +282,7 @@ static int verify_live(const struct verify_opts *o, const char *filter)
         struct inetcsum_report r;
         inetcsum_verify(f.data, f.caplen, f.wirelen, (enum inetcsum_link)l.link, o->flags, &r);
         kernel_said(&t, &f, &r);
-        const int whole = verifier_frame(&ver, &rec, &r);
-        show(&out, rec.frame, r.checks, r.count, NULL);
-        if (o->json && (report_undecodable(&r) || report_unfollowed(&r)))
-            json_undecoded(stdout, name, rec.frame, &r, rec.link);
-        else if (!o->json && !o->quiet)
-            report_undecoded_line(stdout, name, rec.frame, &r, t.unfollowed_ok);
-        if (whole)
-            show(&out, rec.frame, ver.df.whole, ver.df.nwhole, &ver.df);
+        judged(&out, &ver, &rec, &r, &t);
         if (!o->json)
             fflush(stdout); /* (a line per problem as it is seen, not when a buffer fills) */
     }
