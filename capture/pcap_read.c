@@ -1,6 +1,7 @@
 /* pcap and pcapng reading, one record at a time, raw bytes kept for byte-exact rewriting (capture.h). */
 #include "capture.h"
 
+#include "format.h"
 #include "inetcsum_packet.h" /* INETCSUM_LINK_TYPE, _FCS_BYTES */
 
 #include <errno.h>
@@ -125,8 +126,8 @@ int cap_magic_is_capture(const uint8_t first[4])
 {
     uint32_t magic;
     memcpy(&magic, first, 4); /* as it lies: pcap's magic tells the byte order by which way it reads */
-    return magic == 0x0A0D0D0A || magic == 0xA1B2C3D4 || magic == 0xA1B23C4D || magic == 0xD4C3B2A1 ||
-           magic == 0x4D3CB2A1;
+    return magic == PCAPNG_SHB || magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS || magic == PCAP_MAGIC_US_SWAPPED ||
+           magic == PCAP_MAGIC_NS_SWAPPED;
 }
 
 void cap_cut_message(const struct cap_reader *r, char *buf, size_t size)
@@ -201,22 +202,22 @@ int cap_open(struct cap_reader *r, int fd, const char *name, size_t window)
     memcpy(&magic, r->buf, 4);
     if (!cap_magic_is_capture(r->buf))
         return fail(r, "not a pcap or pcapng file%s", r->codec ? " (once decompressed)" : "");
-    if (magic == 0x0A0D0D0A) {
+    if (magic == PCAPNG_SHB) {
         r->format = CAP_PCAPNG;
         return 0;
     }
-    r->nanosecond = magic == 0xA1B23C4D || magic == 0x4D3CB2A1;
-    r->swapped = magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1; /* (the other two read as they lie) */
+    r->nanosecond = magic == PCAP_MAGIC_NS || magic == PCAP_MAGIC_NS_SWAPPED;
+    r->swapped = magic == PCAP_MAGIC_US_SWAPPED || magic == PCAP_MAGIC_NS_SWAPPED; /* (the other two read as they lie) */
     r->format = CAP_PCAP;
-    if ((got = need(r, 24, 0)) <= 0) {
+    if ((got = need(r, PCAP_FILE_HLEN, 0)) <= 0) {
         if (got == -2)
-            fail(r, "cut short inside the pcap file header (%zu of 24 bytes)", r->end - r->pos);
+            fail(r, "cut short inside the pcap file header (%zu of %d bytes)", r->end - r->pos, PCAP_FILE_HLEN);
         return -1;
     }
-    r->snaplen = u32(r, r->buf + 16);
+    r->snaplen = u32(r, r->buf + PCAP_FILE_SNAPLEN);
     /* The link type is the low 16 bits; the FCS length rides above them when bit 26 says so
      * (bits that are set without it, as fuzzed and damaged files have, are ignored). */
-    const uint32_t field = u32(r, r->buf + 20);
+    const uint32_t field = u32(r, r->buf + PCAP_FILE_LINKTYPE);
     r->link = (int)(INETCSUM_LINK_FCS_BYTES(field) ? (unsigned)INETCSUM_LINK_WITH_FCS(field, INETCSUM_LINK_FCS_BYTES(field))
                                                    : INETCSUM_LINK_TYPE(field));
     return 0;
@@ -226,29 +227,30 @@ static int next_pcap(struct cap_reader *r, struct cap_record *rec)
 {
     if (!r->started) { /* the file header, in the window since cap_open */
         r->started = 1;
-        *rec = (struct cap_record){.raw = take(r, 24), .raw_len = 24};
+        *rec = (struct cap_record){.raw = take(r, PCAP_FILE_HLEN), .raw_len = PCAP_FILE_HLEN};
         return 1;
     }
-    int got = need(r, 16, 1);
+    int got = need(r, PCAP_REC_HLEN, 1);
     if (got == -2)
-        return cut_here(r, 16);
+        return cut_here(r, PCAP_REC_HLEN);
     if (got == 0)
         return at_end(r);
     if (got < 0)
         return got;
     const uint8_t *h = r->buf + r->pos; /* valid until the next need(), which may move the window */
-    const uint32_t caplen = u32(r, h + 8), wirelen = u32(r, h + 12);
-    const int64_t time_ns = (int64_t)u32(r, h) * 1000000000 + (int64_t)u32(r, h + 4) * (r->nanosecond ? 1 : 1000);
+    const uint32_t caplen = u32(r, h + PCAP_REC_CAPLEN), wirelen = u32(r, h + PCAP_REC_WIRELEN);
+    const int64_t time_ns =
+        (int64_t)u32(r, h) * 1000000000 + (int64_t)u32(r, h + PCAP_REC_USEC) * (r->nanosecond ? 1 : 1000);
     if (caplen > CAP_MAX_RECORD)
         return fail(r, "frame %llu: captured length %u is not plausible", (unsigned long long)r->frames + 1,
                     caplen);
-    if ((got = need(r, 16 + (size_t)caplen, 0)) == -2)
-        return cut_here(r, 16 + (size_t)caplen);
+    if ((got = need(r, PCAP_REC_HLEN + (size_t)caplen, 0)) == -2)
+        return cut_here(r, PCAP_REC_HLEN + (size_t)caplen);
     if (got <= 0)
         return -1;
     r->frames++;
-    uint8_t *raw = take(r, 16 + (size_t)caplen);
-    *rec = (struct cap_record){1, raw, 16 + (size_t)caplen, raw + 16, caplen,
+    uint8_t *raw = take(r, PCAP_REC_HLEN + (size_t)caplen);
+    *rec = (struct cap_record){1, raw, PCAP_REC_HLEN + (size_t)caplen, raw + PCAP_REC_HLEN, caplen,
                                wirelen < caplen ? caplen : wirelen, r->link, r->frames, 1, time_ns};
     return 1;
 }
@@ -270,11 +272,11 @@ static void interface_options(struct cap_reader *r, const uint8_t *o, size_t n, 
     while (n >= 4) {
         const uint16_t code = u16(r, o), len = u16(r, o + 2);
         const size_t padded = 4 + (((size_t)len + 3) & ~(size_t)3);
-        if (code == 0 || padded > n)
+        if (code == PCAPNG_OPT_END || padded > n)
             return;
-        if (code == 9 && len >= 1)
+        if (code == PCAPNG_OPT_IF_TSRESOL && len >= 1)
             *tsresol = o[4];
-        if (code == 14 && len >= 8)
+        if (code == PCAPNG_OPT_IF_TSOFFSET && len >= 8)
             *tsoffset = (int64_t)((uint64_t)u32(r, r->swapped ? o + 8 : o + 4) |
                                   (uint64_t)u32(r, r->swapped ? o + 4 : o + 8) << 32);
         o += padded;
@@ -322,31 +324,31 @@ static int64_t pcapng_time(const struct cap_reader *r, uint32_t ifid, uint64_t t
 
 static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
 {
-    int got = need(r, 8, 1);
+    int got = need(r, PCAPNG_BLOCK_HLEN, 1);
     if (got == -2)
-        return cut_here(r, 8);
+        return cut_here(r, PCAPNG_BLOCK_HLEN);
     if (got == 0)
         return at_end(r);
     if (got < 0)
         return got;
     uint32_t type;
     memcpy(&type, r->buf + r->pos, 4);
-    if (type == 0x0A0D0D0A) { /* a section header sets the byte order of its section */
-        if ((got = need(r, 12, 0)) == -2)
-            return cut_here(r, 12);
+    if (type == PCAPNG_SHB) { /* a section header sets the byte order of its section */
+        if ((got = need(r, PCAPNG_SHB_BOM + 4, 0)) == -2)
+            return cut_here(r, PCAPNG_SHB_BOM + 4);
         if (got <= 0)
             return -1;
         uint32_t bom;
-        memcpy(&bom, r->buf + r->pos + 8, 4);
-        if (bom != 0x1A2B3C4D && bom != 0x4D3C2B1A)
+        memcpy(&bom, r->buf + r->pos + PCAPNG_SHB_BOM, 4);
+        if (bom != PCAPNG_BYTE_ORDER && bom != PCAPNG_BYTE_ORDER_SWAPPED)
             return fail(r, "pcapng section header with a bad byte-order magic");
-        r->swapped = bom == 0x4D3C2B1A;
+        r->swapped = bom == PCAPNG_BYTE_ORDER_SWAPPED;
         r->nif = 0;
     } else {
         type = u32(r, r->buf + r->pos);
     }
     uint32_t len = u32(r, r->buf + r->pos + 4);
-    if (len < 12 || len % 4 || len > CAP_MAX_RECORD || (type == 0x0A0D0D0A && len < 16))
+    if (len < PCAPNG_BLOCK_MIN || len % 4 || len > CAP_MAX_RECORD || (type == PCAPNG_SHB && len < PCAPNG_SHB_MIN))
         return fail(r, "after frame %llu: the pcapng block at byte %llu claims %u bytes, %s (corrupt file)",
                     (unsigned long long)r->frames, (unsigned long long)r->offset, len,
                     len % 4 ? "not a multiple of 4" : len > CAP_MAX_RECORD ? "more than 16 MiB" : "too few for its kind");
@@ -359,36 +361,37 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
         return fail(r, "after frame %llu: the pcapng block at byte %llu says %u bytes at its start and %u at its end "
                     "(corrupt file)", (unsigned long long)r->frames, (unsigned long long)(r->offset - len), len,
                     u32(r, raw + len - 4));
-    const uint8_t *b = raw + 8;
-    size_t body = len - 12;
+    const uint8_t *b = raw + PCAPNG_BLOCK_HLEN;
+    size_t body = len - PCAPNG_BLOCK_MIN;
     *rec = (struct cap_record){.raw = raw, .raw_len = len};
     switch (type) {
-    case 1: /* interface description */
-        if (body < 8)
+    case PCAPNG_IDB:
+        if (body < PCAPNG_IDB_OPTIONS)
             return fail(r, "short pcapng interface block");
         {
             uint8_t tsresol = 6;
             int64_t tsoffset = 0;
-            interface_options(r, b + 8, body - 8, &tsresol, &tsoffset);
-            return add_interface(r, u16(r, b), u32(r, b + 4), tsresol, tsoffset) ? -1 : 1;
+            interface_options(r, b + PCAPNG_IDB_OPTIONS, body - PCAPNG_IDB_OPTIONS, &tsresol, &tsoffset);
+            return add_interface(r, u16(r, b), u32(r, b + PCAPNG_IDB_SNAPLEN), tsresol, tsoffset) ? -1 : 1;
         }
-    case 6: /* enhanced packet */
-    case 2: { /* obsolete packet block: 16-bit interface id and drop count */
-        if (body < 20)
+    case PCAPNG_EPB:
+    case PCAPNG_OPB: { /* (16-bit interface id and drop count, then as an enhanced packet) */
+        if (body < PCAPNG_EPB_BODY_MIN)
             return fail(r, "frame %llu: short pcapng packet block", (unsigned long long)r->frames + 1);
-        uint32_t ifid = type == 6 ? u32(r, b) : u16(r, b), caplen = u32(r, b + 12), wirelen = u32(r, b + 16);
+        uint32_t ifid = type == PCAPNG_EPB ? u32(r, b) : u16(r, b), caplen = u32(r, b + PCAPNG_EPB_CAPLEN),
+                 wirelen = u32(r, b + PCAPNG_EPB_WIRELEN);
         if (ifid >= r->nif)
             return fail(r, "frame %llu: interface %u was not described", (unsigned long long)r->frames + 1, ifid);
-        if (caplen > body - 20)
+        if (caplen > body - PCAPNG_EPB_BODY_MIN)
             return fail(r, "frame %llu: captured length %u exceeds its block", (unsigned long long)r->frames + 1,
                         caplen);
         r->frames++;
-        *rec = (struct cap_record){1, raw, len, raw + 28, caplen, wirelen < caplen ? caplen : wirelen,
-                                   r->if_link[ifid], r->frames, 1,
-                                   pcapng_time(r, ifid, (uint64_t)u32(r, b + 4) << 32 | u32(r, b + 8))};
+        *rec = (struct cap_record){
+            1, raw, len, raw + PCAPNG_EPB_DATA, caplen, wirelen < caplen ? caplen : wirelen, r->if_link[ifid], r->frames,
+            1, pcapng_time(r, ifid, (uint64_t)u32(r, b + PCAPNG_EPB_TS_HIGH) << 32 | u32(r, b + PCAPNG_EPB_TS_LOW))};
         return 1;
     }
-    case 3: { /* simple packet: the original length; the data is what fits the snap length */
+    case PCAPNG_SPB: { /* the original length; the data is what fits the snap length */
         if (body < 4 || r->nif == 0)
             return fail(r, "frame %llu: bad pcapng simple packet block", (unsigned long long)r->frames + 1);
         uint32_t wirelen = u32(r, b), caplen = wirelen;
@@ -397,7 +400,7 @@ static int next_pcapng(struct cap_reader *r, struct cap_record *rec)
         if (caplen > body - 4)
             caplen = (uint32_t)(body - 4);
         r->frames++;
-        *rec = (struct cap_record){1, raw, len, raw + 12, caplen, wirelen < caplen ? caplen : wirelen,
+        *rec = (struct cap_record){1, raw, len, raw + PCAPNG_SPB_DATA, caplen, wirelen < caplen ? caplen : wirelen,
                                    r->if_link[0], r->frames, 0, 0};
         return 1;
     }

@@ -1,6 +1,7 @@
 /* pcap and pcapng writing (capture.h): records copied byte for byte, in order, on this thread or a
  * writer thread, and new packet records built in the reader's format. */
 #include "capture.h"
+#include "format.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -151,23 +152,23 @@ size_t cap_packet_record(const struct cap_reader *r, const struct cap_record *re
                          uint8_t *out)
 {
     if (r->format == CAP_PCAP) { /* the timestamp kept, both lengths the new one */
-        memcpy(out, rec->raw, 8);
-        put_u32(r, out + 8, len);
-        put_u32(r, out + 12, len);
-        memcpy(out + 16, data, len);
-        return 16 + (size_t)len;
+        memcpy(out, rec->raw, PCAP_REC_CAPLEN);
+        put_u32(r, out + PCAP_REC_CAPLEN, len);
+        put_u32(r, out + PCAP_REC_WIRELEN, len);
+        memcpy(out + PCAP_REC_HLEN, data, len);
+        return PCAP_REC_HLEN + (size_t)len;
     }
-    const size_t head = (size_t)(rec->data - rec->raw); /* 28: enhanced (or obsolete) packet; 12: simple */
+    const size_t head = (size_t)(rec->data - rec->raw); /* an enhanced (or obsolete) packet's, or a simple one's */
     const size_t old_pad = (4 - rec->caplen % 4) % 4, pad = (4 - len % 4) % 4;
     const size_t opts_at = head + rec->caplen + old_pad, opts = rec->raw_len - 4 - opts_at;
     const size_t total = head + len + pad + opts + 4;
     memcpy(out, rec->raw, head);
     put_u32(r, out + 4, (uint32_t)total);
-    if (head == 28) {
-        put_u32(r, out + 20, len);
-        put_u32(r, out + 24, len);
+    if (head == PCAPNG_EPB_DATA) {
+        put_u32(r, out + PCAPNG_BLOCK_HLEN + PCAPNG_EPB_CAPLEN, len);
+        put_u32(r, out + PCAPNG_BLOCK_HLEN + PCAPNG_EPB_WIRELEN, len);
     } else {
-        put_u32(r, out + 8, len);
+        put_u32(r, out + PCAPNG_BLOCK_HLEN, len);
     }
     memcpy(out + head, data, len);
     memset(out + head + len, 0, pad);
@@ -191,15 +192,15 @@ size_t cap_gen_header(FILE *f, int pcapng)
 size_t cap_gen_header_link(FILE *f, int pcapng, int link)
 {
     if (!pcapng) {
-        const uint32_t h[6] = {0xA1B2C3D4u, 2u | 4u << 16, 0, 0, 262144, (uint32_t)link};
+        const uint32_t h[6] = {PCAP_MAGIC_US, PCAP_VERSION_MAJOR | PCAP_VERSION_MINOR << 16, 0, 0, 262144, (uint32_t)link};
         return fwrite(h, sizeof h, 1, f) == 1 ? sizeof h : 0;
     }
     /* Section header with a shb_userappl option, then one Ethernet interface. */
     static const char app[] = "inetcsum gen"; /* 12 bytes: no padding */
-    const uint32_t shb[] = {0x0A0D0D0Au, 28 + 4 + 12 + 4, 0x1A2B3C4Du, 1, 0xFFFFFFFFu, 0xFFFFFFFFu,
-                            4u | (uint32_t)(sizeof app - 1) << 16};
-    const uint32_t shb_end[] = {0, 28 + 4 + 12 + 4};
-    const uint32_t idb[] = {1, 20, (uint32_t)link, 262144, 20};
+    const uint32_t shb[] = {PCAPNG_SHB, 28 + 4 + 12 + 4, PCAPNG_BYTE_ORDER, 1, 0xFFFFFFFFu, 0xFFFFFFFFu,
+                            PCAPNG_OPT_SHB_USERAPPL | (uint32_t)(sizeof app - 1) << 16};
+    const uint32_t shb_end[] = {PCAPNG_OPT_END, 28 + 4 + 12 + 4};
+    const uint32_t idb[] = {PCAPNG_IDB, 20, (uint32_t)link, 262144, 20};
     if (fwrite(shb, sizeof shb, 1, f) != 1 || fwrite(app, sizeof app - 1, 1, f) != 1 ||
         fwrite(shb_end, sizeof shb_end, 1, f) != 1 || fwrite(idb, sizeof idb, 1, f) != 1)
         return 0;
@@ -220,8 +221,8 @@ size_t cap_gen_record_cut(FILE *f, int pcapng, uint64_t us, const uint8_t *frame
             return 0;
         return sizeof h + len;
     }
-    uint32_t pad = (4 - len % 4) % 4, total = 32 + len + pad;
-    const uint32_t h[7] = {6, total, 0, (uint32_t)(us >> 32), (uint32_t)us, len, wirelen};
+    uint32_t pad = (4 - len % 4) % 4, total = PCAPNG_EPB_DATA + len + pad + 4; /* (the length again at the end) */
+    const uint32_t h[7] = {PCAPNG_EPB, total, 0, (uint32_t)(us >> 32), (uint32_t)us, len, wirelen};
     if (fwrite(h, sizeof h, 1, f) != 1 || fwrite(frame, 1, len, f) != len || fwrite(zero, 1, pad, f) != pad ||
         put32(f, total))
         return 0;
