@@ -57,10 +57,16 @@ void tally_checks(struct tally *t, const struct inetcsum_check *c, unsigned n);
  * (what they carry is judged on the reassembled datagram), so only whole datagrams count.  Inline:
  * tally_frame asks it per frame, and this library is position-independent (no inlining across
  * its exported functions). */
-/* Whether checks of this layer are judged (t->layers: 0 means every layer). */
+/* Whether checks of this layer are judged under a choice of layers (--only, --skip: 0 is every
+ * layer). */
+static inline int layer_chosen(uint32_t layers, unsigned layer)
+{
+    return !layers || ((layers >> layer) & 1u);
+}
+
 static inline int tally_chosen(const struct tally *t, unsigned layer)
 {
-    return !t->layers || ((t->layers >> layer) & 1u);
+    return layer_chosen(t->layers, layer);
 }
 
 static inline int report_malformed(const struct inetcsum_report *r)

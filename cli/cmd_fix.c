@@ -132,7 +132,7 @@ static void on_checks(void *ctx, uint64_t frame, const struct inetcsum_check *c,
     const struct json_datagram dg = {whole ? whole->frames : NULL, whole ? whole->nframes : 0};
     const uint32_t layers = v->o->engine.layers;
     for (unsigned i = 0; i < n; i++)
-        if ((c[i].flags & INETCSUM_CHECK_WRITTEN) || !layers || ((layers >> c[i].layer) & 1u))
+        if ((c[i].flags & INETCSUM_CHECK_WRITTEN) || layer_chosen(layers, c[i].layer))
             json_fix_check(stdout, v->in_path, frame, &c[i], whole ? &dg : NULL);
 }
 

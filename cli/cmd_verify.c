@@ -93,7 +93,7 @@ static void show(const struct verify_out *v, uint64_t frame, const struct inetcs
                  const struct reassembly *df)
 {
     for (unsigned i = 0; i < n; i++) {
-        if (v->o->layers && !((v->o->layers >> c[i].layer) & 1u))
+        if (!layer_chosen(v->o->layers, c[i].layer))
             continue; /* (a layer not chosen: not judged) */
         if (!v->o->json && (c[i].flags & INETCSUM_CHECK_DEVICE))
             continue; /* (left to the device on transmit: counted, no line) */
@@ -470,9 +470,9 @@ int cmd_verify(int argc, char **argv)
     struct path_list files = {0};
     paths_expand(&files, argv + optind, argc - optind, recursive);
     if (o.json) /* an argument that could not be read has its summary object too, with why */
-        for (int i = 0; i < files.errors && i < (int)(sizeof files.failed / sizeof files.failed[0]); i++) {
+        for (size_t i = 0; i < files.nfailed; i++) {
             const struct tally none = {0};
-            json_summary(stdout, files.failed[i].arg, &none, NULL, files.failed[i].why);
+            json_summary(stdout, files.failed[i].path, &none, NULL, files.failed[i].why);
         }
     o.one_line = files.n + (size_t)files.errors > 1;
     struct verify_batch b = {.o = &o, .paths = files.paths, .status = files.errors ? EXIT_USAGE : EXIT_ALL_GOOD};

@@ -16,6 +16,28 @@
 #include "cli.h"
 #include "compress.h"
 
+/* A path that cannot be read: said on stderr, counted, and kept with why. */
+static void path_error(struct path_list *l, const char *path, const char *why)
+{
+    cli_error("%s: %s", path, why);
+    l->errors++;
+    if (l->nfailed == l->failed_cap) {
+        const size_t cap = l->failed_cap ? 2 * l->failed_cap : 8;
+        struct path_failed *f = realloc(l->failed, cap * sizeof *f);
+        if (!f)
+            return;
+        l->failed = f;
+        l->failed_cap = cap;
+    }
+    char *p = strdup(path), *w = strdup(why);
+    if (p && w)
+        l->failed[l->nfailed++] = (struct path_failed){p, w};
+    else {
+        free(p);
+        free(w);
+    }
+}
+
 static void add(struct path_list *l, const char *path)
 {
     if (l->n == l->cap) {
@@ -77,8 +99,7 @@ static void walk(struct path_list *l, const char *dir, unsigned long long *skipp
 {
     DIR *d = opendir(dir);
     if (!d) {
-        cli_error("%s: %s", dir, strerror(errno));
-        l->errors++;
+        path_error(l, dir, strerror(errno));
         return;
     }
     char **names = NULL;
@@ -110,10 +131,8 @@ static void walk(struct path_list *l, const char *dir, unsigned long long *skipp
         if (lstat(path, &lst) != 0 || stat(path, &st) != 0) {
             if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
                 ++*skipped; /* a dangling link */
-            else {
-                cli_error("%s: %s", path, strerror(errno));
-                l->errors++;
-            }
+            else
+                path_error(l, path, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
             if (S_ISLNK(lst.st_mode))
                 ++*skipped; /* links to directories are not followed: no loops, no tree read twice */
@@ -139,10 +158,7 @@ void paths_expand(struct path_list *l, char *const *args, int nargs, int recursi
         struct stat st;
         if (strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             if (!recursive) {
-                cli_error("%s: is a directory (-r reads the captures in it)", args[i]);
-                if (l->errors < (int)(sizeof l->failed / sizeof l->failed[0]))
-                    l->failed[l->errors] = (struct path_failed){args[i], "is a directory (-r reads the captures in it)"};
-                l->errors++;
+                path_error(l, args[i], "is a directory (-r reads the captures in it)");
                 continue;
             }
             unsigned long long skipped = 0;
@@ -185,5 +201,10 @@ void paths_free(struct path_list *l)
     for (size_t i = 0; i < l->n; i++)
         free(l->paths[i]);
     free(l->paths);
+    for (size_t i = 0; i < l->nfailed; i++) {
+        free(l->failed[i].path);
+        free(l->failed[i].why);
+    }
+    free(l->failed);
     *l = (struct path_list){0};
 }

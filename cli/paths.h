@@ -7,12 +7,13 @@
 struct path_list {
     char **paths; /* each malloc'd */
     size_t n, cap;
-    int errors;   /* arguments that could not be read (said on stderr) */
-    /* ... the first of them by name, with why, for the JSON's summary objects */
+    int errors;   /* paths that could not be read (said on stderr) */
+    /* ... each by name, with why, for the JSON's summary objects (nfailed may be short of errors
+     * only when memory ran out) */
     struct path_failed {
-        const char *arg;
-        const char *why;
-    } failed[16];
+        char *path, *why;
+    } *failed;
+    size_t nfailed, failed_cap;
     /* A directory not to read (fix -r's OUT_DIR inside its IN_DIR), by identity; 0 0: none. */
     unsigned long long skip_dev, skip_ino;
 };
