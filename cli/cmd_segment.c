@@ -72,9 +72,10 @@ static size_t min_link_len(int link)
 
 static const char *refusal(int rc)
 {
-    return rc == -EPROTONOSUPPORT ? "neither TCP nor UDP, or headers it cannot split (fragments, AH, ESP, ...)"
-           : rc == -E2BIG         ? "too many segments"
-                                  : "headers whose lengths contradict each other";
+    return rc == -EBADMSG           ? "a jumbo payload option whose length is not the packet's (RFC 2675)"
+           : rc == -EPROTONOSUPPORT ? "neither TCP nor UDP, or headers it cannot split (fragments, AH, ESP, ...)"
+           : rc == -E2BIG           ? "too many segments"
+                                    : "headers whose lengths contradict each other";
 }
 
 /* Growing buffers for the segments of one super-packet and the record of one segment, and a
@@ -98,60 +99,28 @@ static int grow(void **p, size_t *cap, size_t want)
     return 0;
 }
 
-/* Where the IPv6 header of a frame starts, when its link layer says one follows at once (VLAN
- * tags skipped); 0 with *found 0 when not. */
-static size_t ipv6_at(const uint8_t *p, size_t len, int link, int *found)
+/* Describes rec for its headers (the largest segment size, so that no segment count is refused);
+ * a BIG TCP packet with the jumbo hop-by-hop header Linux 5.19-6.2 showed captures is described
+ * from a copy without it (m->plain), rec staying as it is for when it is left.  *data, *len: the
+ * bytes described.  0 or a negative errno (-EBADMSG for a jumbo option the packet's length
+ * contradicts). */
+static int describe(struct inetcsum_gso *g, const struct cap_record *rec, struct room *m, const uint8_t **data,
+                    size_t *len)
 {
-    size_t off = 0;
-    uint32_t type = 0;
-    *found = 0;
-    switch (link) {
-    case INETCSUM_LINK_ETHERNET:
-        if (len < ICS_ETH_HLEN)
-            return 0;
-        type = ics_get16(p + ICS_ETH_TYPE);
-        off = ICS_ETH_HLEN;
-        while ((type == ICS_ETH_P_8021Q || type == ICS_ETH_P_8021AD) && off + ICS_VLAN_HLEN <= len) {
-            type = ics_get16(p + off + ICS_VLAN_TYPE);
-            off += ICS_VLAN_HLEN;
-        }
-        break;
-    case INETCSUM_LINK_LINUX_SLL:
-    case INETCSUM_LINK_LINUX_SLL2: {
-        const int v2 = link == INETCSUM_LINK_LINUX_SLL2;
-        off = v2 ? ICS_SLL2_HLEN : ICS_SLL_HLEN;
-        if (len < off)
-            return 0;
-        type = ics_get16(p + (v2 ? ICS_SLL2_TYPE : ICS_SLL_TYPE));
-        break;
-    }
-    case INETCSUM_LINK_RAW:
-    case INETCSUM_LINK_IPV6:
-        type = len && ics_ip_version(p) == 6 ? ICS_ETH_P_IPV6 : 0;
-        break;
-    }
-    *found = type == ICS_ETH_P_IPV6 && off + ICS_IPV6_HLEN <= len;
-    return off;
-}
-
-/* A BIG TCP IPv6 packet as Linux 5.19 to 6.2 showed it to a capture on the sender: a payload
- * length of 0 and a hop-by-hop header holding the jumbo option alone (RFC 2675).  Linux takes that
- * header out before segmenting (ipv6_hopopt_jumbo_remove), and segments never carry it; so does
- * segment, into out (len - 8 bytes).  Returns the length of that copy, 0 when p has no such header. */
-static size_t without_jumbo(const uint8_t *p, size_t len, int link, uint8_t *out)
-{
-    int found;
-    const size_t ip = ipv6_at(p, len, link, &found), hbh = ip + ICS_IPV6_HLEN;
-    if (!found || ics_get16(p + ip + ICS_IPV6_PAYLOAD_LEN) != 0 || p[ip + ICS_IPV6_NEXTHDR] != ICS_IPPROTO_HOPOPTS ||
-        len < hbh + ICS_JUMBO_HBH_LEN || p[hbh + ICS_IPV6_OPT_LEN] != 0 ||
-        p[hbh + ICS_IPV6_OPTS_FIRST] != ICS_IPV6_TLV_JUMBO || p[hbh + ICS_IPV6_OPTS_FIRST + 1] != ICS_IPV6_TLV_JUMBO_LEN)
-        return 0;
-    if (!out)
-        return len - ICS_JUMBO_HBH_LEN;
-    memcpy(out, p, hbh);
-    out[ip + ICS_IPV6_NEXTHDR] = p[hbh + ICS_IPV6_OPT_NEXTHDR];
-    memcpy(out + hbh, p + hbh + ICS_JUMBO_HBH_LEN, len - hbh - ICS_JUMBO_HBH_LEN);
-    return len - ICS_JUMBO_HBH_LEN;
+    *data = rec->data;
+    *len = rec->caplen;
+    int rc = inetcsum_gso_describe(g, rec->data, rec->caplen, (enum inetcsum_link)rec->link, 0xFFFF);
+    if (rc != -EPROTONOSUPPORT)
+        return rc;
+    if (grow((void **)&m->plain, &m->plain_cap, rec->caplen) != 0)
+        return -ENOMEM;
+    memcpy(m->plain, rec->data, rec->caplen);
+    const long moved = inetcsum_gso_jumbo_remove(m->plain, rec->caplen, (enum inetcsum_link)rec->link);
+    if (moved <= 0)
+        return moved < 0 ? -EBADMSG : rc;
+    *data = m->plain + moved;
+    *len = rec->caplen - (size_t)moved;
+    return inetcsum_gso_describe(g, *data, *len, (enum inetcsum_link)rec->link, 0xFFFF);
 }
 
 /* Splits rec (g describes it; its bytes are data[0..len), rec's own or a copy) and writes its
@@ -195,21 +164,14 @@ static int one_packet(const char *in_path, struct cap_reader *rd, struct cap_wri
     struct inetcsum_gso g;
     int rc = -EINVAL;
     const char *why = NULL;
-    const uint8_t *data = rec->data;
-    size_t len = rec->caplen;
+    const uint8_t *data;
+    size_t len;
     if (rec->caplen > o->mtu + min_link_len(rec->link)) {
-        const size_t plain = without_jumbo(rec->data, rec->caplen, rec->link, NULL);
-        if (plain) { /* segmented from a copy without the jumbo header; rec stays as it is */
-            if (grow((void **)&m->plain, &m->plain_cap, plain) != 0)
-                return ENOMEM;
-            len = without_jumbo(rec->data, rec->caplen, rec->link, m->plain);
-            data = m->plain;
-        }
-        /* (its headers first: the largest segment size, so that no segment count is refused) */
-        rc = inetcsum_gso_describe(&g, data, len, (enum inetcsum_link)rec->link, 0xFFFF);
+        if ((rc = describe(&g, rec, m, &data, &len)) == -ENOMEM)
+            return ENOMEM;
         if (rc == 0 && len - g.link_len <= o->mtu) {
             rc = 1; /* fits after all (a longer link header) */
-        } else if (rc == 0 && rec->caplen < rec->wirelen) {
+        } else if (rec->caplen < rec->wirelen && (rc == 0 || rc == -EINVAL || rc == -EBADMSG)) {
             why = "cut by the capture (its payload is not all there)";
         } else if (rc == 0) {
             const size_t headers = (size_t)g.hdr_len - g.link_len;

@@ -123,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     if (size < 3 + hsize)
         return 0;
     const enum inetcsum_link link = links[(in[0] >> 1) & 3];
-    const size_t len = size - 3 - hsize;
+    size_t len = size - 3 - hsize;
     uint8_t *pkt = malloc(len ? len : 1); /* exact size: an over-read is seen */
     memcpy(pkt, in + 3 + hsize, len);
     struct inetcsum_gso g;
@@ -134,6 +134,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         rc = inetcsum_gso_from_vnet(&g, pkt, len, link, &h);
     } else {
         rc = inetcsum_gso_describe(&g, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
+        if (rc == -EPROTONOSUPPORT) { /* BIG TCP's jumbo header taken out: 8 bytes on, else nothing changed */
+            const long moved = inetcsum_gso_jumbo_remove(pkt, len, link);
+            if ((moved != 0 && moved != 8 && moved != -EINVAL) || (moved <= 0 && memcmp(pkt, in + 3 + hsize, len) != 0))
+                abort();
+            if (moved == 8) {
+                memmove(pkt, pkt + 8, len -= 8);
+                rc = inetcsum_gso_describe(&g, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
+            }
+        }
     }
     if (rc != 0 || g.segments > 4096) { /* refused (or too many to check quickly) */
         free(pkt);

@@ -173,6 +173,17 @@ INETCSUM_API int inetcsum_gso_describe(struct inetcsum_gso *g, const void *pkt, 
 INETCSUM_API int inetcsum_gso_describe_iov(struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
                                            enum inetcsum_link link, size_t gso_size);
 
+/* A BIG TCP IPv6 super-packet as Linux 5.19 to 6.2 built it, and as captures on such a sender show
+ * it: a payload length of 0 and a hop-by-hop header holding the jumbo payload option alone (RFC
+ * 2675).  Its segments never carry that header, and inetcsum_gso_describe refuses a packet with it
+ * (-EPROTONOSUPPORT).  This takes it out, as Linux does before segmenting
+ * (ipv6_hopopt_jumbo_remove): in place, the headers before it moved 8 bytes on (no payload byte
+ * moves), the IPv6 next header taken from it.  Returns how far the packet's start moved: 8 (the
+ * packet is now pkt + 8, len - 8 bytes, for inetcsum_gso_describe and inetcsum_gso_segment); 0 when
+ * it has no such header; -EINVAL when the option's length is not the packet's (RFC 2675: the bytes
+ * after the IPv6 header), as for a packet a capture cut.  Nothing changes unless it returns 8. */
+INETCSUM_API long inetcsum_gso_jumbo_remove(void *pkt, size_t len, enum inetcsum_link link);
+
 /* ---- Segmentation -------------------------------------------------------------------------------- */
 
 /* A buffer for one segment: data[0..size) is room the caller owns; len is set to what was used. */

@@ -202,6 +202,70 @@ static void test_refusals(void)
     CHECK(memcmp(before, out, sizeof out) == 0, "nothing written by a refused call");
 }
 
+/* A BIG TCP IPv6 packet over 64 KB with the jumbo hop-by-hop header (Linux 5.19-6.2), behind
+ * Ethernet, a VLAN tag or nothing: inetcsum_gso_jumbo_remove leaves the packet Linux 6.3 would
+ * have sent (no hop-by-hop header) 8 bytes on, which describes and segments alike; a jumbo option
+ * whose length is not the packet's, another option, IPv4, a short buffer: nothing changed. */
+static void test_jumbo_remove(void)
+{
+    enum { PAYLOAD = 70000, ROOM = 14 + 4 + 40 + 8 + 32 + PAYLOAD };
+    static uint8_t plain[ROOM], jumbo[ROOM], copy[ROOM];
+    const struct {
+        const char *name;
+        enum inetcsum_link link;
+        size_t ip; /* where the IPv6 header starts */
+    } forms[] = {{"ethernet", INETCSUM_LINK_ETHERNET, 14}, {"vlan", INETCSUM_LINK_ETHERNET, 18},
+                 {"raw", INETCSUM_LINK_RAW, 0}};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        const size_t ip = forms[f].ip;
+        size_t len = build(plain + 4, 1, 0, PAYLOAD) + 4; /* (4 bytes ahead, for a tag) */
+        memmove(plain, plain + 4, 12); /* the MAC addresses, then the tag */
+        put16(plain + 12, 0x8100);
+        put16(plain + 14, 7);
+        if (ip == 14) /* untagged */
+            memmove(plain, plain + 4, len -= 4);
+        else if (ip == 0) /* the IPv6 packet alone */
+            memmove(plain, plain + 18, len -= 18);
+        put16(plain + ip + 4, 0); /* the payload length of BIG TCP */
+        /* The same packet with the jumbo header Linux inserted. */
+        const size_t hbh = ip + 40;
+        memcpy(jumbo, plain, hbh);
+        jumbo[ip + 6] = 0; /* next header: hop-by-hop */
+        const uint8_t opts[8] = {6, 0, 0xC2, 4};
+        memcpy(jumbo + hbh, opts, 8);
+        const size_t jlen = len + 8, jumbo_len = jlen - hbh;
+        for (int b = 0; b < 4; b++)
+            jumbo[hbh + 4 + b] = (uint8_t)(jumbo_len >> (24 - 8 * b));
+        memcpy(jumbo + hbh + 8, plain + hbh, len - hbh);
+        struct inetcsum_gso g, gp;
+        CHECK(inetcsum_gso_describe(&g, jumbo, jlen, forms[f].link, 1440) == -EPROTONOSUPPORT,
+              "%s: the jumbo form refused by describe", forms[f].name);
+
+        memcpy(copy, jumbo, jlen);
+        copy[hbh + 7] ^= 1; /* the option's length one off */
+        CHECK(inetcsum_gso_jumbo_remove(copy, jlen, forms[f].link) == -EINVAL, "%s: a wrong jumbo length",
+              forms[f].name);
+        copy[hbh + 7] ^= 1;
+        CHECK(memcmp(copy, jumbo, jlen) == 0, "%s: nothing changed when refused", forms[f].name);
+        copy[hbh + 2] = 1; /* PadN, not the jumbo option */
+        CHECK(inetcsum_gso_jumbo_remove(copy, jlen, forms[f].link) == 0, "%s: another option", forms[f].name);
+        copy[hbh + 2] = 0xC2;
+        CHECK(inetcsum_gso_jumbo_remove(copy, hbh + 4, forms[f].link) == 0, "%s: a short buffer", forms[f].name);
+        CHECK(memcmp(copy, jumbo, jlen) == 0, "%s: nothing changed", forms[f].name);
+
+        const long moved = inetcsum_gso_jumbo_remove(copy, jlen, forms[f].link);
+        CHECK(moved == 8 && memcmp(copy + 8, plain, len) == 0, "%s: removed (%ld), the plain packet left",
+              forms[f].name, moved);
+        CHECK(inetcsum_gso_describe(&g, copy + 8, len, forms[f].link, 1440) == 0 &&
+                  inetcsum_gso_describe(&gp, plain, len, forms[f].link, 1440) == 0 && memcmp(&g, &gp, sizeof g) == 0,
+              "%s: described as the plain packet", forms[f].name);
+        CHECK(inetcsum_gso_jumbo_remove(plain, len, forms[f].link) == 0, "%s: nothing to remove", forms[f].name);
+    }
+    uint8_t v4[200];
+    const size_t n4 = build(v4, 0, 0, 100);
+    CHECK(inetcsum_gso_jumbo_remove(v4, n4, INETCSUM_LINK_ETHERNET) == 0, "IPv4: nothing to remove");
+}
+
 static void count_frames(void *ctx, const uint8_t *pkt, size_t len)
 {
     (void)pkt;
@@ -358,5 +422,6 @@ int main(int argc, char **argv)
     test_guarded(1, 1, 1, 1);
     test_split();
     test_refusals();
+    test_jumbo_remove();
     return tu_finish();
 }

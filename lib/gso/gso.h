@@ -5,6 +5,7 @@
 #include "inetcsum.h"
 #include "inetcsum_gso.h"
 #include "kernels.h"
+#include "packet/protocols.h"
 #include "wire/wire.h"
 
 /* The longest run of headers a segment repeats: ample for two levels of IPv6 with extension
@@ -42,6 +43,11 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
  * inside a tunnel a virtio-net header named (the parser is asked from there), else 0. */
 int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
                    size_t inner_nh);
+
+/* The outermost IP header of a frame of len bytes, after its link layer (VLAN tags, SLL, ...):
+ * ICS_H_IPV4 or ICS_H_IPV6 with *off where it starts and its fixed header all present, else
+ * ICS_H_STOP. */
+enum ics_hdr ics_gso_ip_at(const uint8_t *p, size_t len, enum inetcsum_link link, size_t *off);
 
 /* Where the outermost IP packet of a frame of len bytes ends by its header's own length, when
  * that is before the frame's end (Ethernet padding, a trailer); else 0. */

@@ -337,20 +337,26 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
     return 0;
 }
 
-size_t ics_gso_ip_end(const uint8_t *p, size_t len, enum inetcsum_link link)
+enum ics_hdr ics_gso_ip_at(const uint8_t *p, size_t len, enum inetcsum_link link, size_t *off)
 {
     struct inetcsum_gso g;
     struct walk w = {p, len, len, 0, 0, 0, &g};
     enum ics_hdr ip;
-    size_t off;
-    if (link_layer(&w, link, &ip, &off) != 0 || !have(&w, off, ICS_IPV4_HLEN))
-        return 0;
+    if (link_layer(&w, link, &ip, off) != 0 || !have(&w, *off, 1))
+        return ICS_H_STOP;
     if (ip == ICS_H_IP)
-        ip = ics_follow_ip_version(ics_ip_version(p + off));
-    size_t end = 0;
+        ip = ics_follow_ip_version(ics_ip_version(p + *off));
+    const size_t need = ip == ICS_H_IPV4 ? ICS_IPV4_HLEN : ip == ICS_H_IPV6 ? ICS_IPV6_HLEN : 0;
+    return need && have(&w, *off, need) ? ip : ICS_H_STOP;
+}
+
+size_t ics_gso_ip_end(const uint8_t *p, size_t len, enum inetcsum_link link)
+{
+    size_t off, end = 0;
+    const enum ics_hdr ip = ics_gso_ip_at(p, len, link, &off);
     if (ip == ICS_H_IPV4)
         end = off + ics_get16(p + off + ICS_IPV4_TOT_LEN);
-    else if (ip == ICS_H_IPV6 && have(&w, off, ICS_IPV6_HLEN) && ics_get16(p + off + ICS_IPV6_PAYLOAD_LEN))
+    else if (ip == ICS_H_IPV6 && ics_get16(p + off + ICS_IPV6_PAYLOAD_LEN))
         end = off + ICS_IPV6_HLEN + ics_get16(p + off + ICS_IPV6_PAYLOAD_LEN);
     return end > off && end < len ? end : 0;
 }

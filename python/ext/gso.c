@@ -1,6 +1,7 @@
 /* Segmentation offload in user space (include/inetcsum_gso.h): a super-packet, with its
  * virtio-net header or a segment size, into wire-sized packets. */
 #include <errno.h>
+#include <string.h>
 
 #include "ext.h"
 #include "inetcsum_gso.h"
@@ -13,7 +14,8 @@ static PyObject *gso_error(const char *func, int rc, const struct inetcsum_gso *
                      "datagrams from a virtio-net header, Linux's UDP_MAX_SEGMENTS)", func, (unsigned)g->segments);
         return NULL;
     }
-    const char *why = rc == -EPROTONOSUPPORT ? "headers it does not segment (IP fragments, AH, ESP, an unknown tunnel, "
+    const char *why = rc == -EBADMSG        ? "a jumbo payload option whose length is not the packet's (RFC 2675)"
+                      : rc == -EPROTONOSUPPORT ? "headers it does not segment (IP fragments, AH, ESP, an unknown tunnel, "
                                                "neither TCP nor UDP, UFO)"
                       : rc == -E2BIG        ? "more segments than allowed"
                       : rc == -ENOSPC       ? "out is too small for the segments"
@@ -40,7 +42,8 @@ PyDoc_STRVAR(segment_doc,
              "Coalescer.fixed_ids() says of a merged packet: SKB_GSO_TCP_FIXEDID and _INNER).  max_segs: refuse a\n"
              "packet that would make more segments (0: 65,535, Linux's GSO_MAX_SEGS).  A packet without\n"
              "GSO (vnet GSO_NONE, no checksum to complete) that is neither TCP nor UDP (ARP, ICMP)\n"
-             "comes back as it is, one segment.\n"
+             "comes back as it is, one segment.  A BIG TCP packet with the jumbo hop-by-hop header\n"
+             "Linux 5.19-6.2 inserted (and captures show) is segmented without it, as Linux does.\n"
              "ValueError for a malformed or unsupported packet.");
 
 static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -99,6 +102,9 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
         return NULL;
     struct inetcsum_gso g;
     int rc;
+    uint8_t *plain = NULL; /* a copy without the jumbo header, when it had one */
+    const uint8_t *src = pkt.p;
+    size_t src_len = pkt.len;
     if (has_vnet) {
         if (icspy_buf_read(a[2], "segment", "vnet", &hdr) < 0) {
             icspy_buf_release(&pkt);
@@ -115,11 +121,27 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
         rc = inetcsum_gso_from_vnet_max(&g, pkt.p, pkt.len, (enum inetcsum_link)link, &vh, (uint32_t)max_segs);
     } else {
         rc = inetcsum_gso_describe(&g, pkt.p, pkt.len, (enum inetcsum_link)link, (size_t)gso_size);
+        if (rc == -EPROTONOSUPPORT) { /* BIG TCP with the jumbo header: segmented from a copy without it */
+            if (!(plain = PyMem_Malloc(pkt.len ? pkt.len : 1))) {
+                icspy_buf_release(&pkt);
+                return PyErr_NoMemory();
+            }
+            memcpy(plain, pkt.p, pkt.len);
+            const long moved = inetcsum_gso_jumbo_remove(plain, pkt.len, (enum inetcsum_link)link);
+            if (moved > 0) {
+                src = plain + moved;
+                src_len = pkt.len - (size_t)moved;
+                rc = inetcsum_gso_describe(&g, src, src_len, (enum inetcsum_link)link, (size_t)gso_size);
+            } else if (moved < 0) {
+                rc = -EBADMSG;
+            }
+        }
         if (rc == 0 && max_segs && g.segments > max_segs)
             rc = -E2BIG;
     }
     if (rc != 0) {
         icspy_buf_release(&pkt);
+        PyMem_Free(plain);
         return gso_error("segment", rc, &g);
     }
     if (fixed_id)
@@ -127,6 +149,7 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (nfixed >= 0) {
         if (nfixed != (Py_ssize_t)g.nlevels) {
             icspy_buf_release(&pkt);
+            PyMem_Free(plain);
             PyErr_Format(PyExc_ValueError, "segment(): fixed_id names %zd levels; the packet has %u IP levels",
                          nfixed, (unsigned)g.nlevels);
             return NULL;
@@ -162,7 +185,7 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
     long got;
     const struct inetcsum_offload ofl = {0, (uint32_t)device, zero_seed ? INETCSUM_OFFLOAD_ZERO_SEED : 0};
     /* Every byte is read and written once more: a 64 KB super-packet is worth releasing the GIL. */
-    ICSPY_WORK(2 * pkt.len, got = inetcsum_gso_segment(&g, pkt.p, pkt.len, &ofl, (size_t)vnet_out, seg, n));
+    ICSPY_WORK(2 * src_len, got = inetcsum_gso_segment(&g, src, src_len, &ofl, (size_t)vnet_out, seg, n));
     if (got < 0) {
         gso_error("segment", (int)got, NULL);
         goto fail;
@@ -185,12 +208,14 @@ static PyObject *py_segment(PyObject *self, PyObject *const *args, Py_ssize_t na
         icspy_buf_release(&out);
     }
     icspy_buf_release(&pkt);
+    PyMem_Free(plain);
     PyMem_Free(seg);
     return list;
 fail:
     if (out.p)
         icspy_buf_release(&out);
     icspy_buf_release(&pkt);
+    PyMem_Free(plain);
     PyMem_Free(seg);
     Py_XDECREF(list);
     return NULL;

@@ -676,3 +676,22 @@ def test_fixed_ids_per_level_round_trip(outer_fixed, inner_fixed):
     alone = inetcsum.Coalescer(vnet_size=12)
     alone.add(bytes(Ether() / IP() / UDP() / Raw(b"x")))
     assert len(alone.flush()) == 1 and alone.fixed_ids() == [()]  # (one packet, as it came)
+
+
+def test_big_tcp_with_the_jumbo_header_segments_as_without_it():
+    """A BIG TCP IPv6 packet over 64 KB with the jumbo hop-by-hop header Linux 5.19-6.2 inserted
+    (and captures show) is segmented as Linux segments it, without that header: the same segments
+    as the packet Linux 6.3 sends (issue 37: inetcsum_gso_jumbo_remove); a jumbo length that is not
+    the packet's is refused by name."""
+    body = payload(70000)
+    plain = bytearray(bytes(ETH / IPv6(src=A6, dst=B6, plen=0) / TCP(sport=1, dport=2, flags="PA") / Raw(body)))
+    ip = len(bytes(ETH))
+    jumbo = bytearray(plain[: ip + 40])
+    jumbo[ip + 6] = 0  # next header: hop-by-hop
+    jumbo += b"\x06\x00\xc2\x04" + (len(plain) - ip - 40 + 8).to_bytes(4, "big") + plain[ip + 40 :]
+    want = segment(bytes(plain), gso_size=1440)
+    assert len(want) == (70000 + 1439) // 1440
+    assert segment(bytes(jumbo), gso_size=1440) == want
+    jumbo[ip + 40 + 7] ^= 1
+    with pytest.raises(ValueError, match="jumbo payload option whose length"):
+        segment(bytes(jumbo), gso_size=1440)
