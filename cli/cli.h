@@ -6,11 +6,21 @@
 
 #include "status.h" /* the exit statuses (capture/status.h) */
 
+/* ---- exit_status.c ---- */
+
 /* The status of several outcomes: an error over a cut capture over problems over all good.  Both
  * are remembered (cli_saw), so that a status the final one hides is said at the end. */
 int cli_worse(int a, int b);
 /* Remembers that an outcome had this status, even where another one is returned. */
 void cli_saw(int status);
+/* The command's status once what it printed is flushed: a full disk or a closed standard output is
+ * an error (EXIT_USAGE, said), as for sha256sum. */
+int cli_stdout_status(int status);
+/* The last line on stderr: what the final status hides (a cut capture behind an error, problems
+ * behind a cut capture), "reported above" only when the report reached standard output. */
+void cli_say_hidden(int status);
+
+/* ---- the subcommands (cmd_*.c) ---- */
 
 int cmd_verify(int argc, char **argv);
 int cmd_fix(int argc, char **argv);
@@ -19,6 +29,8 @@ int cmd_impls(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_segment(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+
+/* ---- say.c ---- */
 
 /* The end of every option switch: asked (--help) prints help on stdout and returns EXIT_ALL_GOOD;
  * otherwise (a usage error, already said on its own line) prints the synopsis's first line and how
@@ -35,9 +47,13 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * escapes).  Valid until the fourth call after it on the same thread. */
 const char *cli_name(const char *path);
 
+/* ---- paths.c (beside the expansion of path arguments, paths.h) ---- */
+
 /* Opens a capture or data file for reading: "-" is standard input. NULL (and an error printed)
  * when it cannot be opened. */
 FILE *cli_open_input(const char *path);
+
+/* ---- progress.c ---- */
 
 /* Progress on stderr while a capture is read, as pv and rsync --info=progress2 show it: bytes of
  * the file read and its size, frames, the rate and the time left, one line redrawn in place.  Only

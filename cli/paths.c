@@ -208,3 +208,21 @@ void paths_free(struct path_list *l)
     free(l->failed);
     *l = (struct path_list){0};
 }
+
+FILE *cli_open_input(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return stdin;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cli_error("%s: %m", path);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("%s: is a directory", path);
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}

@@ -433,6 +433,13 @@ class Verify(unittest.TestCase):
             res = run("verify", "--quiet", made)
             self.assertEqual(res.returncode, 1)
             self.assertNotIn(b"hides", res.stderr)
+            if os.path.exists("/dev/full"):  # the report lost with standard output: not "reported above"
+                with open("/dev/full", "wb") as full:
+                    res = subprocess.run([CLI, "verify", made], stdout=full, stderr=subprocess.PIPE)
+                self.assertEqual(res.returncode, 2)
+                self.assertEqual(res.stderr.splitlines()[-1],
+                                 b"inetcsum: exit status 2 hides status 1: problems were found too "
+                                 b"(their report on standard output was lost)")
 
     def test_a_capture_cut_in_its_first_record_says_so(self):
         """Cut inside the only record: the messages say it was the first and OUT holds no frame
