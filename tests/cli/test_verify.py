@@ -550,6 +550,60 @@ class ManyFiles(unittest.TestCase):
             res = run("verify", "-j", "0", root)
             self.assertEqual(res.returncode, 2)
 
+    def test_an_unreadable_folder_is_said_and_the_rest_read(self):
+        """-r over a tree one of whose folders the user may not read: the folder is named with why
+        (text and JSON), every other capture is read, the total counts it as unreadable, exit 2;
+        fix -r writes the others and says the same.  Run as nobody (root reads every folder)."""
+        if os.geteuid() != 0:
+            self.skipTest("drops to the user nobody to meet a folder it may not read: needs root")
+        import pwd
+        try:
+            nobody = pwd.getpwnam("nobody")
+        except KeyError:
+            self.skipTest("no user nobody to run as")
+
+        def as_nobody(*args):
+            def drop():
+                os.setgroups([])
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+            return subprocess.run([CLI, *args], capture_output=True, preexec_fn=drop)
+
+        with tempfile.TemporaryDirectory() as d:
+            root = self.tree(d)
+            os.chmod(d, 0o755)
+            for p, dirs, files in os.walk(d):
+                for n in dirs:
+                    os.chmod(os.path.join(p, n), 0o755)
+                for n in files:
+                    if not os.path.islink(os.path.join(p, n)):
+                        os.chmod(os.path.join(p, n), 0o644)
+            os.chmod(os.path.join(root, "a", "b"), 0o000)
+            try:
+                probe = as_nobody("verify", "-q", "-r", os.path.join(root, "c"))
+                if probe.returncode == 2 and b"Permission denied" in probe.stderr:
+                    self.skipTest("the user nobody cannot reach the test's folder here")
+                res = as_nobody("verify", "-r", root)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"inetcsum: {os.path.join(root, 'a', 'b')}: Permission denied".encode(), res.stderr)
+                total = next(l for l in res.stdout.decode().splitlines() if l.startswith("total: "))
+                self.assertTrue(total.startswith("total: 8 files (3 good, 4 with problems, 0 cut short, 1 unreadable)"),
+                                total)
+                js = [json.loads(l) for l in as_nobody("verify", "--json", "-r", root).stdout.splitlines()]
+                failed = [o for o in js if o["type"] == "summary" and o.get("error")]
+                self.assertEqual([(o["file"], o["error"]) for o in failed],
+                                 [(os.path.join(root, "a", "b"), "Permission denied")])
+                out = os.path.join(d, "out")
+                os.mkdir(out)
+                os.chmod(out, 0o777)
+                res = as_nobody("fix", "-r", "--quiet", root, out)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"{os.path.join(root, 'a', 'b')}: Permission denied".encode(), res.stderr)
+                self.assertTrue(os.path.exists(os.path.join(out, "a", "x5.pcap")))
+                self.assertTrue(os.path.exists(os.path.join(out, "c", "no-extension")))
+            finally:
+                os.chmod(os.path.join(root, "a", "b"), 0o755)
+
     def test_fix_tree_and_in_place(self):
         with tempfile.TemporaryDirectory() as d:
             root = self.tree(d)
