@@ -272,6 +272,15 @@ INETCSUM_API int inetcsum_fragment(const void *frame, size_t caplen, size_t wire
                                           * that happens to look like one) are left as they are, as a
                                           * device told where the headers are leaves them.  Without
                                           * it, INNER kinds are requested at every deeper level too */
+#define INETCSUM_OFFLOAD_ONE_CHECKSUM 0x4u /* the device fills one TCP or UDP checksum per frame, named by
+                                            * where its sum starts and where its field is (Linux
+                                            * CHECKSUM_PARTIAL, AF_XDP TX metadata, virtio-net's
+                                            * NEEDS_CSUM): of the requested checksums the device kinds
+                                            * allow, the innermost is left to it (an outer UDP checksum
+                                            * then counted by local checksum offload), every other one
+                                            * computed here; the IPv4 and SCTP kinds are never the
+                                            * device's.  The report's one INETCSUM_CHECK_DEVICE check
+                                            * says which (its offset and inetcsum_check_field) */
 
 struct inetcsum_offload {
     uint32_t request; /* kinds the frame must carry when it leaves (csum_flags); others are left alone */

@@ -12,6 +12,7 @@ packages=(
   libjansson-dev                              # inetcsum bench: --json and compare
   zlib1g-dev libzstd-dev liblzma-dev          # the command: gzip, zstd and xz captures
   libpcap-dev                                 # verify -i: tcpdump's filter language, compiled by libpcap
+  libxdp-dev libbpf-dev                       # the AF_XDP layer (xsk/): libxdp 1.3, libbpf 1.1
   gzip zstd xz-utils                          # test_cli: compressed captures made by the real tools
   valgrind
   python3 python3-dev python3-venv            # test_cli; the Python package's headers and test venv

@@ -18,42 +18,6 @@ static void put16(uint8_t *p, unsigned v)
     p[1] = (uint8_t)v;
 }
 
-/* Ethernet + IPv4 (or IPv6) + TCP (or UDP) + n random payload bytes, lengths right, checksums
- * whatever; returns its length. */
-static size_t build(uint8_t *p, int v6, int udp, size_t n)
-{
-    const size_t ip_len = v6 ? 40 : 20, l4_len = udp ? 8 : 32;
-    memset(p, 0, 14 + ip_len + l4_len);
-    tu_fill_random(p, 12);
-    put16(p + 12, v6 ? 0x86DD : 0x0800);
-    uint8_t *ip = p + 14, *l4 = ip + ip_len;
-    if (v6) {
-        ip[0] = 0x60;
-        put16(ip + 4, (unsigned)(l4_len + n));
-        ip[6] = udp ? 17 : 6;
-        ip[7] = 64;
-        tu_fill_random(ip + 8, 32);
-    } else {
-        ip[0] = 0x45;
-        put16(ip + 2, (unsigned)(20 + l4_len + n));
-        tu_fill_random(ip + 4, 2);
-        ip[6] = 0x40; /* DF */
-        ip[8] = 64;
-        ip[9] = udp ? 17 : 6;
-        tu_fill_random(ip + 12, 8);
-    }
-    tu_fill_random(l4, 8);
-    if (udp) {
-        put16(l4 + 4, (unsigned)(8 + n));
-    } else {
-        l4[12] = 0x80; /* 32 bytes: with options */
-        l4[13] = (uint8_t)(0x10 | (tu_rand() & 0xC9)); /* ACK, and any of CWR, ECE... FIN, PSH */
-        memset(l4 + 20, 1, 12); /* NOPs */
-    }
-    tu_fill_random(l4 + l4_len, n);
-    return 14 + ip_len + l4_len + n;
-}
-
 static void test_vnet_header(void)
 {
     const struct inetcsum_vnet_hdr h = {.flags = 1, .gso_type = 0x85, .hdr_len = 0x1234, .gso_size = 1448,
@@ -89,7 +53,7 @@ static void test_guarded(int v6, int udp, size_t n, size_t gso)
     struct guarded in, out;
     guarded_alloc(&in, 70000);
     uint8_t buf[70000];
-    const size_t len = build(buf, v6, udp, n);
+    const size_t len = tu_build_frame(buf, v6, udp, n);
     uint8_t *pkt = in.base + in.size - len; /* the packet ends where the page becomes inaccessible */
     memcpy(pkt, buf, len);
     struct inetcsum_gso g;
@@ -141,7 +105,7 @@ static void test_guarded(int v6, int udp, size_t n, size_t gso)
 static void test_split(void)
 {
     uint8_t pkt[4000], one[8][1600], two[8][1600];
-    const size_t len = build(pkt, 1, 0, 3000);
+    const size_t len = tu_build_frame(pkt, 1, 0, 3000);
     struct inetcsum_gso g;
     CHECK(inetcsum_gso_describe(&g, pkt, len, INETCSUM_LINK_ETHERNET, 1000) == 0 && g.segments == 3, "describe");
     struct inetcsum_segment a[3], b[3];
@@ -174,7 +138,7 @@ static void test_split(void)
 static void test_refusals(void)
 {
     uint8_t pkt[4000], out[4][1600], before[4][1600];
-    const size_t len = build(pkt, 0, 1, 3000);
+    const size_t len = tu_build_frame(pkt, 0, 1, 3000);
     struct inetcsum_gso g;
     CHECK(inetcsum_gso_describe(&g, pkt, len, INETCSUM_LINK_ETHERNET, 1000) == 0 && g.segments == 3, "describe");
     struct inetcsum_segment seg[3];
@@ -218,7 +182,7 @@ static void test_jumbo_remove(void)
                  {"raw", INETCSUM_LINK_RAW, 0}};
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
         const size_t ip = forms[f].ip;
-        size_t len = build(plain + 4, 1, 0, PAYLOAD) + 4; /* (4 bytes ahead, for a tag) */
+        size_t len = tu_build_frame(plain + 4, 1, 0, PAYLOAD) + 4; /* (4 bytes ahead, for a tag) */
         memmove(plain, plain + 4, 12); /* the MAC addresses, then the tag */
         put16(plain + 12, 0x8100);
         put16(plain + 14, 7);
@@ -262,7 +226,7 @@ static void test_jumbo_remove(void)
         CHECK(inetcsum_gso_jumbo_remove(plain, len, forms[f].link) == 0, "%s: nothing to remove", forms[f].name);
     }
     uint8_t v4[200];
-    const size_t n4 = build(v4, 0, 0, 100);
+    const size_t n4 = tu_build_frame(v4, 0, 0, 100);
     CHECK(inetcsum_gso_jumbo_remove(v4, n4, INETCSUM_LINK_ETHERNET) == 0, "IPv4: nothing to remove");
 }
 
@@ -279,7 +243,7 @@ static void test_api_edges(void)
     static uint8_t pkt[70000], out[2][1600];
     /* A peer's gso_size of 1 over a 60,000-byte TCP payload asks for 60,000 segments: within
      * INETCSUM_GSO_MAX_SEGS, beyond a caller's bound of 64. */
-    const size_t len = build(pkt, 0, 0, 60000);
+    const size_t len = tu_build_frame(pkt, 0, 0, 60000);
     struct inetcsum_gso g;
     const struct inetcsum_vnet_hdr one = {.flags = INETCSUM_VNET_F_NEEDS_CSUM, .gso_type = INETCSUM_VNET_GSO_TCPV4,
                                           .gso_size = 1, .csum_start = 34, .csum_offset = 16};

@@ -512,6 +512,44 @@ static void random_frames(void)
         }
         f.udp_zero = 0; /* offload computes UDP checksums that were zero */
         reference_good(&f, "offload");
+
+        /* A device that fills one checksum from a start and an offset (AF_XDP TX metadata,
+         * CHECKSUM_PARTIAL): at most one left to it, a TCP or UDP one, the innermost it could take;
+         * completed as the kernel completes it (skb_checksum_help), every checksum is right. */
+        memcpy(p, fresh, len);
+        o.flags = INETCSUM_OFFLOAD_ONE_CHECKSUM;
+        const int every_kind = tu_rand() & 1; /* then the innermost TCP or UDP checksum is the one */
+        o.device = every_kind ? INETCSUM_OFL_ALL : (uint32_t)tu_rand() & INETCSUM_OFL_ALL;
+        sw = inetcsum_offload(p, len, INETCSUM_LINK_ETHERNET, &o, &r);
+        unsigned left = 0, innermost = r.count;
+        for (unsigned i = 0; i < r.count; i++) {
+            const struct inetcsum_check *c = &r.checks[i];
+            const int l4 = c->layer == INETCSUM_LAYER_TCP || c->layer == INETCSUM_LAYER_UDP;
+            if (l4 && c->depth <= 1 && !(c->flags & INETCSUM_CHECK_QUOTED))
+                innermost = i;
+        }
+        CHECK(!every_kind || innermost == r.count || (r.checks[innermost].flags & INETCSUM_CHECK_DEVICE),
+              "frame %u: one checksum: the innermost TCP or UDP one (check %u) not left to a device that takes any", n,
+              innermost);
+        for (unsigned i = 0; i < r.count; i++) {
+            const struct inetcsum_check *c = &r.checks[i];
+            const int l4 = c->layer == INETCSUM_LAYER_TCP || c->layer == INETCSUM_LAYER_UDP;
+            if (!(c->flags & INETCSUM_CHECK_DEVICE))
+                continue;
+            left++;
+            CHECK(l4 && c->depth <= 1, "frame %u: one checksum: a %s left to the device", n,
+                  inetcsum_layer_name((enum inetcsum_layer)c->layer));
+            unsigned width;
+            const size_t field = inetcsum_check_field(c, &width);
+            CHECK(inetcsum_complete_partial(p, c->offset + c->length, c->offset, field - c->offset, 0) == 0,
+                  "frame %u: one checksum: completion refused", n);
+            /* (none deeper that the device kinds allowed was skipped for it) */
+            for (unsigned j = i + 1; j < r.count; j++)
+                CHECK(!(r.checks[j].flags & INETCSUM_CHECK_DEVICE), "frame %u: two left to the device", n);
+        }
+        CHECK(left <= 1, "frame %u: one checksum: %u left to the device", n, left);
+        (void)sw;
+        reference_good(&f, "offload, one checksum");
     }
 }
 

@@ -221,3 +221,45 @@ int tu_same_report(const struct inetcsum_report *a, const struct inetcsum_report
     return a->count == b->count && a->flags == b->flags && a->count <= INETCSUM_MAX_CHECKS &&
            memcmp(a->checks, b->checks, a->count * sizeof a->checks[0]) == 0;
 }
+
+static void tu_put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+/* Ethernet + IPv4 (or IPv6) + TCP (or UDP) + n random payload bytes, lengths right, checksums
+ * whatever; returns its length. */
+size_t tu_build_frame(uint8_t *p, int v6, int udp, size_t n)
+{
+    const size_t ip_len = v6 ? 40 : 20, l4_len = udp ? 8 : 32;
+    memset(p, 0, 14 + ip_len + l4_len);
+    tu_fill_random(p, 12);
+    tu_put16(p + 12, v6 ? 0x86DD : 0x0800);
+    uint8_t *ip = p + 14, *l4 = ip + ip_len;
+    if (v6) {
+        ip[0] = 0x60;
+        tu_put16(ip + 4, (unsigned)(l4_len + n));
+        ip[6] = udp ? 17 : 6;
+        ip[7] = 64;
+        tu_fill_random(ip + 8, 32);
+    } else {
+        ip[0] = 0x45;
+        tu_put16(ip + 2, (unsigned)(20 + l4_len + n));
+        tu_fill_random(ip + 4, 2);
+        ip[6] = 0x40; /* DF */
+        ip[8] = 64;
+        ip[9] = udp ? 17 : 6;
+        tu_fill_random(ip + 12, 8);
+    }
+    tu_fill_random(l4, 8);
+    if (udp) {
+        tu_put16(l4 + 4, (unsigned)(8 + n));
+    } else {
+        l4[12] = 0x80; /* 32 bytes: with options */
+        l4[13] = (uint8_t)(0x10 | (tu_rand() & 0xC9)); /* ACK, and any of CWR, ECE... FIN, PSH */
+        memset(l4 + 20, 1, 12); /* NOPs */
+    }
+    tu_fill_random(l4 + l4_len, n);
+    return 14 + ip_len + l4_len + n;
+}

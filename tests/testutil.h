@@ -32,6 +32,11 @@ extern int tu_quick; /* reduced sweeps (emulators, sanitizers): --quick or INETC
 uint64_t tu_rand(void);
 void tu_fill_random(uint8_t *p, size_t n);
 
+/* Ethernet + IPv4 (DF) or IPv6 + TCP (32 bytes: ACK, any of CWR, ECE, PSH, FIN, NOP options) or UDP
+ * + n random payload bytes at p, lengths right, addresses and ports random, checksums whatever;
+ * returns its length. */
+size_t tu_build_frame(uint8_t *p, int v6, int udp, size_t n);
+
 /* ---- the reference: bytes taken in pairs, in host order, a lone last byte padded with zero,
  * added as integers and folded with end-around carry.  Deliberately the plainest code. ---- */
 uint16_t ref_sum(const void *buf, size_t len, uint32_t seed);

@@ -74,6 +74,16 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
     uint8_t device[INETCSUM_MAX_CHECKS], skip[INETCSUM_MAX_CHECKS];
     size_t cov[INETCSUM_MAX_CHECKS];
 
+    /* One checksum for the device: the innermost it could take, the only one it may. */
+    unsigned only = p.n;
+    for (unsigned j = 0; (o->flags & INETCSUM_OFFLOAD_ONE_CHECKSUM) && j < p.n; j++) {
+        const struct ics_item *it = &p.item[j];
+        const uint32_t kind = kind_of(it);
+        if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && (o->request & kind) && (o->device & kind) &&
+            it->depth <= 1 && (it->layer == INETCSUM_LAYER_TCP || it->layer == INETCSUM_LAYER_UDP))
+            only = j;
+    }
+
     /* Decide outermost first: a device item under a software checksum that cannot count it by its
      * contribution (an SCTP CRC, or one that sticks out of the covered bytes) goes to software. */
     for (unsigned j = 0; j < p.n; j++) {
@@ -82,7 +92,8 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
         cov[j] = (it->flags & ICS_UNSURE) ? 0 : ics_item_coverage(&v, it);
         skip[j] = (it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) || cov[j] == 0 || !(o->request & kind);
         device[j] = !skip[j] && (o->device & kind) && it->depth <= 1 && kind != INETCSUM_OFL_OTHER &&
-                    kind != INETCSUM_OFL_INNER(INETCSUM_OFL_OTHER);
+                    kind != INETCSUM_OFL_INNER(INETCSUM_OFL_OTHER) &&
+                    (!(o->flags & INETCSUM_OFFLOAD_ONE_CHECKSUM) || j == only);
         for (unsigned i = 0; device[j] && i < j; i++)
             if (!skip[i] && !device[i] && overlaps(it, &p.item[i], cov[i]) &&
                 (it->layer == INETCSUM_LAYER_SCTP || !inside(it, &p.item[i], cov[i])))
@@ -140,6 +151,21 @@ uint32_t ics_offload_general(void *frame, size_t len, enum inetcsum_link link, c
     return offload_view(&v, link, o, report);
 }
 
+/* The device kinds one start-and-offset checksum can be: TCP and UDP, at the first two levels. */
+#define ONE_CHECKSUM_KINDS                                                                                      \
+    (INETCSUM_OFL_TCP4 | INETCSUM_OFL_UDP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP6 |                            \
+     INETCSUM_OFL_INNER(INETCSUM_OFL_TCP4 | INETCSUM_OFL_UDP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP6))
+
+/* o, or with INETCSUM_OFFLOAD_ONE_CHECKSUM a copy in room whose device kinds are those. */
+static const struct inetcsum_offload *one_checksum(const struct inetcsum_offload *o, struct inetcsum_offload *room)
+{
+    if (!(o->flags & INETCSUM_OFFLOAD_ONE_CHECKSUM))
+        return o;
+    *room = *o;
+    room->device &= ONE_CHECKSUM_KINDS;
+    return room;
+}
+
 uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsum_link link,
                               const struct inetcsum_offload *o, struct inetcsum_report *report)
 {
@@ -147,6 +173,8 @@ uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsu
      * and to a chain whose first segment holds the headers, the payload summed across them. */
     if (nseg == 1)
         return inetcsum_offload(seg[0].iov_base, seg[0].iov_len, link, o, report);
+    struct inetcsum_offload one;
+    o = one_checksum(o, &one);
     const struct ics_view v = ics_view_segments(seg, nseg);
     struct ics_fast fr;
     if (ics_fast_recognise_sg(&v, link, &fr))
@@ -157,6 +185,8 @@ uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsu
 uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link, const struct inetcsum_offload *o,
                           struct inetcsum_report *report)
 {
+    struct inetcsum_offload one;
+    o = one_checksum(o, &one); /* (the shortcut's frames have one TCP or UDP checksum: it needs no more) */
     struct ics_fast fr;
     if (ics_fast_recognise((const uint8_t *)frame, len, 0, link, &fr))
         return ics_fast_write((uint8_t *)frame, &fr, 0, o, report);

@@ -1,0 +1,143 @@
+/* inetcsum for AF_XDP: the late offload fallback where AF_XDP applications hold their frames (in
+ * a UMEM, named by struct xdp_desc), and a software check of what a socket receives.
+ *
+ * No kernel stack computes anything for a frame an AF_XDP socket sends.  Since Linux 6.8 a frame
+ * may carry TX metadata asking for one TCP or UDP checksum (a start and an offset, the field
+ * seeded with the pseudo-header sum), honoured:
+ *   - in copy mode (XDP_COPY), on any device: the kernel builds an skb with CHECKSUM_PARTIAL, which
+ *     the device fills if it offloads checksums and the kernel's generic path fills otherwise (or
+ *     the kernel at once, with a UMEM registered with XDP_UMEM_TX_SW_CSUM);
+ *   - in zero-copy mode, only by a driver that has the netdev family's xsk-features `tx-checksum`
+ *     (mlx5, idpf, stmmac, ... as of 6.18); any other driver ignores the request in silence.
+ * and only when the UMEM was registered with room for the metadata (tx_metadata_len; libxdp 1.3,
+ * Debian 12's, cannot register one: inetcsum_xsk_socket_open below can).
+ *
+ *     struct inetcsum_xsk_tx *tx = inetcsum_xsk_tx_new(&conf);       (once per socket)
+ *     ...
+ *     n = inetcsum_xsk_tx_prepare_burst(tx, descs, count, &done, ring_slots, room, &free);
+ *
+ * For each frame, every checksum it carries (or the kinds the caller asks for) is made right
+ * before it leaves: the innermost TCP or UDP checksum requested through the metadata where the
+ * device path above is there, everything else (the IPv4 header, an outer UDP checksum by local
+ * checksum offload, SCTP's CRC32c, ICMP, deeper levels) computed here; with no device path, all of
+ * it here.  A frame longer than the MTU is segmented here (AF_XDP has no segmentation offload): TCP
+ * and UDP, IPv4 and IPv6, through the tunnels inetcsum_gso_segment crosses, into UMEM frames taken
+ * from the caller's free list, each segment's checksums computed while it is copied.
+ *
+ * Threads: a struct inetcsum_xsk_tx belongs to one socket's TX ring and, as the ring, to one
+ * thread at a time.  inetcsum_xsk_rx_verify keeps no state. */
+#ifndef INETCSUM_XSK_H
+#define INETCSUM_XSK_H
+
+#include <linux/if_xdp.h> /* struct xdp_desc */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inetcsum.h"
+#include "inetcsum_packet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- What the device and the kernel can do ------------------------------------------------------ */
+
+#define INETCSUM_XSK_TX_TIMESTAMP 0x1u /* xsk-features: the device fills TX timestamps */
+#define INETCSUM_XSK_TX_CHECKSUM 0x2u  /* xsk-features: the device honours checksum requests in zero-copy */
+
+struct inetcsum_xsk_caps {
+    int kernel_tx_metadata;    /* the running kernel takes TX metadata (Linux 6.8 and later) */
+    uint64_t xsk_features;     /* the netdev family's xsk-features for the device (INETCSUM_XSK_TX_*) */
+    int xsk_features_known;    /* ... as the kernel reported them (0: it has no such attribute) */
+    int zero_copy;             /* the socket is bound in zero-copy mode (-1: no socket was given) */
+};
+
+/* Asks the kernel once, through the netdev generic netlink family: what the device at ifindex
+ * reports, and how the AF_XDP socket xsk_fd (-1: none) is bound.  0, or a negative errno (-ENODEV:
+ * no such device).  A kernel without the family or the attribute is not an error: caps say so. */
+INETCSUM_API int inetcsum_xsk_caps_get(unsigned ifindex, int xsk_fd, struct inetcsum_xsk_caps *caps);
+
+/* ---- TX ------------------------------------------------------------------------------------------ */
+
+struct inetcsum_xsk_tx_conf {
+    unsigned ifindex;          /* the socket's device (if_nametoindex) */
+    int xsk_fd;                /* the socket (xsk_socket__fd), to read its bind mode; -1: copy mode assumed */
+    void *umem_area;           /* the UMEM's first byte: a descriptor's addr is an offset from it */
+    uint64_t umem_size;
+    uint32_t frame_size;       /* the UMEM's chunk size (aligned mode): a segment's frame */
+    uint32_t tx_metadata_len;  /* as the UMEM was registered; 0: no metadata, software only */
+    uint32_t mtu;              /* 0: the device's (SIOCGIFMTU) */
+    enum inetcsum_link link;   /* 0: INETCSUM_LINK_ETHERNET */
+    uint32_t device;           /* 0: every kind the device path allows; else narrowed to these
+                                * INETCSUM_OFL_* kinds (a driver known to do one wrong) */
+    unsigned flags;            /* INETCSUM_XSK_SOFTWARE */
+};
+#define INETCSUM_XSK_SOFTWARE 0x1u /* never the metadata: every checksum computed here */
+
+struct inetcsum_xsk_tx_stats {
+    uint64_t frames;     /* offered */
+    uint64_t by_device;  /* a checksum requested through the TX metadata */
+    uint64_t software;   /* every checksum computed here */
+    uint64_t segmented;  /* over the MTU: segmented here */
+    uint64_t segments;   /* the frames they made */
+    uint64_t refused;    /* not sendable (errno said why): left to the caller */
+};
+
+/* Makes the fallback for one socket: reads the device's capabilities and MTU once.  NULL with
+ * errno EINVAL (a conf without a UMEM, a frame size below 2,048, metadata room below the
+ * metadata's 24 bytes or not a multiple of 8), ENODEV, ENOMEM. */
+INETCSUM_API struct inetcsum_xsk_tx *inetcsum_xsk_tx_new(const struct inetcsum_xsk_tx_conf *conf);
+INETCSUM_API void inetcsum_xsk_tx_free(struct inetcsum_xsk_tx *tx);
+
+/* Whether checksums go through the metadata (1) or are all computed here (0), and why, in words
+ * ("copy mode: the kernel completes the request", "zero-copy without tx-checksum", ...). */
+INETCSUM_API int inetcsum_xsk_tx_uses_device(const struct inetcsum_xsk_tx *tx, const char **why);
+
+/* Prepares the frame desc names for the TX ring, in place: the checksums of the kinds in request
+ * (INETCSUM_OFL_ALL: every one it carries) made right, one of them perhaps through the metadata
+ * (desc->options gets XDP_TX_METADATA, the metadata's checksum request is written; its other
+ * requests, a timestamp, are kept; without one, the checksum request is cleared).  The frame must
+ * fit the MTU (inetcsum_xsk_tx_prepare_burst segments one that does not).  report may be NULL.
+ * Returns the kinds computed here, or a negative errno: -EINVAL for a descriptor outside the UMEM,
+ * a multi-buffer frame (XDP_PKT_CONTD, not taken yet), or metadata room the frame's offset in its
+ * chunk leaves no space for; -EMSGSIZE for a frame over the MTU. */
+INETCSUM_API long inetcsum_xsk_tx_prepare(struct inetcsum_xsk_tx *tx, struct xdp_desc *desc, uint32_t request,
+                                          struct inetcsum_report *report);
+
+/* The caller's free UMEM frames: addresses of chunks (aligned mode), as it puts them on the fill
+ * ring.  Segments take them from the end (addr[--n]); a segmented frame's own chunk is given back
+ * (addr[n++]) once its segments are written. */
+struct inetcsum_xsk_frames {
+    uint64_t *addr;
+    uint32_t n, cap;
+};
+
+/* Prepares in[0..n) (every checksum of each) into out[0..room), the descriptors to put on the TX
+ * ring in order: a frame that fits the MTU as it is, one over it as its segments (in chunks from
+ * free, written at the metadata room's end).  Stops at the first frame that does not fit in out or
+ * whose segments free cannot hold (-ENOBUFS through *error), or that is refused (its errno through
+ * *error, it and those after it still the caller's).  *taken: how many of in were done.  Returns
+ * how many of out were written.  error may be NULL. */
+INETCSUM_API uint32_t inetcsum_xsk_tx_prepare_burst(struct inetcsum_xsk_tx *tx, const struct xdp_desc *in,
+                                                    uint32_t n, uint32_t *taken, struct xdp_desc *out,
+                                                    uint32_t room, struct inetcsum_xsk_frames *free, int *error);
+
+INETCSUM_API void inetcsum_xsk_tx_stats(const struct inetcsum_xsk_tx *tx, struct inetcsum_xsk_tx_stats *stats);
+
+/* ---- RX ------------------------------------------------------------------------------------------ */
+
+#define INETCSUM_XSK_RX_GOOD 0      /* every checksum right, or none to check */
+#define INETCSUM_XSK_RX_BAD 1       /* a checksum is wrong: drop it, as a kernel stack would */
+#define INETCSUM_XSK_RX_MALFORMED 2 /* headers that contradict themselves (lengths): drop it too */
+
+/* Verifies the frames descs[0..n) name in the UMEM at umem_area, as Linux's stack checks them on
+ * receive (flags: INETCSUM_UDP6_ZERO_OK), in software: verdict[i] is INETCSUM_XSK_RX_* of frame i
+ * (verdict may be NULL).  Returns how many are not GOOD. */
+INETCSUM_API uint32_t inetcsum_xsk_rx_verify(const void *umem_area, const struct xdp_desc *descs, uint32_t n,
+                                             enum inetcsum_link link, unsigned flags, uint8_t *verdict);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INETCSUM_XSK_H */

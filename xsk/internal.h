@@ -1,0 +1,26 @@
+/* Internal to the AF_XDP layer (xsk/): the TX object, shared by tx.c and the tests. */
+#ifndef ICS_XSK_INTERNAL_H
+#define ICS_XSK_INTERNAL_H
+
+#include <stdio.h>
+
+#include "inetcsum_gso.h"
+#include "inetcsum_xsk.h"
+#include "uapi.h"
+
+struct inetcsum_xsk_tx {
+    struct inetcsum_xsk_tx_conf conf;
+    struct inetcsum_xsk_caps caps;
+    int device_path;      /* checksums through the metadata */
+    const char *why;      /* ... or not, in words */
+    uint32_t device;      /* the kinds the metadata may carry (INETCSUM_OFL_*) */
+    struct inetcsum_xsk_tx_stats stats;
+    struct inetcsum_segment *seg; /* segmentation's buffers, grown to the most segments met */
+    uint32_t seg_cap;
+};
+
+/* The device path's decision from what the kernel, the device, the socket and the conf say:
+ * 1 or 0, *why in words.  (tx_new's, apart so that the tests give it any caps.) */
+int ics_xsk_decide(const struct inetcsum_xsk_tx_conf *conf, const struct inetcsum_xsk_caps *caps, const char **why);
+
+#endif
