@@ -32,6 +32,7 @@
 #include <linux/if_xdp.h> /* struct xdp_desc */
 #include <stddef.h>
 #include <stdint.h>
+#include <xdp/xsk.h> /* libxdp's ring structures */
 
 #include "inetcsum.h"
 #include "inetcsum_packet.h"
@@ -56,6 +57,45 @@ struct inetcsum_xsk_caps {
  * reports, and how the AF_XDP socket xsk_fd (-1: none) is bound.  0, or a negative errno (-ENODEV:
  * no such device).  A kernel without the family or the attribute is not an error: caps say so. */
 INETCSUM_API int inetcsum_xsk_caps_get(unsigned ifindex, int xsk_fd, struct inetcsum_xsk_caps *caps);
+
+/* ---- A socket with room for TX metadata ---------------------------------------------------------- */
+
+/* An AF_XDP socket whose UMEM has room for TX metadata, its four rings mapped into libxdp's ring
+ * structures (so that xsk_ring_prod__reserve, xsk_ring_cons__peek and the rest work on them): what
+ * libxdp 1.3 (Debian 12's) cannot make, its UMEM registration having no tx_metadata_len.  With a
+ * libxdp that has one (xsk_umem__create_opts), use it instead; this layer only needs the length. */
+struct inetcsum_xsk_socket_conf {
+    const char *ifname;
+    uint32_t queue;
+    void *umem_area;           /* page-aligned; frames of frame_size bytes (aligned mode) */
+    uint64_t umem_size;
+    uint32_t frame_size;       /* 2,048 or 4,096 */
+    uint32_t tx_metadata_len;  /* room before each TX frame for the metadata: 0, or 24 and up by 8s */
+    uint32_t umem_flags;       /* XDP_UMEM_TX_SW_CSUM (uapi): copy mode only, the kernel completes
+                                * requested checksums itself (for tests and odd devices) */
+    uint32_t ring_size;        /* every ring's entries, a power of two; 0: 2,048 */
+    uint16_t bind_flags;       /* XDP_COPY, XDP_ZEROCOPY, XDP_USE_NEED_WAKEUP */
+    int rx;                    /* also an RX ring, and libxdp's default program sending the queue's
+                                * frames to it */
+};
+
+struct inetcsum_xsk_socket {
+    int fd;
+    unsigned ifindex;
+    struct xsk_ring_prod fill, tx;
+    struct xsk_ring_cons comp, rx;
+    uint32_t tx_metadata_len;  /* as registered (0 when the kernel took no metadata room) */
+    void *map[4];              /* (the rings' mappings, and their lengths, for close) */
+    size_t map_len[4];
+    int prog_attached;
+};
+
+/* Opens the socket: 0, or a negative errno (-EINVAL from a kernel before 6.8 asked for metadata
+ * room: open it again with none).  On a kernel from 6.8 to 6.10 the metadata length is registered
+ * without XDP_UMEM_TX_METADATA_LEN (the flag came in 6.11), as the kernel's documentation says. */
+INETCSUM_API int inetcsum_xsk_socket_open(struct inetcsum_xsk_socket *s, const struct inetcsum_xsk_socket_conf *c);
+/* Closes it (and detaches the program it attached). */
+INETCSUM_API void inetcsum_xsk_socket_close(struct inetcsum_xsk_socket *s);
 
 /* ---- TX ------------------------------------------------------------------------------------------ */
 
