@@ -18,7 +18,7 @@ packages=(
   python3 python3-dev python3-venv            # test_cli; the Python package's headers and test venv
   tshark                                      # test_cli: Wireshark's verdicts on generated captures
   tcpreplay time                              # bench/cli_speed.py: tcprewrite --fixcsum, peak memory
-  iproute2 tcpdump iperf3 ethtool             # tests with the kernel as oracle: namespaces, TAP, veth
+  iproute2 tcpdump iperf3 ethtool iputils-ping  # tests with the kernel as oracle: namespaces, TAP, veth
                                               # captures of real TSO traffic, the example forwarder
 )
 
