@@ -20,6 +20,7 @@ int exp_dram(struct bench_run *r);     /* 64 MiB far beyond the caches, GB/s */
 int exp_gso(struct bench_run *r);      /* software segmentation of a 64 KB super-packet vs memcpy */
 int exp_capture(struct bench_run *r);  /* issue 27: fix vs cp, fix in place vs verify, in tmpfs */
 int exp_dpdk(struct bench_run *r);     /* issue 34: the DPDK layer against DPDK's software route */
+int exp_xsk(struct bench_run *r);      /* issue 38: the AF_XDP layer's fallback, through a socket and alone */
 
 struct experiment {
     const char *name, *what;

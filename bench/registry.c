@@ -17,6 +17,8 @@ const struct experiment bench_experiments[] = {
     {"gso", "a 64 KB super-packet segmented with every checksum, against memcpy of the same bytes", exp_gso},
     {"capture", "fix against cp, fix in place against verify, on a pcap in tmpfs", exp_capture},
     {"dpdk", "the DPDK layer per packet: checksums, TSO and the untouched path against DPDK's software route", exp_dpdk},
+    {"xsk", "AF_XDP frames per second with the fallback against frames already right; its checksums against RFC 1071's loop",
+     exp_xsk},
 };
 const size_t bench_experiment_count = sizeof bench_experiments / sizeof bench_experiments[0];
 _Static_assert(sizeof bench_experiments / sizeof bench_experiments[0] <= 64,

@@ -36,7 +36,7 @@ _inetcsum()
                     --cpu|--trials|--confidence) return ;;
                 esac
                 if [[ $cur != -* ]]; then
-                    COMPREPLY=($(compgen -W "sizes sweep row copy jitter cold prefetch offload crc32c packet dram gso capture dpdk all compare" -- "$cur"))
+                    COMPREPLY=($(compgen -W "sizes sweep row copy jitter cold prefetch offload crc32c packet dram gso capture dpdk xsk all compare" -- "$cur"))
                     [ "${COMP_WORDS[2]}" = compare ] && COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
                     return
                 fi ;;
