@@ -139,8 +139,9 @@ INETCSUM_API int inetcsum_xsk_tx_uses_device(const struct inetcsum_xsk_tx *tx, c
  * requests, a timestamp, are kept; without one, the checksum request is cleared).  The frame must
  * fit the MTU (inetcsum_xsk_tx_prepare_burst segments one that does not).  report may be NULL.
  * Returns the kinds computed here, or a negative errno: -EINVAL for a descriptor outside the UMEM,
- * a multi-buffer frame (XDP_PKT_CONTD, not taken yet), or metadata room the frame's offset in its
- * chunk leaves no space for; -EMSGSIZE for a frame over the MTU. */
+ * one with XDP_PKT_CONTD (a multi-buffer packet: inetcsum_xsk_tx_prepare_burst takes those), or
+ * metadata room the frame's offset in its chunk leaves no space for; -EMSGSIZE for a frame over
+ * the MTU. */
 INETCSUM_API long inetcsum_xsk_tx_prepare(struct inetcsum_xsk_tx *tx, struct xdp_desc *desc, uint32_t request,
                                           struct inetcsum_report *report);
 
@@ -153,8 +154,12 @@ struct inetcsum_xsk_frames {
 };
 
 /* Prepares in[0..n) (every checksum of each) into out[0..room), the descriptors to put on the TX
- * ring in order: a frame that fits the MTU as it is, one over it as its segments (in chunks from
- * free, written at the metadata room's end).  Stops at the first frame that does not fit in out or
+ * ring in order: a packet that fits the MTU as it is, one over it as its segments (in chunks from
+ * free, written at the metadata room's end, one descriptor each).  A packet may take several
+ * descriptors (XDP_PKT_CONTD on all but its last, up to 18: Linux's multi-buffer AF_XDP, the
+ * socket bound with XDP_USE_SG to send one whole); its headers may be split anywhere, the metadata
+ * goes before its first buffer, and once segmented all its chunks are given back.  A chain that
+ * runs past in[n - 1] is left for the next call (not an error).  Stops at the first frame that does not fit in out or
  * whose segments free cannot hold (-ENOBUFS through *error), or that is refused (its errno through
  * *error, it and those after it still the caller's).  *taken: how many of in were done.  Returns
  * how many of out were written.  error may be NULL. */

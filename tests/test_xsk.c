@@ -172,6 +172,14 @@ static void test_refusals(void)
     inetcsum_xsk_tx_free(tx);
 }
 
+/* A free list in addr[0..cap) holding n chunks from chunk number `first` on. */
+static struct inetcsum_xsk_frames free_chunks(uint64_t *addr, uint32_t cap, uint32_t n, uint32_t first)
+{
+    for (uint32_t k = 0; k < n; k++)
+        addr[k] = FRAME * (uint64_t)(first + k);
+    return (struct inetcsum_xsk_frames){addr, n, cap};
+}
+
 /* Frames over the MTU between frames that fit: segmented into free chunks, each segment right and
  * within the MTU, the payload the same; the super-frame's chunk given back; a ring too small stops
  * before a frame, and a free list too short says ENOBUFS. */
@@ -191,9 +199,7 @@ static void test_burst(void)
             memcpy(copies[i], umem + FRAME * (uint64_t)i + META, len[i]);
         }
         uint64_t free_addr[16];
-        struct inetcsum_xsk_frames fr = {free_addr, 0, 16};
-        for (uint32_t k = 0; k < 8; k++)
-            free_addr[fr.n++] = FRAME * (uint64_t)(20 + k);
+        struct inetcsum_xsk_frames fr = free_chunks(free_addr, 16, 8, 20);
         struct xdp_desc out[16];
         uint32_t taken;
         int err;
@@ -239,6 +245,64 @@ static void test_burst(void)
         CHECK(st.segmented == 1 && st.segments == 4 && st.refused == 1 && st.by_device == (device ? 2u : 0u),
               "device %d: counted (%llu %llu %llu %llu)", device, (unsigned long long)st.segmented,
               (unsigned long long)st.segments, (unsigned long long)st.refused, (unsigned long long)st.by_device);
+        inetcsum_xsk_tx_free(tx);
+    }
+}
+
+/* A packet over several descriptors (XDP_PKT_CONTD), split anywhere (inside its headers too):
+ * prepared where it fits the MTU (the metadata before its first buffer only), segmented where it
+ * does not (its chunks all given back), waited for where its chain runs past the call's frames. */
+static void test_chains(void)
+{
+    const struct inetcsum_xsk_caps copy = {1, 0, 1, 0};
+    static uint8_t whole[8192], joined[8192];
+    for (int round = 0; round < (tu_quick ? 20 : 200); round++) {
+        const int device = round & 1, v6 = (round >> 1) & 1, udp = (round >> 2) & 1;
+        const size_t len = build(whole, v6, udp, 0, 2000 + tu_rand() % 2000);
+        /* Three pieces: cut anywhere after the first 10 bytes. */
+        const size_t a = 10 + tu_rand() % 120, b = a + 1 + tu_rand() % (len - a - 2);
+        const size_t cut[4] = {0, a, b, len};
+        struct xdp_desc in[3];
+        for (int k = 0; k < 3; k++) {
+            const uint64_t at = FRAME * (uint64_t)(50 + k) + META;
+            memcpy(umem + at, whole + cut[k], cut[k + 1] - cut[k]);
+            in[k] = (struct xdp_desc){at, (uint32_t)(cut[k + 1] - cut[k]), k < 2 ? XDP_PKT_CONTD : 0};
+        }
+        uint64_t free_addr[16];
+        struct inetcsum_xsk_frames fr = free_chunks(free_addr, 16, 6, 30);
+        struct xdp_desc out[16];
+        uint32_t taken;
+        int err;
+        /* The chain cut by the call's frames: nothing done, no error. */
+        struct inetcsum_xsk_tx *tx = fake_tx(&copy, 9000, device ? 0 : INETCSUM_XSK_SOFTWARE);
+        uint32_t w = inetcsum_xsk_tx_prepare_burst(tx, in, 2, &taken, out, 16, &fr, &err);
+        CHECK(w == 0 && taken == 0 && err == 0, "round %d: a chain past the frames given waits (%u %u %d)", round, w,
+              taken, err);
+        w = inetcsum_xsk_tx_prepare_burst(tx, in, 3, &taken, out, 16, &fr, &err);
+        CHECK(w == 3 && taken == 3 && err == 0 && out[0].options == (XDP_PKT_CONTD | (device ? XDP_TX_METADATA : 0)) &&
+                  out[1].options == XDP_PKT_CONTD && out[2].options == 0,
+              "round %d: a chain within the MTU prepared as it is (%u %u %d; options %u %u %u)", round, w, taken, err,
+              out[0].options, out[1].options, out[2].options);
+        size_t at = 0;
+        for (int k = 0; k < 3; k++) {
+            memcpy(joined + at, umem + out[k].addr, out[k].len);
+            at += out[k].len;
+        }
+        if (device) {
+            const struct ics_xsk_tx_metadata *m = (const void *)(umem + out[0].addr - META);
+            inetcsum_complete_partial(joined, at, m->request.csum_start, m->request.csum_offset, 0);
+        }
+        CHECK(at == len && all_right(joined, at), "round %d device %d: the chain right once completed", round, device);
+        inetcsum_xsk_tx_free(tx);
+        /* Over the MTU: segmented, the chain's three chunks given back. */
+        for (int k = 0; k < 3; k++)
+            memcpy(umem + in[k].addr, whole + cut[k], cut[k + 1] - cut[k]);
+        tx = fake_tx(&copy, 1500, device ? 0 : INETCSUM_XSK_SOFTWARE);
+        w = inetcsum_xsk_tx_prepare_burst(tx, in, 3, &taken, out, 16, &fr, &err);
+        int right = w >= 2 && taken == 3 && err == 0;
+        for (uint32_t k = 0; right && k < w; k++)
+            right = all_right(umem + out[k].addr, out[k].len) && out[k].len <= 1514 && out[k].options == 0;
+        CHECK(right && fr.n == 6 - w + 3, "round %d: over the MTU, segmented into %u (%u free after)", round, w, fr.n);
         inetcsum_xsk_tx_free(tx);
     }
 }
@@ -292,6 +356,7 @@ int main(int argc, char **argv)
         test_prepare();
     test_refusals();
     test_burst();
+    test_chains();
     test_rx();
     test_caps();
     free(umem);

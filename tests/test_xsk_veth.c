@@ -186,6 +186,10 @@ static const struct {
 enum { NK = sizeof kinds / sizeof kinds[0] };
 static uint8_t templ[NK][FRAME];
 static size_t templ_len[NK];
+/* And a UDP/IPv4 frame of 9,000 payload bytes over three descriptors (XDP_PKT_CONTD): 10 segments. */
+enum { CHAIN_PAYLOAD = 9000, CHAIN_SEGMENTS = 10, CHAIN_PIECES = 3 };
+static uint8_t chain[CHAIN_PAYLOAD + 64];
+static size_t chain_len;
 
 enum mode { SOFTWARE, KERNEL_COMPLETES, LEFT_PARTIAL };
 static const char *const mode_name[] = {"software", "metadata, completed by the kernel (XDP_UMEM_TX_SW_CSUM)",
@@ -225,10 +229,10 @@ static void run(enum mode m, struct capture *cap)
     struct counters before, after;
     read_counters(&before);
 
-    struct xdp_desc in[NK], out[32];
+    struct xdp_desc in[NK + CHAIN_PIECES], out[32];
     uint64_t free_addr[FRAMES];
     struct inetcsum_xsk_frames fr = {free_addr, 0, FRAMES};
-    for (uint32_t k = FRAMES; k-- > NK;)
+    for (uint32_t k = FRAMES; k-- > NK + CHAIN_PIECES;)
         free_addr[fr.n++] = (uint64_t)k * FRAME;
     size_t udp4_sent = 0, udp6_sent = 0;
     for (int k = 0; k < NK; k++) {
@@ -238,10 +242,19 @@ static void run(enum mode m, struct capture *cap)
         if (kinds[k].udp)
             *(kinds[k].v6 ? &udp6_sent : &udp4_sent) += kinds[k].n;
     }
+    const size_t piece = (chain_len + CHAIN_PIECES - 1) / CHAIN_PIECES;
+    for (int k = 0; k < CHAIN_PIECES; k++) {
+        const uint64_t at = (uint64_t)(NK + k) * FRAME + META;
+        const size_t from = (size_t)k * piece, n = k + 1 < CHAIN_PIECES ? piece : chain_len - from;
+        memcpy(umem + at, chain + from, n);
+        in[NK + k] = (struct xdp_desc){at, (uint32_t)n, k + 1 < CHAIN_PIECES ? XDP_PKT_CONTD : 0};
+    }
+    udp4_sent += CHAIN_PAYLOAD;
     uint32_t taken;
     int err;
-    const uint32_t w = inetcsum_xsk_tx_prepare_burst(tx, in, NK, &taken, out, 32, &fr, &err);
-    CHECK(taken == NK && err == 0 && w == NK - 2 + 3 + 2, "%s: prepared %u frames into %u (%d)", mode_name[m], taken,
+    const uint32_t w = inetcsum_xsk_tx_prepare_burst(tx, in, NK + CHAIN_PIECES, &taken, out, 32, &fr, &err);
+    CHECK(taken == NK + CHAIN_PIECES && err == 0 && w == NK - 2 + 3 + 2 + CHAIN_SEGMENTS,
+          "%s: prepared %u frames into %u (%d)", mode_name[m], taken,
           w, err);
     uint32_t idx = 0;
     CHECK(xsk_ring_prod__reserve(&s.tx, w, &idx) == w, "%s: room on the TX ring", mode_name[m]);
@@ -264,7 +277,7 @@ static void run(enum mode m, struct capture *cap)
     }
     CHECK(done == w, "%s: %u of %u frames completed", mode_name[m], done, w);
 
-    static uint8_t got4[8192], got6[8192];
+    static uint8_t got4[16384], got6[8192];
     const size_t have4 = read_udp(u4, got4, sizeof got4), have6 = read_udp(u6, got6, sizeof got6);
     drain(pkt, cap);
     read_counters(&after);
@@ -273,8 +286,8 @@ static void run(enum mode m, struct capture *cap)
           after.tcp_err - before.tcp_err, after.udp_err - before.udp_err, after.udp6_err - before.udp6_err);
     CHECK(after.tcp_in - before.tcp_in == 1 + 1 + 2, "%s: TCP segments in: %lld of 4", mode_name[m],
           after.tcp_in - before.tcp_in);
-    CHECK(after.udp_in - before.udp_in == 1 + 3 && after.udp6_in - before.udp6_in == 1,
-          "%s: UDP datagrams in: %lld of 4, UDP6 %lld of 1", mode_name[m], after.udp_in - before.udp_in,
+    CHECK(after.udp_in - before.udp_in == 1 + 3 + CHAIN_SEGMENTS && after.udp6_in - before.udp6_in == 1,
+          "%s: UDP datagrams in: %lld of 14, UDP6 %lld of 1", mode_name[m], after.udp_in - before.udp_in,
           after.udp6_in - before.udp6_in);
     CHECK(have4 == udp4_sent && have6 == udp6_sent, "%s: UDP payloads read: %zu of %zu, %zu of %zu", mode_name[m],
           have4, udp4_sent, have6, udp6_sent);
@@ -286,6 +299,8 @@ static void run(enum mode m, struct capture *cap)
                 intact &= got4[at + i] == (uint8_t)((unsigned)k * 31 + i * 7);
             at += kinds[k].n;
         }
+    for (size_t i = 0; i < CHAIN_PAYLOAD && at + i < have4; i++) /* (then the chain's segments') */
+        intact &= got4[at + i] == (uint8_t)((unsigned)NK * 31 + i * 7);
     CHECK(intact, "%s: UDP payloads intact", mode_name[m]);
     close(u4);
     close(u6);
@@ -335,6 +350,7 @@ int main(int argc, char **argv)
     inetcsum_xsk_caps_get(if_nametoindex("xsk0"), -1, &caps);
     for (int k = 0; k < NK; k++)
         templ_len[k] = frame(templ[k], kinds[k].v6, kinds[k].udp, kinds[k].n, (unsigned)k);
+    chain_len = frame(chain, 0, 1, CHAIN_PAYLOAD, NK);
     struct capture cap[3] = {0};
     run(SOFTWARE, &cap[0]);
     if (!caps.kernel_tx_metadata) {
@@ -342,7 +358,7 @@ int main(int argc, char **argv)
     } else {
         run(KERNEL_COMPLETES, &cap[1]);
         run(LEFT_PARTIAL, &cap[2]);
-        CHECK(cap[0].n == 4 + 3 + 2 && same_frames(&cap[0], &cap[1]),
+        CHECK(cap[0].n == 4 + 3 + 2 + CHAIN_SEGMENTS && same_frames(&cap[0], &cap[1]),
               "the peer captured the same %u frames from the software path and the kernel's completion (%u)",
               cap[0].n, cap[1].n);
         /* Left CHECKSUM_PARTIAL, veth hands the peer the frames as they were given: the requested

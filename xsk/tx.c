@@ -103,13 +103,13 @@ void inetcsum_xsk_tx_stats(const struct inetcsum_xsk_tx *tx, struct inetcsum_xsk
 }
 
 /* The link header before the IP header: Ethernet's 14 bytes and up to two VLAN tags; 0 for a
- * frame that starts with IP. */
+ * frame that starts with IP.  (p holds the frame's first len bytes.) */
 static size_t link_header(const uint8_t *p, size_t len, enum inetcsum_link link)
 {
     if (link != INETCSUM_LINK_ETHERNET)
         return 0;
     size_t off = 14;
-    for (int tags = 0; tags < 2 && off + 4 <= len && off >= 14; tags++) {
+    for (int tags = 0; tags < 2 && off + 4 <= len; tags++) {
         const unsigned type = (unsigned)p[off - 2] << 8 | p[off - 1];
         if (type != 0x8100 && type != 0x88A8)
             break;
@@ -118,76 +118,124 @@ static size_t link_header(const uint8_t *p, size_t len, enum inetcsum_link link)
     return off;
 }
 
-/* The frame desc names, or NULL when it lies outside the UMEM. */
-static uint8_t *frame_of(const struct inetcsum_xsk_tx *tx, const struct xdp_desc *d)
+/* The most descriptors one packet may take: Linux's MAX_SKB_FRAGS + 1. */
+#define MAX_FRAGS 18
+
+/* A packet: its descriptors (the last without XDP_PKT_CONTD) as buffers. */
+struct packet {
+    struct iovec iov[MAX_FRAGS];
+    uint32_t n;   /* descriptors */
+    size_t len;   /* bytes in all */
+};
+
+/* Gathers the packet that starts at in[0] (of n): 1 and *pk, 0 when its chain runs past in[n - 1]
+ * (the rest comes with the next call), or a negative errno: -EINVAL for a descriptor outside the
+ * UMEM, -EMSGSIZE for a chain longer than MAX_FRAGS. */
+static int gather(const struct inetcsum_xsk_tx *tx, const struct xdp_desc *in, uint32_t n, struct packet *pk)
 {
-    if (d->addr > tx->conf.umem_size || d->len > tx->conf.umem_size - d->addr)
-        return NULL;
-    return (uint8_t *)tx->conf.umem_area + d->addr;
+    pk->n = 0;
+    pk->len = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (k == MAX_FRAGS)
+            return -EMSGSIZE;
+        const struct xdp_desc *d = &in[k];
+        if (d->addr > tx->conf.umem_size || d->len > tx->conf.umem_size - d->addr)
+            return -EINVAL;
+        pk->iov[k] = (struct iovec){(uint8_t *)tx->conf.umem_area + d->addr, d->len};
+        pk->len += d->len;
+        pk->n = k + 1;
+        if (!(d->options & XDP_PKT_CONTD))
+            return 1;
+    }
+    return 0;
 }
 
-static int over_mtu(const struct inetcsum_xsk_tx *tx, const uint8_t *frame, size_t len)
+/* Whether the packet is longer than the MTU allows (its link header read from its first buffer). */
+static int over_mtu(const struct inetcsum_xsk_tx *tx, const struct packet *pk)
 {
-    return len > tx->conf.mtu + link_header(frame, len, tx->conf.link);
+    return pk->len > tx->conf.mtu + link_header(pk->iov[0].iov_base, pk->iov[0].iov_len, tx->conf.link);
 }
 
-long inetcsum_xsk_tx_prepare(struct inetcsum_xsk_tx *tx, struct xdp_desc *desc, uint32_t request,
-                             struct inetcsum_report *report)
+/* Prepares the packet whose descriptors are d[0..pk->n) (see inetcsum_xsk_tx_prepare): its
+ * checksums here or, for one, through the metadata before its first buffer (the kernel reads it
+ * from the first descriptor of a multi-buffer packet only). */
+static long prepare_packet(struct inetcsum_xsk_tx *tx, struct xdp_desc *d, const struct packet *pk, uint32_t request,
+                           struct inetcsum_report *report)
 {
     tx->stats.frames++;
-    uint8_t *frame = frame_of(tx, desc);
     const uint32_t room = tx->conf.tx_metadata_len;
     /* The kernel finds the metadata tx_metadata_len bytes before every frame of such a UMEM, in
      * the frame's chunk. */
-    if (!frame || (desc->options & XDP_PKT_CONTD) || (room && desc->addr % tx->conf.frame_size < room)) {
+    if (room && d[0].addr % tx->conf.frame_size < room) {
         tx->stats.refused++;
         return -EINVAL;
     }
-    if (over_mtu(tx, frame, desc->len)) {
+    if (over_mtu(tx, pk)) {
         tx->stats.refused++;
         return -EMSGSIZE;
     }
     struct inetcsum_report own;
     struct inetcsum_report *r = report ? report : &own;
     const struct inetcsum_offload o = {request, tx->device_path ? tx->device : 0, INETCSUM_OFFLOAD_ONE_CHECKSUM};
-    const uint32_t software = inetcsum_offload(frame, desc->len, tx->conf.link, &o, r);
+    const uint32_t software = pk->n == 1 ? inetcsum_offload(pk->iov[0].iov_base, pk->len, tx->conf.link, &o, r)
+                                         : inetcsum_offload_iov(pk->iov, pk->n, tx->conf.link, &o, r);
     const struct inetcsum_check *left = NULL;
     for (unsigned i = 0; i < r->count && !left; i++)
         if (r->checks[i].flags & INETCSUM_CHECK_DEVICE)
             left = &r->checks[i];
-    struct ics_xsk_tx_metadata *meta = room ? (struct ics_xsk_tx_metadata *)(frame - room) : NULL;
+    uint8_t *first = pk->iov[0].iov_base;
+    struct ics_xsk_tx_metadata *meta = room ? (struct ics_xsk_tx_metadata *)(first - room) : NULL;
     if (left) {
-        if (!(desc->options & XDP_TX_METADATA))
+        if (!(d[0].options & XDP_TX_METADATA))
             meta->flags = 0; /* (whatever the chunk held before: only what is asked now) */
         const size_t field = inetcsum_check_field(left, NULL);
         meta->flags |= ICS_XDP_TXMD_FLAGS_CHECKSUM;
         meta->request.csum_start = (uint16_t)left->offset;
         meta->request.csum_offset = (uint16_t)(field - left->offset);
-        desc->options |= XDP_TX_METADATA;
+        d[0].options |= XDP_TX_METADATA;
         tx->stats.by_device++;
     } else {
-        if (meta && (desc->options & XDP_TX_METADATA)) /* (a timestamp asked for stays asked for) */
+        if (meta && (d[0].options & XDP_TX_METADATA)) /* (a timestamp asked for stays asked for) */
             meta->flags &= ~(uint64_t)ICS_XDP_TXMD_FLAGS_CHECKSUM;
         tx->stats.software++;
     }
     return (long)software;
 }
 
-/* Segments the frame d names (over the MTU) into chunks from free, writing their descriptors to
- * out[0..room): how many, or a negative errno (-ENOSPC: out has no room for them all, nothing
- * done). */
-static long segment_frame(struct inetcsum_xsk_tx *tx, const struct xdp_desc *d, struct xdp_desc *out, uint32_t room,
-                          struct inetcsum_xsk_frames *free_frames)
+long inetcsum_xsk_tx_prepare(struct inetcsum_xsk_tx *tx, struct xdp_desc *desc, uint32_t request,
+                             struct inetcsum_report *report)
 {
-    const uint8_t *frame = frame_of(tx, d);
+    struct packet pk;
+    if ((desc->options & XDP_PKT_CONTD) || gather(tx, desc, 1, &pk) != 1) {
+        tx->stats.frames++;
+        tx->stats.refused++;
+        return -EINVAL;
+    }
+    return prepare_packet(tx, desc, &pk, request, report);
+}
+
+/* Gives a chunk back to the free list (the chunk of an address inside it). */
+static void give_back(struct inetcsum_xsk_tx *tx, struct inetcsum_xsk_frames *free_frames, uint64_t addr)
+{
+    if (free_frames->n < free_frames->cap)
+        free_frames->addr[free_frames->n++] = addr - addr % tx->conf.frame_size;
+}
+
+/* Segments the packet whose descriptors are d[0..pk->n) (over the MTU) into chunks from free,
+ * writing their descriptors to out[0..room): how many, or a negative errno (-ENOSPC: out has no
+ * room for them all, nothing done). */
+static long segment_packet(struct inetcsum_xsk_tx *tx, const struct xdp_desc *d, const struct packet *pk,
+                           struct xdp_desc *out, uint32_t room, struct inetcsum_xsk_frames *free_frames)
+{
     struct inetcsum_gso g;
+    const enum inetcsum_link link = tx->conf.link;
     /* Its headers first (the largest segment size), then the size that fits the MTU. */
-    int rc = inetcsum_gso_describe(&g, frame, d->len, tx->conf.link, 0xFFFF);
+    int rc = inetcsum_gso_describe_iov(&g, pk->iov, pk->n, link, 0xFFFF);
     const size_t headers = rc == 0 ? (size_t)g.hdr_len - g.link_len : 0;
     if (rc == 0 && headers >= tx->conf.mtu)
         rc = -EMSGSIZE;
     if (rc == 0)
-        rc = inetcsum_gso_describe(&g, frame, d->len, tx->conf.link, tx->conf.mtu - headers);
+        rc = inetcsum_gso_describe_iov(&g, pk->iov, pk->n, link, tx->conf.mtu - headers);
     if (rc != 0)
         return rc;
     if (g.segments > room)
@@ -208,15 +256,16 @@ static long segment_frame(struct inetcsum_xsk_tx *tx, const struct xdp_desc *d, 
             return -EINVAL; /* (a free list naming memory outside the UMEM) */
         tx->seg[k] = (struct inetcsum_segment){(uint8_t *)tx->conf.umem_area + chunk + meta, each, 0};
     }
-    const long got = inetcsum_gso_segment(&g, frame, d->len, NULL, 0, tx->seg, g.segments);
+    const long got = pk->n == 1 ? inetcsum_gso_segment(&g, pk->iov[0].iov_base, pk->len, NULL, 0, tx->seg, g.segments)
+                                : inetcsum_gso_segment_iov(&g, pk->iov, pk->n, NULL, 0, tx->seg, g.segments);
     if (got < 0)
         return got;
     for (long k = 0; k < got; k++) {
         const uint64_t chunk = free_frames->addr[--free_frames->n];
         out[k] = (struct xdp_desc){.addr = chunk + meta, .len = (uint32_t)tx->seg[k].len, .options = 0};
     }
-    if (free_frames->n < free_frames->cap) /* the frame's own chunk is free again */
-        free_frames->addr[free_frames->n++] = d->addr - d->addr % tx->conf.frame_size;
+    for (uint32_t k = 0; k < pk->n; k++) /* the packet's own chunks are free again */
+        give_back(tx, free_frames, d[k].addr);
     tx->stats.segmented++;
     tx->stats.segments += (uint64_t)got;
     return got;
@@ -228,30 +277,42 @@ uint32_t inetcsum_xsk_tx_prepare_burst(struct inetcsum_xsk_tx *tx, const struct 
 {
     uint32_t written = 0, i = 0;
     int err = 0;
-    for (; i < n && written < room; i++) {
-        const uint8_t *frame = frame_of(tx, &in[i]);
-        if (frame && !(in[i].options & XDP_PKT_CONTD) && over_mtu(tx, frame, in[i].len)) {
+    while (i < n && written < room) {
+        struct packet pk;
+        const int got = gather(tx, in + i, n - i, &pk);
+        if (got <= 0) { /* a chain the next call completes, or one refused */
+            if (got < 0) {
+                err = -got;
+                tx->stats.frames++;
+                tx->stats.refused++;
+            }
+            break;
+        }
+        if (over_mtu(tx, &pk)) {
             tx->stats.frames++;
-            const long got = segment_frame(tx, &in[i], out + written, room - written, free_frames);
-            if (got == -ENOSPC) { /* the ring is full: the frame waits for the next call */
+            const long made = segment_packet(tx, in + i, &pk, out + written, room - written, free_frames);
+            if (made == -ENOSPC) { /* the ring is full: the packet waits for the next call */
                 tx->stats.frames--;
                 break;
             }
-            if (got < 0) {
-                err = (int)-got;
+            if (made < 0) {
+                err = (int)-made;
                 tx->stats.refused++;
                 break;
             }
-            written += (uint32_t)got;
-            continue;
+            written += (uint32_t)made;
+        } else {
+            if (written + pk.n > room)
+                break;
+            memcpy(out + written, in + i, pk.n * sizeof *out);
+            const long rc = prepare_packet(tx, out + written, &pk, INETCSUM_OFL_ALL, NULL);
+            if (rc < 0) {
+                err = (int)-rc;
+                break;
+            }
+            written += pk.n;
         }
-        out[written] = in[i];
-        const long rc = inetcsum_xsk_tx_prepare(tx, &out[written], INETCSUM_OFL_ALL, NULL);
-        if (rc < 0) {
-            err = (int)-rc;
-            break;
-        }
-        written++;
+        i += pk.n;
     }
     if (taken)
         *taken = i;
