@@ -275,8 +275,10 @@ INETCSUM_API int inetcsum_fragment(const void *frame, size_t caplen, size_t wire
 #define INETCSUM_OFFLOAD_ONE_CHECKSUM 0x4u /* the device fills one TCP or UDP checksum per frame, named by
                                             * where its sum starts and where its field is (Linux
                                             * CHECKSUM_PARTIAL, AF_XDP TX metadata, virtio-net's
-                                            * NEEDS_CSUM): of the requested checksums the device kinds
-                                            * allow, the innermost is left to it (an outer UDP checksum
+                                            * NEEDS_CSUM), summing to the frame's end: of the requested
+                                            * checksums the device kinds allow whose coverage reaches the
+                                            * frame's end (no Ethernet padding or trailer after it), the
+                                            * innermost is left to it (an outer UDP checksum
                                             * then counted by local checksum offload), every other one
                                             * computed here; the IPv4 and SCTP kinds are never the
                                             * device's.  The report's one INETCSUM_CHECK_DEVICE check

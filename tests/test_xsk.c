@@ -151,6 +151,24 @@ static void test_prepare(void)
     }
 }
 
+/* A frame with bytes after its IP packet (Ethernet padding to 60 bytes, a trailer): a device sums
+ * to the frame's end, so it cannot fill the checksum; the layer computes it (found by fuzz_xsk). */
+static void test_padding(void)
+{
+    const struct inetcsum_xsk_caps copy = {1, 0, 1, 0};
+    struct inetcsum_xsk_tx *tx = fake_tx(&copy, 1500, 0);
+    for (int udp = 0; udp < 2; udp++) {
+        uint8_t *frame = umem + FRAME * 12 + META;
+        const size_t len = build(frame, 0, udp, 0, 4);
+        memset(frame + len, 0xA5, 64);
+        const size_t padded = len + (udp ? 60 - len : 7); /* UDP: to Ethernet's 60; TCP: a trailer */
+        struct xdp_desc d = {FRAME * 12 + META, (uint32_t)padded, 0};
+        CHECK(inetcsum_xsk_tx_prepare(tx, &d, INETCSUM_OFL_ALL, NULL) >= 0 && d.options == 0 && all_right(frame, padded),
+              "%s: padded: computed here, right (options %u)", udp ? "UDP" : "TCP", d.options);
+    }
+    inetcsum_xsk_tx_free(tx);
+}
+
 static void test_refusals(void)
 {
     const struct inetcsum_xsk_caps copy = {1, 0, 1, 0};
@@ -355,6 +373,7 @@ int main(int argc, char **argv)
     for (int round = 0; round < (tu_quick ? 5 : 50); round++)
         test_prepare();
     test_refusals();
+    test_padding();
     test_burst();
     test_chains();
     test_rx();

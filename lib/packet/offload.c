@@ -79,8 +79,11 @@ static uint32_t offload_view(const struct ics_view *view, enum inetcsum_link lin
     for (unsigned j = 0; (o->flags & INETCSUM_OFFLOAD_ONE_CHECKSUM) && j < p.n; j++) {
         const struct ics_item *it = &p.item[j];
         const uint32_t kind = kind_of(it);
+        /* (the device sums from the start to the frame's end: a checksum whose coverage stops
+         * short of it, before Ethernet padding or a trailer, is not one it can fill) */
         if (!(it->flags & (ICS_UNSURE | INETCSUM_CHECK_QUOTED)) && (o->request & kind) && (o->device & kind) &&
-            it->depth <= 1 && (it->layer == INETCSUM_LAYER_TCP || it->layer == INETCSUM_LAYER_UDP))
+            it->depth <= 1 && (it->layer == INETCSUM_LAYER_TCP || it->layer == INETCSUM_LAYER_UDP) &&
+            (size_t)it->off + ics_item_coverage(&v, it) == v.len)
             only = j;
     }
 
@@ -177,8 +180,11 @@ uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsu
     o = one_checksum(o, &one);
     const struct ics_view v = ics_view_segments(seg, nseg);
     struct ics_fast fr;
-    if (ics_fast_recognise_sg(&v, link, &fr))
+    if (ics_fast_recognise_sg(&v, link, &fr)) {
+        if ((o->flags & INETCSUM_OFFLOAD_ONE_CHECKSUM) && (size_t)fr.l4 + fr.l4len != v.len)
+            one.device = 0; /* (as in inetcsum_offload) */
         return ics_fast_write_sg((uint8_t *)seg[0].iov_base, &fr, 0, o, report, &v);
+    }
     return offload_view(&v, link, o, report);
 }
 
@@ -186,9 +192,14 @@ uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link, cons
                           struct inetcsum_report *report)
 {
     struct inetcsum_offload one;
-    o = one_checksum(o, &one); /* (the shortcut's frames have one TCP or UDP checksum: it needs no more) */
+    o = one_checksum(o, &one);
     struct ics_fast fr;
-    if (ics_fast_recognise((const uint8_t *)frame, len, 0, link, &fr))
+    if (ics_fast_recognise((const uint8_t *)frame, len, 0, link, &fr)) {
+        /* (the shortcut's frames have one TCP or UDP checksum; one that stops short of the frame's
+         * end is not a start-and-offset device's) */
+        if ((o->flags & INETCSUM_OFFLOAD_ONE_CHECKSUM) && (size_t)fr.l4 + fr.l4len != len)
+            one.device = 0;
         return ics_fast_write((uint8_t *)frame, &fr, 0, o, report);
+    }
     return ics_offload_general(frame, len, link, o, report);
 }
