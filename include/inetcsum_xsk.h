@@ -177,7 +177,8 @@ INETCSUM_API void inetcsum_xsk_tx_stats(const struct inetcsum_xsk_tx *tx, struct
 
 /* Verifies the frames descs[0..n) name in the UMEM at umem_area, as Linux's stack checks them on
  * receive (flags: INETCSUM_UDP6_ZERO_OK), in software: verdict[i] is INETCSUM_XSK_RX_* of frame i
- * (verdict may be NULL).  Returns how many are not GOOD. */
+ * (verdict may be NULL).  A multi-buffer packet (XDP_PKT_CONTD) is verified whole and each of its
+ * descriptors gets its verdict.  Returns how many descriptors are not GOOD. */
 INETCSUM_API uint32_t inetcsum_xsk_rx_verify(const void *umem_area, const struct xdp_desc *descs, uint32_t n,
                                              enum inetcsum_link link, unsigned flags, uint8_t *verdict);
 

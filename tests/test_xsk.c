@@ -336,10 +336,23 @@ static void test_rx(void)
     }
     umem[FRAME * 41 + 200] ^= 1;                /* a payload byte: the UDP checksum wrong */
     put16(umem + FRAME * 42 + 14 + 2, 2000);    /* an IPv4 length past the frame: malformed */
-    uint8_t v[3];
+    uint8_t v[5];
     CHECK(inetcsum_xsk_rx_verify(umem, d, 3, 0, 0, v) == 2 && v[0] == INETCSUM_XSK_RX_GOOD &&
               v[1] == INETCSUM_XSK_RX_BAD && v[2] != INETCSUM_XSK_RX_GOOD,
           "rx verdicts %u %u %u", v[0], v[1], v[2]);
+    /* A packet in three descriptors, cut inside its headers: good whole, bad with a byte changed. */
+    const size_t len = d[0].len, cut[4] = {0, 20, 200, len};
+    struct xdp_desc chain[3];
+    for (int k = 0; k < 3; k++) {
+        const uint64_t at = FRAME * (uint64_t)(44 + k);
+        memcpy(umem + at, umem + d[0].addr + cut[k], cut[k + 1] - cut[k]);
+        chain[k] = (struct xdp_desc){at, (uint32_t)(cut[k + 1] - cut[k]), k < 2 ? XDP_PKT_CONTD : 0};
+    }
+    CHECK(inetcsum_xsk_rx_verify(umem, chain, 3, 0, 0, v) == 0 && v[0] == 0 && v[2] == 0, "rx: a chain verified whole");
+    umem[FRAME * 46 + 10] ^= 1;
+    CHECK(inetcsum_xsk_rx_verify(umem, chain, 3, 0, 0, v) == 3 && v[0] == INETCSUM_XSK_RX_BAD &&
+              v[1] == INETCSUM_XSK_RX_BAD && v[2] == INETCSUM_XSK_RX_BAD,
+          "rx: a chain with a payload byte changed: each descriptor bad (%u %u %u)", v[0], v[1], v[2]);
 }
 
 static void test_caps(void)
