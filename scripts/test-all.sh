@@ -42,12 +42,14 @@ INETCSUM_TEST_QUICK=1 build_and_test no-simd -DCMAKE_BUILD_TYPE=Release -DINETCS
 INETCSUM_TEST_QUICK=1 build_and_test aarch64-qemu -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake"
 
-step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly, segmentation, DPDK layer)"
+step "libFuzzer: ${fuzz_seconds}s per target (kernels differential, packet layer, capture reader, reassembly, segmentation, DPDK and AF_XDP layers)"
 targets=(kernels packet capture reassembly gso)
 if cmake -S "$root" -B "$out/fuzz" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
      -DINETCSUM_FUZZ=ON -DINETCSUM_SANITIZE=address,undefined >"$out/fuzz.log" 2>&1; then
   # The DPDK layer's target where DPDK was found (fuzz/CMakeLists.txt).
   if cmake --build "$out/fuzz" --target help 2>/dev/null | grep -q "fuzz_dpdk"; then targets+=(dpdk); fi
+  # The AF_XDP layer's where libxdp was found.
+  if cmake --build "$out/fuzz" --target help 2>/dev/null | grep -q "fuzz_xsk"; then targets+=(xsk); fi
 fi
 if [ -f "$out/fuzz/build.ninja" ] &&
    cmake --build "$out/fuzz" -j "$jobs" --target "${targets[@]/#/fuzz_}" >>"$out/fuzz.log" 2>&1; then
