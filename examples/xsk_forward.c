@@ -115,7 +115,7 @@ static unsigned forward(struct side *from, struct side *to, int verify)
     uint32_t m = 0;
     for (uint32_t k = 0; k < n; k++) {
         from->received++;
-        if (verify && verdict[k] != INETCSUM_XSK_RX_GOOD) {
+        if (verify && (verdict[k] == INETCSUM_XSK_RX_BAD || verdict[k] == INETCSUM_XSK_RX_MALFORMED)) {
             from->dropped_bad++;
             continue;
         }

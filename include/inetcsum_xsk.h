@@ -171,14 +171,18 @@ INETCSUM_API void inetcsum_xsk_tx_stats(const struct inetcsum_xsk_tx *tx, struct
 
 /* ---- RX ------------------------------------------------------------------------------------------ */
 
-#define INETCSUM_XSK_RX_GOOD 0      /* every checksum right, or none to check */
-#define INETCSUM_XSK_RX_BAD 1       /* a checksum is wrong: drop it, as a kernel stack would */
-#define INETCSUM_XSK_RX_MALFORMED 2 /* headers that contradict themselves (lengths): drop it too */
+#define INETCSUM_XSK_RX_GOOD 0        /* every checksum it carries right, or none to check (ARP) */
+#define INETCSUM_XSK_RX_BAD 1         /* a checksum is wrong: drop it, as a kernel stack would */
+#define INETCSUM_XSK_RX_MALFORMED 2   /* headers that contradict themselves (lengths): drop it too */
+#define INETCSUM_XSK_RX_NOT_CHECKED 3 /* none wrong, but not all could be checked: a fragment's (the
+                                       * stack checks the datagram once whole), a frame cut short, a
+                                       * header the walk does not follow; keep or drop by policy */
 
 /* Verifies the frames descs[0..n) name in the UMEM at umem_area, as Linux's stack checks them on
  * receive (flags: INETCSUM_UDP6_ZERO_OK), in software: verdict[i] is INETCSUM_XSK_RX_* of frame i
  * (verdict may be NULL).  A multi-buffer packet (XDP_PKT_CONTD) is verified whole and each of its
- * descriptors gets its verdict.  Returns how many descriptors are not GOOD. */
+ * descriptors gets its verdict.  Returns how many descriptors are BAD or MALFORMED: what a stack
+ * would drop. */
 INETCSUM_API uint32_t inetcsum_xsk_rx_verify(const void *umem_area, const struct xdp_desc *descs, uint32_t n,
                                              enum inetcsum_link link, unsigned flags, uint8_t *verdict);
 

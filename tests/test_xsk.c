@@ -340,6 +340,17 @@ static void test_rx(void)
     CHECK(inetcsum_xsk_rx_verify(umem, d, 3, 0, 0, v) == 2 && v[0] == INETCSUM_XSK_RX_GOOD &&
               v[1] == INETCSUM_XSK_RX_BAD && v[2] != INETCSUM_XSK_RX_GOOD,
           "rx verdicts %u %u %u", v[0], v[1], v[2]);
+    /* Not all checked: a fragment (more fragments follow), kept; a frame shorter than its IP
+     * length, dropped as a stack drops it. */
+    uint8_t *frag = umem + FRAME * 43;
+    const size_t flen = build(frag, 0, 1, 0, 200);
+    inetcsum_fill(frag, flen, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+    frag[14 + 6] |= 0x20; /* MF */
+    inetcsum_fill(frag, flen, 0, INETCSUM_LINK_ETHERNET, 0, NULL); /* (the IPv4 header right again) */
+    struct xdp_desc odd[2] = {{FRAME * 43, (uint32_t)flen, 0}, {d[0].addr, d[0].len - 20, 0}};
+    CHECK(inetcsum_xsk_rx_verify(umem, odd, 2, 0, 0, v) == 1 && v[0] == INETCSUM_XSK_RX_NOT_CHECKED &&
+              (v[1] == INETCSUM_XSK_RX_BAD || v[1] == INETCSUM_XSK_RX_MALFORMED),
+          "rx: a fragment not all checked, kept; a frame short of its IP length dropped (%u %u)", v[0], v[1]);
     /* A packet in three descriptors, cut inside its headers: good whole, bad with a byte changed. */
     const size_t len = d[0].len, cut[4] = {0, 20, 200, len};
     struct xdp_desc chain[3];

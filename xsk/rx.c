@@ -8,6 +8,19 @@
 
 #define MAX_FRAGS 18 /* Linux's MAX_SKB_FRAGS + 1: the most descriptors one packet may take */
 
+/* Whether a checksum the frame may carry went unchecked: one that cannot be (a fragment's, a cut
+ * frame's), or a header the walk did not follow (what it carries may hold one). */
+static int not_all_checked(const struct inetcsum_report *r)
+{
+    if (r->flags & (INETCSUM_FRAME_FRAGMENT | INETCSUM_FRAME_TRUNCATED | INETCSUM_FRAME_TOO_DEEP |
+                    INETCSUM_FRAME_UNKNOWN_LINK | INETCSUM_FRAME_NOT_FOLLOWED))
+        return 1;
+    for (unsigned i = 0; i < r->count; i++)
+        if (r->checks[i].status == INETCSUM_UNVERIFIABLE)
+            return 1;
+    return 0;
+}
+
 uint32_t inetcsum_xsk_rx_verify(const void *umem_area, const struct xdp_desc *descs, uint32_t n,
                                 enum inetcsum_link link, unsigned flags, uint8_t *verdict)
 {
@@ -26,9 +39,10 @@ uint32_t inetcsum_xsk_rx_verify(const void *umem_area, const struct xdp_desc *de
                                          : inetcsum_verify_iov(iov, k, 0, link, flags, &r);
         const uint8_t v = problems                                ? INETCSUM_XSK_RX_BAD
                           : (r.flags & INETCSUM_FRAME_MALFORMED) ? INETCSUM_XSK_RX_MALFORMED
+                          : not_all_checked(&r)                  ? INETCSUM_XSK_RX_NOT_CHECKED
                                                                   : INETCSUM_XSK_RX_GOOD;
         for (uint32_t j = 0; j < k; j++) {
-            not_good += v != INETCSUM_XSK_RX_GOOD;
+            not_good += v == INETCSUM_XSK_RX_BAD || v == INETCSUM_XSK_RX_MALFORMED;
             if (verdict)
                 verdict[i + j] = v;
         }
