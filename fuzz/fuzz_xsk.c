@@ -32,8 +32,7 @@ static struct inetcsum_xsk_tx *make_tx(int device, uint32_t mtu)
                                             .flags = device ? 0 : INETCSUM_XSK_SOFTWARE};
     tx.caps = (struct inetcsum_xsk_caps){1, 0, 1, 0};
     tx.device_path = ics_xsk_decide(&tx.conf, &tx.caps, &tx.why);
-    tx.device = INETCSUM_OFL_TCP4 | INETCSUM_OFL_UDP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP6 |
-                INETCSUM_OFL_INNER(INETCSUM_OFL_TCP4 | INETCSUM_OFL_UDP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP6);
+    tx.device = INETCSUM_OFL_ALL; /* (as tx_new: the offload keeps to TCP and UDP) */
     return &tx;
 }
 

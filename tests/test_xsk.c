@@ -80,8 +80,7 @@ static struct inetcsum_xsk_tx *fake_tx(const struct inetcsum_xsk_caps *caps, uin
                                              .link = INETCSUM_LINK_ETHERNET, .flags = flags, .xsk_fd = -1};
     tx->caps = *caps;
     tx->device_path = ics_xsk_decide(&tx->conf, &tx->caps, &tx->why);
-    tx->device = INETCSUM_OFL_ALL & ~(INETCSUM_OFL_IPV4 | INETCSUM_OFL_OTHER | INETCSUM_OFL_SCTP4 |
-                                     INETCSUM_OFL_SCTP6 | INETCSUM_OFL_INNER(INETCSUM_OFL_ALL & 0xC9));
+    tx->device = INETCSUM_OFL_ALL; /* (as tx_new: the offload keeps to TCP and UDP) */
     return tx;
 }
 

@@ -13,7 +13,8 @@ struct inetcsum_xsk_tx {
     struct inetcsum_xsk_caps caps;
     int device_path;      /* checksums through the metadata */
     const char *why;      /* ... or not, in words */
-    uint32_t device;      /* the kinds the metadata may carry (INETCSUM_OFL_*) */
+    uint32_t device;      /* the kinds the metadata may carry (INETCSUM_OFL_*; the offload keeps
+                           * them to TCP and UDP) */
     struct inetcsum_xsk_tx_stats stats;
     struct inetcsum_segment *seg; /* segmentation's buffers, grown to the most segments met */
     uint32_t seg_cap;

@@ -10,11 +10,6 @@
 
 #include "internal.h"
 
-/* The kinds one start-and-offset checksum can be (INETCSUM_OFFLOAD_ONE_CHECKSUM keeps to them). */
-#define METADATA_KINDS                                                                                         \
-    (INETCSUM_OFL_TCP4 | INETCSUM_OFL_UDP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP6 |                           \
-     INETCSUM_OFL_INNER(INETCSUM_OFL_TCP4 | INETCSUM_OFL_UDP4 | INETCSUM_OFL_TCP6 | INETCSUM_OFL_UDP6))
-
 int ics_xsk_decide(const struct inetcsum_xsk_tx_conf *conf, const struct inetcsum_xsk_caps *caps, const char **why)
 {
     if (conf->flags & INETCSUM_XSK_SOFTWARE)
@@ -78,7 +73,8 @@ struct inetcsum_xsk_tx *inetcsum_xsk_tx_new(const struct inetcsum_xsk_tx_conf *c
         return NULL;
     }
     tx->device_path = ics_xsk_decide(&tx->conf, &tx->caps, &tx->why);
-    tx->device = METADATA_KINDS & (conf->device ? conf->device : INETCSUM_OFL_ALL);
+    /* (INETCSUM_OFFLOAD_ONE_CHECKSUM keeps these to the TCP and UDP kinds a start and an offset name) */
+    tx->device = conf->device ? conf->device : INETCSUM_OFL_ALL;
     return tx;
 }
 
