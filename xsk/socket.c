@@ -32,7 +32,8 @@ static int register_umem(int fd, const struct inetcsum_xsk_socket_conf *c)
     return setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof mr) == 0 ? 0 : errno;
 }
 
-/* Maps one ring (its offsets off, entries of entry bytes) into r: 0 or an errno. */
+/* Maps one ring (its offsets off, entries of entry bytes) into r: 0 or an errno.  (libxdp's
+ * producer and consumer rings are one layout, DEFINE_XSK_RING: a consumer is passed as a producer.) */
 static int map_ring(struct inetcsum_xsk_socket *s, int which, const struct xdp_ring_offset *off, uint32_t size,
                     size_t entry, off_t pgoff, struct xsk_ring_prod *r, int producer)
 {
