@@ -24,3 +24,13 @@ if [ -f "$prefix/lib/pkgconfig/inetcsum_dpdk.pc" ]; then
   LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_dpdk_shared"
   "$work/cmake/consumer_dpdk_static"
 fi
+# The AF_XDP layer, when it was installed (pkg-config found libxdp at build time).
+if [ -f "$prefix/lib/pkgconfig/inetcsum_xsk.pc" ]; then
+  cc "$here/consumer_xsk.c" -o "$work/pc_xsk_shared" $(pkg-config --cflags --libs inetcsum_xsk)
+  LD_LIBRARY_PATH="$prefix/lib" "$work/pc_xsk_shared"
+  cc "$here/consumer_xsk.c" -o "$work/pc_xsk_static" $(pkg-config --cflags inetcsum_xsk) \
+    "$prefix/lib/libinetcsum_xsk.a" "$prefix/lib/libinetcsum.a" $(pkg-config --libs libxdp libbpf) -pthread
+  "$work/pc_xsk_static"
+  LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_xsk_shared"
+  "$work/cmake/consumer_xsk_static"
+fi
