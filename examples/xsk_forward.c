@@ -160,10 +160,11 @@ static void report(const struct side *d)
     const char *why;
     inetcsum_xsk_tx_uses_device(d->tx, &why);
     printf("%s: received %llu (dropped bad %llu, no room %llu); sent out: frames %llu, by device %llu, software %llu, "
-           "segmented %llu into %llu, refused %llu\n  checksums: %s\n",
+           "segmented %llu into %llu, refused %llu, not followed %llu\n  checksums: %s\n",
            d->ifname, d->received, d->dropped_bad, d->no_room, (unsigned long long)st.frames,
            (unsigned long long)st.by_device, (unsigned long long)st.software, (unsigned long long)st.segmented,
-           (unsigned long long)st.segments, (unsigned long long)st.refused, why);
+           (unsigned long long)st.segments, (unsigned long long)st.refused, (unsigned long long)st.not_followed,
+           why);
 }
 
 int main(int argc, char **argv)

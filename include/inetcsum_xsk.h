@@ -121,6 +121,8 @@ struct inetcsum_xsk_tx_stats {
     uint64_t segmented;  /* over the MTU: segmented here */
     uint64_t segments;   /* the frames they made */
     uint64_t refused;    /* not sendable (errno said why): left to the caller */
+    uint64_t not_followed; /* sent with a header the walk does not follow (an unknown tunnel or
+                            * protocol): a checksum inside it, if any, left as it was */
 };
 
 /* Makes the fallback for one socket: reads the device's capabilities and MTU once.  NULL with

@@ -185,7 +185,16 @@ static void test_refusals(void)
     CHECK(inetcsum_xsk_tx_prepare(tx, &big, INETCSUM_OFL_ALL, NULL) == -EMSGSIZE, "a frame over the MTU");
     struct inetcsum_xsk_tx_stats st;
     inetcsum_xsk_tx_stats(tx, &st);
-    CHECK(st.refused == 1 && st.frames == 1, "counted refused");
+    CHECK(st.refused == 1 && st.frames == 1 && st.not_followed == 0, "counted refused");
+    /* A protocol the walk does not follow (IP protocol 99 inside IPv4): sent, and counted so. */
+    inetcsum_xsk_tx_free(tx);
+    tx = fake_tx(&copy, 1500, 0);
+    frame[14 + 9] = 99;
+    struct xdp_desc other = {FRAME * 3 + META, (uint32_t)len, 0};
+    CHECK(inetcsum_xsk_tx_prepare(tx, &other, INETCSUM_OFL_ALL, NULL) >= 0, "an unknown protocol: prepared");
+    inetcsum_xsk_tx_stats(tx, &st);
+    CHECK(st.not_followed == 1, "an unknown protocol: counted as not followed (%llu)",
+          (unsigned long long)st.not_followed);
     inetcsum_xsk_tx_free(tx);
 }
 

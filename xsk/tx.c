@@ -175,6 +175,7 @@ static long prepare_packet(struct inetcsum_xsk_tx *tx, struct xdp_desc *d, const
     const struct inetcsum_offload o = {request, tx->device_path ? tx->device : 0, INETCSUM_OFFLOAD_ONE_CHECKSUM};
     const uint32_t software = pk->n == 1 ? inetcsum_offload(pk->iov[0].iov_base, pk->len, tx->conf.link, &o, r)
                                          : inetcsum_offload_iov(pk->iov, pk->n, tx->conf.link, &o, r);
+    tx->stats.not_followed += (r->flags & INETCSUM_FRAME_NOT_FOLLOWED) != 0; /* (never silent) */
     const struct inetcsum_check *left = NULL;
     for (unsigned i = 0; i < r->count && !left; i++)
         if (r->checks[i].flags & INETCSUM_CHECK_DEVICE)
