@@ -1,4 +1,44 @@
-# An I/O-framework layer (layer 8: dpdk/, xsk/) packaged as every one is: from the object library
+# An I/O-framework layer (layer 8: dpdk/, xsk/) is found and packaged by these two functions.
+
+# Finds the framework of layer NAME (option INETCSUM_<NAME>: ON, OFF, or AUTO) through pkg-config's
+# modules (the arguments after PACKAGES), as the imported target PkgConfig::<PREFIX>: sets
+# <PREFIX>_FOUND and <PREFIX>_VERSION in the caller and says what it found (WHAT: the layer in
+# words; PACKAGES: Debian's names).  Not found with ON is an error; with AUTO the layer is left out
+# and nothing else changes.
+function(inetcsum_layer_find name prefix what packages)
+  string(TOUPPER ${name} upper)
+  string(REPLACE ";" " and " modules "${ARGN}")
+  set(INETCSUM_${upper} AUTO CACHE STRING "Build ${what}: ON, OFF, or AUTO (when pkg-config finds ${modules})")
+  set(${prefix}_FOUND FALSE PARENT_SCOPE)
+  if(INETCSUM_${upper} STREQUAL "OFF" OR CMAKE_CROSSCOMPILING)
+    return()
+  endif()
+  find_package(PkgConfig)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(${prefix} QUIET IMPORTED_TARGET GLOBAL ${ARGN})
+  endif()
+  if(NOT ${prefix}_FOUND)
+    if(INETCSUM_${upper} STREQUAL "ON")
+      message(FATAL_ERROR "INETCSUM_${upper}=ON: pkg-config finds no ${modules} (Debian: ${packages})")
+    endif()
+    message(STATUS "inetcsum: no ${what} (pkg-config finds no ${modules}; Debian: ${packages})")
+    return()
+  endif()
+  set(found "")
+  foreach(module ${ARGN}) # (one module's version is <PREFIX>_VERSION, several's <PREFIX>_<module>_VERSION)
+    set(version "${${prefix}_${module}_VERSION}")
+    if(NOT version)
+      set(version "${${prefix}_VERSION}")
+    endif()
+    list(APPEND found "${module} ${version}")
+  endforeach()
+  string(REPLACE ";" ", " found "${found}")
+  message(STATUS "inetcsum: ${what} against ${found}")
+  set(${prefix}_FOUND TRUE PARENT_SCOPE)
+  set(${prefix}_VERSION "${${prefix}_VERSION}" PARENT_SCOPE)
+endfunction()
+
+# Packages layer NAME as every one is: from the object library
 # OBJECTS, libinetcsum_NAME static and shared (CMake inetcsum::NAME_static and ::NAME_shared, linked
 # with DEPS), its header include/inetcsum_NAME.h, pkg-config inetcsum_NAME (cmake/inetcsum_NAME.pc.in)
 # and the export set EXPORT, which cmake/inetcsumConfig.cmake.in includes when it was installed; and

@@ -152,9 +152,10 @@ static int over_mtu(const struct inetcsum_xsk_tx *tx, const struct packet *pk)
     return pk->len > tx->conf.mtu + link_header(pk->iov[0].iov_base, pk->iov[0].iov_len, tx->conf.link);
 }
 
-/* Prepares the packet whose descriptors are d[0..pk->n) (see inetcsum_xsk_tx_prepare): its
- * checksums here or, for one, through the metadata before its first buffer (the kernel reads it
- * from the first descriptor of a multi-buffer packet only). */
+/* Prepares the packet whose descriptors are d[0..pk->n), within the MTU (its callers have made
+ * sure), as inetcsum_xsk_tx_prepare says: its checksums here or, for one, through the metadata
+ * before its first buffer (the kernel reads it from the first descriptor of a multi-buffer packet
+ * only). */
 static long prepare_packet(struct inetcsum_xsk_tx *tx, struct xdp_desc *d, const struct packet *pk, uint32_t request,
                            struct inetcsum_report *report)
 {
@@ -165,10 +166,6 @@ static long prepare_packet(struct inetcsum_xsk_tx *tx, struct xdp_desc *d, const
     if (room && d[0].addr % tx->conf.frame_size < room) {
         tx->stats.refused++;
         return -EINVAL;
-    }
-    if (over_mtu(tx, pk)) {
-        tx->stats.refused++;
-        return -EMSGSIZE;
     }
     struct inetcsum_report own;
     struct inetcsum_report *r = report ? report : &own;
@@ -203,10 +200,13 @@ long inetcsum_xsk_tx_prepare(struct inetcsum_xsk_tx *tx, struct xdp_desc *desc, 
                              struct inetcsum_report *report)
 {
     struct packet pk;
-    if ((desc->options & XDP_PKT_CONTD) || gather(tx, desc, 1, &pk) != 1) {
+    const int err = (desc->options & XDP_PKT_CONTD) || gather(tx, desc, 1, &pk) != 1 ? EINVAL
+                    : over_mtu(tx, &pk)                                                ? EMSGSIZE
+                                                                                       : 0;
+    if (err) {
         tx->stats.frames++;
         tx->stats.refused++;
-        return -EINVAL;
+        return -err;
     }
     return prepare_packet(tx, desc, &pk, request, report);
 }
