@@ -2,12 +2,14 @@
  * of the rules (gso_ref.c) for random sizes, inputs and outputs against guard pages, packets split
  * into buffers anywhere (headers too), zero-copy segmentation (headers alone, the payload summed
  * where it lies) against the copies, buffers too few or too small (nothing written), and
- * descriptions that do not fit their packet.  The kinds of packet (tunnels, extension headers, ...)
+ * descriptions that do not fit their packet, and the coalescer's shortcut for a train's next segment
+ * against its general way.  The kinds of packet (tunnels, extension headers, ...)
  * are covered from Python against scapy (tests/python/test_gso.py) and by fuzz_gso. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gso/gso.h"
 #include "gso_ref.h"
 #include "inetcsum_gso.h"
 #include "testutil.h"
@@ -371,10 +373,185 @@ static void test_fixed_id_levels(void)
     }
 }
 
+
+/* ---- the coalescer's shortcut for a train's next segment against its general way ---- */
+
+enum { SC_FLOWS = 3, SC_MAX_SEGS = 48, SC_PKTS = 3 * SC_MAX_SEGS + 16 };
+
+struct sc_log {
+    uint8_t *bytes;
+    size_t len, cap;
+    unsigned frames;
+};
+
+/* Every frame emitted, its length then its bytes (virtio-net header included), in order. */
+static void sc_record(void *ctx, const uint8_t *pkt, size_t len)
+{
+    struct sc_log *log = ctx;
+    if (log->len + len + sizeof len > log->cap) {
+        log->cap = 2 * (log->len + len + sizeof len);
+        log->bytes = realloc(log->bytes, log->cap);
+    }
+    memcpy(log->bytes + log->len, &len, sizeof len);
+    memcpy(log->bytes + log->len + sizeof len, pkt, len);
+    log->len += len + sizeof len;
+    log->frames++;
+}
+
+/* inner (n bytes, an Ethernet frame) in VXLAN over Ethernet/IPv4/UDP (a checksum or none). */
+static size_t sc_vxlan(uint8_t *p, const uint8_t *inner, size_t n, int udp_csum)
+{
+    memset(p, 0, 50);
+    tu_fill_random(p, 12);
+    put16(p + 12, 0x0800);
+    uint8_t *ip = p + 14, *udp = ip + 20, *vx = udp + 8;
+    ip[0] = 0x45;
+    put16(ip + 2, 20 + 8 + 8 + (unsigned)n);
+    tu_fill_random(ip + 4, 2);
+    ip[8] = 64;
+    ip[9] = 17;
+    tu_fill_random(ip + 12, 8);
+    put16(udp, 49152 + (unsigned)(tu_rand() % 1000));
+    put16(udp + 2, 4789);
+    put16(udp + 4, 8 + 8 + (unsigned)n);
+    udp[6] = (uint8_t)udp_csum; /* made right by inetcsum_fill; 0: none */
+    vx[0] = 0x08;
+    tu_fill_random(vx + 4, 3);
+    memcpy(vx + 8, inner, n);
+    return 50 + n;
+}
+
+/* A flow's train: a super-packet of a random kind segmented with every checksum right. */
+static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
+{
+    static uint8_t pkt[80000], inner[80000];
+    const unsigned kind = (unsigned)(tu_rand() % 5); /* TCP/IPv4, TCP/IPv6, UDP/IPv4, UDP/IPv6, TCP in VXLAN */
+    const size_t mss = 400 + tu_rand() % 1000, n = mss * (2 + tu_rand() % 12) + tu_rand() % mss;
+    size_t len;
+    if (kind == 4) {
+        const size_t in = tu_build_frame(inner, 0, 0, n);
+        inner[14 + 20 + 13] &= 0x10; /* ACK alone: a long train */
+        len = sc_vxlan(pkt, inner, in, (int)(tu_rand() & 1));
+    } else {
+        len = tu_build_frame(pkt, kind & 1, kind >= 2, n);
+        if (kind < 2)
+            pkt[14 + ((kind & 1) ? 40 : 20) + 13] &= 0x10;
+    }
+    struct inetcsum_gso g;
+    if (inetcsum_gso_describe(&g, pkt, len, INETCSUM_LINK_ETHERNET, (unsigned)mss) != 0 || g.segments > SC_MAX_SEGS)
+        return 0;
+    struct inetcsum_segment out[SC_MAX_SEGS];
+    for (unsigned i = 0; i < g.segments; i++)
+        out[i] = (struct inetcsum_segment){seg[i], 1600, 0};
+    const long k = inetcsum_gso_segment(&g, pkt, len, NULL, 0, out, SC_MAX_SEGS);
+    for (long i = 0; i < k; i++)
+        seg_len[i] = out[i].len;
+    return k < 0 ? 0 : (unsigned)k;
+}
+
+/* One of the ways a packet in a train goes astray: a header bit (its checksums made right again,
+ * or not), a payload bit, bytes cut off without its lengths saying so, its IPv4 ID, its TCP
+ * sequence number. */
+static void sc_mutate(uint8_t *p, size_t *len)
+{
+    struct inetcsum_gso g;
+    const int described = inetcsum_gso_describe(&g, p, *len, INETCSUM_LINK_ETHERNET, 0xFFFF) == 0;
+    const size_t hdr = described ? g.hdr_len : 54;
+    switch (tu_rand() % 6) {
+    case 0:
+    case 1:
+        p[tu_rand() % hdr] ^= (uint8_t)(1u << (tu_rand() % 8));
+        if (tu_rand() & 1)
+            inetcsum_fill(p, *len, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+        break;
+    case 2:
+        if (*len > hdr)
+            p[hdr + tu_rand() % (*len - hdr)] ^= 0x01;
+        break;
+    case 3: {
+        const size_t cut = 1 + tu_rand() % 8;
+        *len -= cut < *len ? cut : 0;
+        break;
+    }
+    case 4:
+        if (described && g.level[0].ip_version == 4)
+            p[g.level[0].ip_off + 5] += 1;
+        break;
+    default:
+        if (described && g.proto == INETCSUM_GSO_L4_TCP)
+            p[g.level[g.nlevels - 1].l4_off + 7] += 1;
+        break;
+    }
+}
+
+static void test_gro_shortcut(void)
+{
+    static uint8_t seg[SC_FLOWS][SC_MAX_SEGS][1600], pkt[SC_PKTS][1600];
+    size_t seg_len[SC_FLOWS][SC_MAX_SEGS], pkt_len[SC_PKTS];
+    const int rounds = tu_quick ? 30 : 300;
+    uint64_t taken = 0;
+    unsigned differ = 0, frames = 0;
+    for (int r = 0; r < rounds; r++) {
+        unsigned count[SC_FLOWS], next[SC_FLOWS] = {0}, n = 0;
+        for (unsigned f = 0; f < SC_FLOWS; f++)
+            count[f] = sc_train(seg[f], seg_len[f]);
+        /* The flows interleaved (mostly one after another, as a burst arrives), each in its own
+         * order, some packets gone astray, some twice. */
+        const unsigned mix = (unsigned)(tu_rand() % 4);
+        for (unsigned f = 0; n < SC_PKTS - 1;) {
+            if (tu_rand() % 8 < mix)
+                f = (unsigned)(tu_rand() % SC_FLOWS);
+            if (next[f] == count[f]) {
+                unsigned g = 0;
+                while (g < SC_FLOWS && next[g] == count[g])
+                    g++;
+                if (g == SC_FLOWS)
+                    break;
+                f = g;
+            }
+            memcpy(pkt[n], seg[f][next[f]], seg_len[f][next[f]]);
+            pkt_len[n] = seg_len[f][next[f]];
+            if (tu_rand() % 10 == 0)
+                sc_mutate(pkt[n], &pkt_len[n]);
+            if (tu_rand() % 20 != 0) /* else sent again */
+                next[f]++;
+            n++;
+        }
+        struct sc_log log[2] = {{0}, {0}};
+        int rc[2][SC_PKTS];
+        const size_t vnet = (tu_rand() & 1) ? INETCSUM_VNET_HDR_LEN : 0;
+        const unsigned max_flows = 1 + (unsigned)(tu_rand() % 4);
+        for (int way = 0; way < 2; way++) {
+            const struct inetcsum_gro_config cfg = {.link = INETCSUM_LINK_ETHERNET, .vnet_size = vnet,
+                                                    .max_flows = max_flows, .emit = sc_record, .ctx = &log[way]};
+            struct inetcsum_gro *t = inetcsum_gro_new(&cfg);
+            ics_gro_set_shortcut(t, way == 0);
+            for (unsigned i = 0; i < n; i++)
+                rc[way][i] = inetcsum_gro_add(t, pkt[i], pkt_len[i]);
+            inetcsum_gro_flush(t);
+            if (way == 0)
+                taken += ics_gro_shortcuts(t);
+            else if (ics_gro_shortcuts(t) != 0)
+                differ++;
+            inetcsum_gro_free(t);
+        }
+        frames += log[0].frames;
+        differ += log[0].len != log[1].len || memcmp(log[0].bytes, log[1].bytes, log[0].len) != 0 ||
+                  memcmp(rc[0], rc[1], n * sizeof rc[0][0]) != 0;
+        free(log[0].bytes);
+        free(log[1].bytes);
+    }
+    CHECK(differ == 0, "coalescing random trains with the shortcut and without: %u of %d rounds differ", differ,
+          rounds);
+    CHECK(taken > (uint64_t)rounds * 8, "the shortcut taken %llu times in %d rounds (%u frames out)",
+          (unsigned long long)taken, rounds, frames);
+}
+
 int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_gso");
     test_fixed_id_levels();
+    test_gro_shortcut();
     test_api_edges();
     test_vnet_header();
     const int rounds = tu_quick ? 40 : 400;

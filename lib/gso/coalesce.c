@@ -39,6 +39,7 @@ struct flow {
     uint16_t id0[INETCSUM_GSO_MAX_LEVELS], next_id[INETCSUM_GSO_MAX_LEVELS];
     uint8_t id_mode[INETCSUM_GSO_MAX_LEVELS], udp_zero[INETCSUM_GSO_MAX_LEVELS];
     uint8_t flags0, or_flags;
+    uint8_t walk_only; /* the walk decided its headers on bytes after them: no next_in_train */
     /* The header bytes every packet must share: 0xFF in each such byte of [0, hdr_len), 0 in
      * the fields that may change and past hdr_len, compared eight bytes at a time. */
     uint64_t fixed[ICS_GSO_MAX_HDR / 8];
@@ -50,6 +51,9 @@ struct inetcsum_gro {
     uint8_t *mem;
     uint8_t *spare; /* a packet emitted alone, behind its virtio-net header */
     uint64_t clock;
+    struct flow *last; /* the flow the last packet joined or started: looked at first */
+    int no_shortcut;    /* (tests: next_in_train off) */
+    uint64_t shortcuts; /* packets next_in_train took */
     /* While a super-packet is being emitted: the flow it came from, and its description (made
      * when inetcsum_gro_emitting asks). */
     const struct flow *emitting;
@@ -299,17 +303,10 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
     return memcmp(head + a->l4_off + ICS_TCP_SPORT, pkt + b->l4_off + ICS_TCP_SPORT, 4) == 0; /* both ports (UDP's too) */
 }
 
-/* Whether pkt may follow what flow f holds (its checksum not yet known). */
-static int may_join(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
-                    const uint8_t *pkt, size_t len)
+/* Whether pkt, whose fixed header bytes are flow f's, may follow what f holds (its checksum not
+ * yet known): its payload, IPv4 IDs, UDP checksums' presence, TCP sequence number and flags. */
+static int may_follow(const struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt)
 {
-    if (f->g.hdr_len != g->hdr_len)
-        return 0;
-    for (unsigned j = 0; j < g->nlevels; j++)
-        if (g->level[j].l4_off != f->g.level[j].l4_off)
-            return 0;
-    if (!fixed_same(f, frame_of(t, f), pkt, len))
-        return 0;
     const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[g->nlevels - 1];
     const size_t payload = g->payload_len;
     /* skb_gro_receive: the whole packet from the outer IP header stays below gro_max_size,
@@ -338,6 +335,18 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
                !((flags ^ f->flags0) & ~MAY_DIFFER);
     }
     return f->count < UDP_MAX_MERGED;
+}
+
+/* Whether pkt may follow what flow f holds (its checksum not yet known). */
+static int may_join(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
+                    const uint8_t *pkt, size_t len)
+{
+    if (f->g.hdr_len != g->hdr_len)
+        return 0;
+    for (unsigned j = 0; j < g->nlevels; j++)
+        if (g->level[j].l4_off != f->g.level[j].l4_off)
+            return 0;
+    return fixed_same(f, frame_of(t, f), pkt, len) && may_follow(f, g, pkt);
 }
 
 /* Whether the checksum of the TCP or UDP message at level lv, whose payload sums to psum, is
@@ -396,6 +405,7 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
     const struct inetcsum_gso_level *lv = &g->level[g->nlevels - 1];
     f->used = 1;
     f->age = ++t->clock;
+    t->last = f;
     f->g = *g;
     memcpy(frame_of(t, f), pkt, len);
     f->len = len;
@@ -410,6 +420,9 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
         if (v->l4 == INETCSUM_GSO_L4_UDP)
             f->udp_zero[j] = ics_get16(pkt + v->l4_off + ICS_UDP_CHECK) == 0;
     }
+    f->walk_only = g->proto == INETCSUM_GSO_L4_UDP &&
+                   ics_gso_udp_tunnel_port(ics_get16(pkt + lv->l4_off + ICS_UDP_SPORT),
+                                           ics_get16(pkt + lv->l4_off + ICS_UDP_DPORT));
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         f->flags0 = pkt[lv->l4_off + ICS_TCP_FLAGS];
         f->next_seq = ics_get32(pkt + lv->l4_off + ICS_TCP_SEQ) + g->payload_len;
@@ -441,6 +454,55 @@ static struct flow *flow_of(struct inetcsum_gro *t, const struct inetcsum_gso *g
     return NULL;
 }
 
+/* A train's next segment, known without walking its headers (issue 35: the walk and the search
+ * for its flow were a third of the coalescer's instructions a packet).  When pkt has every fixed
+ * header byte of the flow the last packet joined or started (link layer, addresses, ports, each
+ * header's kind, length and options: all but the fields segmentation rewrites), the walk would
+ * find that flow's headers at that flow's offsets, and what it checks beyond those bytes is that
+ * each level's length field reaches pkt's end.  Then *g is the flow's description with pkt's
+ * payload, and the flow is the one flow_of would find (a held flow is the only one of its key).
+ * The one exception is kept out: a UDP datagram on a VXLAN or GENEVE port that the walk found
+ * carries no such tunnel was known by the bytes after its headers too (walk_only).  Only a
+ * packet that then joins the flow is taken here; any other goes the general way, from the start,
+ * so the two cannot differ (test_gso runs random trains, some packets gone astray, both ways).
+ * On the Zen 5 guest this took coalescing 45 TCP/IPv4 segments from 1.94-1.97x a memcpy of their
+ * payloads to 1.46-1.54x (`bench gso`). */
+static struct flow *next_in_train(const struct inetcsum_gro *t, const uint8_t *pkt, size_t len,
+                                  struct inetcsum_gso *g)
+{
+    struct flow *f = t->last;
+    if (!f || !f->used || f->walk_only || t->no_shortcut || len <= f->g.hdr_len || len > FRAME_ROOM ||
+        !fixed_same(f, frame_of(t, f), pkt, len))
+        return NULL;
+    const unsigned last = f->g.nlevels - 1u;
+    for (unsigned j = 0; j < f->g.nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &f->g.level[j];
+        const uint8_t *ip = pkt + lv->ip_off;
+        if (lv->ip_version == 4 ? ics_get16(ip + ICS_IPV4_TOT_LEN) != len - lv->ip_off
+                                : ics_get16(ip + ICS_IPV6_PAYLOAD_LEN) != len - lv->ip_off - ICS_IPV6_HLEN)
+            return NULL;
+        const unsigned l4 = j < last ? lv->l4 : f->g.proto;
+        if (l4 == INETCSUM_GSO_L4_UDP && ics_get16(pkt + lv->l4_off + ICS_UDP_LEN) != len - lv->l4_off)
+            return NULL;
+    }
+    *g = f->g;
+    g->payload_len = (uint32_t)(len - g->hdr_len);
+    for (unsigned j = 0; j < last; j++) /* a UDP tunnel's checksum, in or out (the walk's csum) */
+        if (g->level[j].l4 == INETCSUM_GSO_L4_UDP)
+            g->level[j].csum = ics_get16(pkt + g->level[j].l4_off + ICS_UDP_CHECK) != 0;
+    return ipv4_headers_ok(g, pkt) && may_follow(f, g, pkt) ? f : NULL;
+}
+
+void ics_gro_set_shortcut(struct inetcsum_gro *t, int on)
+{
+    t->no_shortcut = !on;
+}
+
+uint64_t ics_gro_shortcuts(const struct inetcsum_gro *t)
+{
+    return t->shortcuts;
+}
+
 /* A packet whose headers segmentation does not describe passes alone.  A TCP segment with bytes
  * past its IP packet (Ethernet padding, a trailer) goes after what its flow holds, as Linux's
  * tcp_gro_receive finds the flow for it and flushes it first; it is known by the packet within.
@@ -464,22 +526,27 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     struct inetcsum_gso g;
     if (!t || (!pkt && len))
         return -EINVAL;
-    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0)
-        return pass_unmergeable(t, pkt, len); /* not TCP or UDP as segmentation knows them */
-    if (!mergeable(t, &g))
-        return pass_alone(t, pkt, len); /* in a tunnel the receiver takes no super-packet of */
-    /* Linux's inet_gro_receive lets it through alone, untouched, before looking for its flow:
-     * what the flow holds stays held (and the packet goes out first). */
-    if (!ipv4_headers_ok(&g, pkt))
-        return pass_alone(t, pkt, len);
-    /* An empty datagram: udp_gro_receive_segment lets it through at once too (a TCP segment with
-     * no payload finds its flow and sends it out first, below). */
-    if (g.proto == INETCSUM_GSO_L4_UDP && g.payload_len == 0)
-        return pass_alone(t, pkt, len);
-    struct flow *f = flow_of(t, &g, pkt);
+    struct flow *f = next_in_train(t, pkt, len, &g);
+    int joins = f != NULL;
+    t->shortcuts += (uint64_t)joins;
+    if (!joins) {
+        if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0)
+            return pass_unmergeable(t, pkt, len); /* not TCP or UDP as segmentation knows them */
+        if (!mergeable(t, &g))
+            return pass_alone(t, pkt, len); /* in a tunnel the receiver takes no super-packet of */
+        /* Linux's inet_gro_receive lets it through alone, untouched, before looking for its
+         * flow: what the flow holds stays held (and the packet goes out first). */
+        if (!ipv4_headers_ok(&g, pkt))
+            return pass_alone(t, pkt, len);
+        /* An empty datagram: udp_gro_receive_segment lets it through at once too (a TCP segment
+         * with no payload finds its flow and sends it out first, below). */
+        if (g.proto == INETCSUM_GSO_L4_UDP && g.payload_len == 0)
+            return pass_alone(t, pkt, len);
+        f = flow_of(t, &g, pkt);
+        joins = f && may_join(t, f, &g, pkt, len);
+    }
     const size_t payload = g.payload_len;
     uint32_t psum;
-    int joins = f && may_join(t, f, &g, pkt, len);
     /* A packet joining its flow has the flow's addresses and extension headers, so its pseudo-
      * header sum (less the length); any other one is parsed for it. */
     if (joins)
@@ -498,6 +565,7 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
         return pass_alone(t, pkt, len);
     const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[g.nlevels - 1].l4_off + ICS_TCP_FLAGS] : 0;
     if (joins) {
+        t->last = f;
         f->len += payload;
         f->count++;
         for (unsigned j = 0; j < g.nlevels; j++) {

@@ -44,6 +44,10 @@ int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
 int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
                    size_t inner_nh);
 
+/* Whether the walk looks past a UDP header with these ports for a tunnel it crosses (VXLAN,
+ * GENEVE): a datagram found not to carry one is then known by bytes after its headers too. */
+int ics_gso_udp_tunnel_port(unsigned sport, unsigned dport);
+
 /* The outermost IP header of a frame of len bytes, after its link layer (VLAN tags, SLL, ...):
  * ICS_H_IPV4 or ICS_H_IPV6 with *off where it starts and its fixed header all present, else
  * ICS_H_STOP. */
@@ -52,5 +56,10 @@ enum ics_hdr ics_gso_ip_at(const uint8_t *p, size_t len, enum inetcsum_link link
 /* Where the outermost IP packet of a frame of len bytes ends by its header's own length, when
  * that is before the frame's end (Ethernet padding, a trailer); else 0. */
 size_t ics_gso_ip_end(const uint8_t *p, size_t len, enum inetcsum_link link);
+
+/* For the tests: whether the coalescer may take a train's next segment without walking its
+ * headers (on by default; coalesce.c, next_in_train), and how many it has taken so. */
+void ics_gro_set_shortcut(struct inetcsum_gro *t, int on);
+uint64_t ics_gro_shortcuts(const struct inetcsum_gro *t);
 
 #endif

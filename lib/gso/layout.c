@@ -91,6 +91,12 @@ static int link_layer(struct walk *w, enum inetcsum_link link, enum ics_hdr *ip,
     }
 }
 
+int ics_gso_udp_tunnel_port(unsigned sport, unsigned dport)
+{
+    const enum ics_hdr h = ics_follow_udp(sport, dport);
+    return h == ICS_H_VXLAN || h == ICS_H_GENEVE;
+}
+
 /* A tunnel's UDP header at l4 with these ports: VXLAN (RFC 7348, the I flag set) or GENEVE (RFC
  * 8926, version 0), then the next level.  -EPROTONOSUPPORT when the ports name no tunnel this
  * crosses. */
