@@ -55,14 +55,20 @@ const struct ics_tuning ics_tunings[] = {
      * ticks against 227-231; 9,000 B: 112-120 against 121-124 in every run), which is what the
      * copy of a jumbo frame and of a coalesced train's pieces land in.  From 32 KiB, where source
      * and destination no longer fit the 48 KiB L1, every kernel streams at 37-39 bytes a tick and
-     * the avx512 one stays within 2% of the rest. */
+     * the avx512 one stays within 2% of the rest.
+     * Where the inline code ends (inline_below 89, 2026-11-27, issue 35): in the -2 and -3 runs and
+     * two sweeps since, the inline code is ahead at exactly 64 B (0.71 of the kernel's time) and
+     * even with it to 88 B, then behind at every length from 89 B that is not a multiple of 8
+     * (1.09-1.22); a row's bound need not be a class's.  `bench row` against the default: 0.93-0.94
+     * at 64-127 B, where ending the inline code at 128 gave 0.96; the sweep's median ratio to the
+     * best at 64-127 B 1.15 -> 1.11. */
     {.cpu = "AMD Zen 5 (EPYC 9005)", .vendor = "AuthenticAMD", .family = 26, .model_min = 0x00, .model_max = 0x0F,
      .measured = "amd-epyc-f26-m2-2026-11-27.csv and -2.csv (inetcsum 0.1.0, main before facce3a and "
                  "at 8a9f405, gcc 12.2); copy steps: `bench copy` and the copy kernels timed at 1.5-64 KiB, "
-                 "2026-11-27 at ca461db",
+                 "2026-11-27 at ca461db; inline_below: those runs and two sweeps at 132db0b",
      .steps = {{0, "avx512vnni"}},
      .copy_steps = {{0, "avx512vnni"}, {8192, "avx512"}},
-     .inline_below = 128},
+     .inline_below = 89},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,
      * 2026-11-25, `inetcsum bench sweep` (every size 1-1,600 B, both parities; three runs agreed):
