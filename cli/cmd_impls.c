@@ -42,9 +42,20 @@ int cmd_impls(int argc, char **argv)
     const char *prev = "inline";
     for (size_t len = 16; len <= ((size_t)1 << 30); len *= 2) {
         const char *k = inetcsum_impl_name_at(len);
-        if (strcmp(prev, k) != 0)
-            printf(" below %zu %s, %s", len >= 1u << 20 ? len >> 20 : len >= 1024 ? len >> 10 : len,
-                   len >= 1u << 20 ? "MiB" : len >= 1024 ? "KiB" : "B", k);
+        if (strcmp(prev, k) != 0) {
+            /* Where it changes within (len / 2, len]: a row's inline bound need not be a power of
+             * two (Zen 5's is 89 B). */
+            size_t lo = len / 2, at = len;
+            while (at - lo > 1) {
+                const size_t mid = lo + (at - lo) / 2;
+                if (strcmp(inetcsum_impl_name_at(mid), prev) == 0)
+                    lo = mid;
+                else
+                    at = mid;
+            }
+            const int mib = at >= 1u << 20 && at % (1u << 20) == 0, kib = !mib && at >= 1024 && at % 1024 == 0;
+            printf(" below %zu %s, %s", mib ? at >> 20 : kib ? at >> 10 : at, mib ? "MiB" : kib ? "KiB" : "B", k);
+        }
         prev = k;
     }
     printf(" from there\n");
