@@ -55,7 +55,10 @@ const struct ics_tuning ics_tunings[] = {
      * ticks against 227-231; 9,000 B: 112-120 against 121-124 in every run), which is what the
      * copy of a jumbo frame and of a coalesced train's pieces land in.  From 32 KiB, where source
      * and destination no longer fit the 48 KiB L1, every kernel streams at 37-39 bytes a tick and
-     * the avx512 one stays within 2% of the rest.
+     * the avx512 one stays within 2% of the rest.  Below 512 B the kernel that adds each lane's
+     * words without a multiply (avx512_split) copies 3-11% faster than the VNNI one (64-511 B,
+     * both parities, 21 interleaved trials, 2026-11-27): 64 B 5.5 ticks against 6.1, 128 B 5.9
+     * against 6.4, 448 B 11.1 against 11.8; from 512 B to 6 KB it is 0-7% behind.
      * Where the inline code ends (inline_below 89, 2026-11-27, issue 35): in the -2 and -3 runs and
      * two sweeps since, the inline code is ahead at exactly 64 B (0.71 of the kernel's time) and
      * even with it to 88 B, then behind at every length from 89 B that is not a multiple of 8
@@ -65,9 +68,10 @@ const struct ics_tuning ics_tunings[] = {
     {.cpu = "AMD Zen 5 (EPYC 9005)", .vendor = "AuthenticAMD", .family = 26, .model_min = 0x00, .model_max = 0x0F,
      .measured = "amd-epyc-f26-m2-2026-11-27.csv and -2.csv (inetcsum 0.1.0, main before facce3a and "
                  "at 8a9f405, gcc 12.2); copy steps: `bench copy` and the copy kernels timed at 1.5-64 KiB, "
-                 "2026-11-27 at ca461db; inline_below: those runs and two sweeps at 132db0b",
+                 "2026-11-27 at ca461db, avx512_split below 512 B timed against them at 64-64 KiB at ce128b6; "
+                 "inline_below: those runs and two sweeps at 132db0b",
      .steps = {{0, "avx512vnni"}},
-     .copy_steps = {{0, "avx512vnni"}, {8192, "avx512"}},
+     .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni"}, {8192, "avx512"}},
      .inline_below = 89},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,

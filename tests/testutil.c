@@ -141,9 +141,19 @@ static uint32_t via_header_inline(const void *buf, size_t len, uint32_t sum)
     return inetcsum_partial(buf, len, sum);
 }
 
+/* Room for every kernel of the list, natively and through SIMDe, and the two entries: counted from
+ * the list itself (a fixed 16 overflowed when the tenth sum kernel came). */
+enum {
+    TU_KERNELS_MAX = 2
+#define ICS_SUM_KERNEL(id, name, required) +1
+#define ICS_SUM_KERNEL_EMULATED(id, name) +1
+#define ICS_CRC32C_KERNEL(id, name, required)
+#include "ics_kernel_list.h"
+};
+
 size_t tu_kernels(const struct tu_kernel **list)
 {
-    static struct tu_kernel k[16];
+    static struct tu_kernel k[TU_KERNELS_MAX];
     static size_t n;
     if (n == 0) {
         uint32_t f = ics_cpu_features();

@@ -7,6 +7,12 @@
  *               0: no masks (AVX2, AVX-VNNI): unaligned loads, the tail by one overlapping load;
  *   WIDEN_VNNI  1: one vpdpwssd per vector (VNNI_VEX 1 for the VEX-encoded AVX-VNNI form);
  *               0: vpmaddwd then vpaddd;
+ *   WIDEN_SPLIT 1 (masked only, instead of the two above): each 32-bit lane's two words added into
+ *               it as they are, the high one shifted down, the low one masked (vpsrld, vpandd, two
+ *               vpaddd): no multiply, no bias.  Four simple operations a vector where the others
+ *               have two, but none on the pipe a store's data takes: on Zen 5 a fused copy with
+ *               vpdpwssd costs 1.35-1.44 cycles a vector and this 1.06 (a copy alone: 0.99), so
+ *               rows name it for copying there (lib/tuning.c); summing alone it is the slower;
  *   KERNEL(op)  the instance's function names (op is partial or copy).
  *
  * How it sums.  Each 16-bit word w is biased into signed range (w ^ 0x8000 reads as w - 32768 in
@@ -36,7 +42,8 @@
  * long as the true total of what is being added lies in int32.  A vector moves the total by at most
  * VEC_BYTES/2 * 32768 = VEC_BYTES * 2^14 either way, so CHUNK_VECTORS of them (plus the at most
  * ten the ends and remainders add) stay under 2^30.  Each chunk's total goes into a 64-bit scalar
- * before the next chunk starts. */
+ * before the next chunk starts.  Split: lanes only grow, a vector adding at most VEC_BYTES/2 *
+ * 65535 to their total, so a chunk's (plus ten) stays under 2^32 and is read as unsigned (HSUM). */
 #include "../kernels.h"
 
 #if VEC_BYTES == 64
@@ -90,8 +97,18 @@ typedef __mmask32 vmask;
 #ifndef VNNI_VEX
 #define VNNI_VEX 0
 #endif
+#ifndef WIDEN_SPLIT
+#define WIDEN_SPLIT 0
+#endif
+#if WIDEN_SPLIT && !MASKED
+#error "WIDEN_SPLIT is written for the masked kernels only"
+#endif
+/* The bias n vectors loaded add (VEC_BYTES/2 words of 2^15 each), added back at the end; none
+ * when the words are added as they are. */
+#define VEC_BIAS(n) (WIDEN_SPLIT ? 0 : (n) << (LOG2_VEC - 1 + 15))
 
-/* The two constants, made once per call and kept in registers: left visible, GCC 12 rebuilds them
+/* The two constants (split: the low word of each 32-bit lane, and an unused one), made once per
+ * call and kept in registers: left visible, GCC 12 rebuilds them
  * (mov, vpbroadcastd) before every use in the tail code, which doubled the cost of a 256-byte sum
  * on Zen 4, where each zmm broadcast takes two of the four vector pipes' slots. */
 struct consts {
@@ -99,7 +116,11 @@ struct consts {
 };
 static inline __attribute__((always_inline)) struct consts consts_make(void)
 {
+#if WIDEN_SPLIT
+    struct consts k = {_mm512_set1_epi32(0xFFFF), V_ZERO()};
+#else
     struct consts k = {V_SET16(0x8000), V_SET16(1)};
+#endif
 #if !defined(ICS_EMULATE_AVX512)
     __asm__("" : "+v"(k.bias), "+v"(k.ones));
 #endif
@@ -109,6 +130,9 @@ static inline __attribute__((always_inline)) struct consts consts_make(void)
 /* acc + the biased pair sums of v. */
 static inline __attribute__((always_inline)) vec widen(const struct consts *k, vec acc, vec v)
 {
+#if WIDEN_SPLIT /* (bias: the low-word mask) */
+    return V_ADD32(V_ADD32(acc, V_AND(v, k->bias)), _mm512_srli_epi32(v, 16));
+#endif
     const vec biased = V_XOR(v, k->bias);
 #if WIDEN_VNNI
     return V_DPWSSD(acc, biased, k->ones);
@@ -117,7 +141,8 @@ static inline __attribute__((always_inline)) vec widen(const struct consts *k, v
 #endif
 }
 
-/* The sum of the 32-bit lanes, mod 2^32 (exact when the true total lies in int32). */
+/* The sum of the 32-bit lanes, mod 2^32 (exact when the true total lies in int32; split: in
+ * uint32, which HSUM reads it as). */
 static inline __attribute__((always_inline)) int32_t hsum(vec v)
 {
 #if VEC_BYTES == 64
@@ -130,6 +155,12 @@ static inline __attribute__((always_inline)) int32_t hsum(vec v)
     x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));
     return _mm_cvtsi128_si32(x);
 }
+
+#if WIDEN_SPLIT
+#define HSUM(v) ((int64_t)(uint32_t)hsum(v))
+#else
+#define HSUM(v) ((int64_t)hsum(v))
+#endif
 
 /* One full vector.  MASKED: from the aligned source, or (copying) from anywhere in the source
  * into an aligned destination; otherwise from and to anywhere. */
@@ -165,7 +196,7 @@ static inline __attribute__((always_inline)) uint32_t finish(int64_t total, uint
                                                              uint32_t sum)
 {
     /* The true word sum is a nonnegative integer below 2^63: wrapping arithmetic is exact. */
-    uint32_t r = ics_reduce64_x86((uint64_t)total + (vectors << (LOG2_VEC - 1 + 15)));
+    uint32_t r = ics_reduce64_x86((uint64_t)total + VEC_BIAS(vectors));
     const unsigned rot = (unsigned)(head & 1) << 3; /* 0, or 8 to undo the swapped pairing */
     r = (r >> rot) | (r << ((32 - rot) & 31));
     return ics_add32(r, sum);
@@ -211,7 +242,19 @@ typedef __m256i_u vec_unaligned;
 static inline __attribute__((always_inline)) vec step(const struct consts *k, vec a, const uint8_t *s, uint8_t *d,
                                                       const int copy)
 {
-#if STEP_ASM
+#if STEP_ASM && WIDEN_SPLIT
+    vec t, u;
+    if (copy)
+        __asm__("vmovdqu64 %[m], %[t]\n\tvmovdqa64 %[t], %[o]\n\tvpsrld $16, %[t], %[u]\n\tvpandd %[lo], %[t], %[t]\n\t"
+                "vpaddd %[t], %[a], %[a]\n\tvpaddd %[u], %[a], %[a]"
+                : [a] "+v"(a), [t] "=&v"(t), [u] "=&v"(u), [o] "=m"(*(vec_unaligned *)d)
+                : [m] "m"(*(const vec_unaligned *)s), [lo] "v"(k->bias));
+    else
+        __asm__("vpsrld $16, %[m], %[u]\n\tvpandd %[m], %[lo], %[t]\n\tvpaddd %[t], %[a], %[a]\n\tvpaddd %[u], %[a], %[a]"
+                : [a] "+v"(a), [t] "=&v"(t), [u] "=&v"(u)
+                : [m] "m"(*(const vec_unaligned *)s), [lo] "v"(k->bias));
+    return a;
+#elif STEP_ASM
     vec t;
     if (copy)
         __asm__(ASM_LOAD " %[m], %[t]\n\t" ASM_STORE " %[t], %[o]\n\t" ASM_XOR " %[t], %[bias], %[t]\n\t" ASM_WIDEN
@@ -269,7 +312,7 @@ static inline __attribute__((always_inline)) int64_t body(const struct consts *k
             if (full < ACCS)
                 break;
             /* Another whole chunk follows: bank this one before the lanes could leave int32. */
-            total += hsum(V_ADD32(V_ADD32(a0, a1), V_ADD32(a2, a3)));
+            total += HSUM(V_ADD32(V_ADD32(a0, a1), V_ADD32(a2, a3)));
             a0 = a1 = a2 = a3 = V_ZERO();
 #if ACCS == 8
             a4 = a5 = a6 = a7 = V_ZERO();
@@ -315,7 +358,11 @@ static inline __attribute__((always_inline)) vec take_unaligned(const uint8_t *s
 /* The first vector of a chain: vpmaddwd needs no accumulator to wait for. */
 static inline __attribute__((always_inline)) vec widen_first(const struct consts *k, vec v)
 {
+#if WIDEN_SPLIT
+    return V_ADD32(V_AND(v, k->bias), _mm512_srli_epi32(v, 16));
+#else
     return V_MADD(V_XOR(v, k->bias), k->ones);
+#endif
 }
 
 #if MASKED
@@ -349,7 +396,7 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
     const vmask rest = (vmask)(((vmask)1 << (len - done)) - 1); /* the bytes after the whole vectors */
     b = widen(&k, b, take_masked(rest, s + done, d + done, copy));
     /* Every vector loaded (the masked one too, even when empty) counts VEC_BYTES/2 words of bias. */
-    const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + ((uint32_t)(full + 1) << (LOG2_VEC - 1 + 15));
+    const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + (uint32_t)VEC_BIAS(full + 1);
     return ics_add32(total, sum);
 }
 
@@ -368,7 +415,7 @@ static inline __attribute__((always_inline)) uint64_t sum_aligned(const struct c
     const size_t rest = span & (VEC_BYTES - 1);
     const vmask last = rest ? (vmask)(((vmask)1 << rest) - 1) : (vmask)~(vmask)0;
     if (vectors == 1) {
-        *total += hsum(widen(k, V_ZERO(), take_masked(first & last, s, d, copy)));
+        *total += HSUM(widen(k, V_ZERO(), take_masked(first & last, s, d, copy)));
         return 1;
     }
     vec acc[4] = {widen(k, V_ZERO(), take_masked(first, s, d, copy)), V_ZERO(), V_ZERO(), V_ZERO()};
@@ -377,7 +424,7 @@ static inline __attribute__((always_inline)) uint64_t sum_aligned(const struct c
     /* The aligned vectors between the masked ends, then the masked last one. */
     int64_t t = body(k, &s, &d, (size_t)vectors - 2, acc, copy);
     acc[1] = widen(k, acc[1], take_masked(last, s, d, copy));
-    *total += t + hsum(V_ADD32(V_ADD32(acc[0], acc[1]), V_ADD32(acc[2], acc[3])));
+    *total += t + HSUM(V_ADD32(V_ADD32(acc[0], acc[1]), V_ADD32(acc[2], acc[3])));
     return vectors;
 }
 
