@@ -87,6 +87,18 @@ static void skip_from(struct cursor *c, size_t n)
 
 int ics_gso_force_general;
 
+/* 64 -> 32 bits for each segment's checksums: on x86-64 by add-with-carry, two instructions on the
+ * chain a segment's checksums wait on where the portable form has six (segmenting the 64 KB
+ * super-packet 2-3% faster on the Zen 5 guest, bench gso). */
+static inline uint32_t seg_reduce64(uint64_t s)
+{
+#if defined(__x86_64__)
+    return ics_reduce64_x86(s);
+#else
+    return ics_reduce64(s);
+#endif
+}
+
 /* What stays the same from one segment to the next. */
 struct plan {
     const struct inetcsum_gso *g;
@@ -122,11 +134,11 @@ static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_
             return;
         }
         const uint64_t s = (uint64_t)seed + pl->tunnel_base + changed + wire16((uint32_t)tl) + (uint16_t)~ics_fold16(ph);
-        const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(s));
+        const uint16_t c = (uint16_t)~ics_fold16(seg_reduce64(s));
         store_csum(t + ICS_UDP_CHECK, ics_udp_field(c));
     } else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) {
         const uint64_t s = (uint64_t)pl->tunnel_base + changed + (uint16_t)~ics_fold16(ph);
-        store_csum(t + ICS_GRE_CHECK, (uint16_t)~ics_fold16(ics_reduce64(s)));
+        store_csum(t + ICS_GRE_CHECK, (uint16_t)~ics_fold16(seg_reduce64(s)));
     }
 }
 
@@ -158,7 +170,7 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
     if (pl->how.partial) {
         store_csum(field, pl->how.zero_seed ? 0 : ics_fold16(ph));
     } else { /* the headers end at an even offset from the TCP or UDP header: psum adds as it is */
-        const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64((uint64_t)ph + pl->l4_base + var + psum));
+        const uint16_t c = (uint16_t)~ics_fold16(seg_reduce64((uint64_t)ph + pl->l4_base + var + psum));
         store_csum(field, g->proto == INETCSUM_GSO_L4_UDP ? ics_udp_field(c) : c);
     }
     /* The IP headers from the inside out, the tunnel's checksum between them: it covers the inner
@@ -174,7 +186,7 @@ static inline __attribute__((always_inline)) void fast_segment(const struct plan
             ics_put16(ip + ICS_IPV4_TOT_LEN, tot);
             ics_put16(ip + ICS_IPV4_ID, id);
             const uint64_t w = (uint64_t)wire16(tot) + wire16(id);
-            const uint16_t c = (uint16_t)~ics_fold16(ics_reduce64(pl->ip_base[j] + w));
+            const uint16_t c = (uint16_t)~ics_fold16(seg_reduce64(pl->ip_base[j] + w));
             store_csum(ip + ICS_IPV4_CHECK, pl->how.device & ics_gso_ipv4_kind(j) ? 0 : c);
             /* A tunnel's checksum covers the value the header will carry, here or once the
              * device fills it (local checksum offload, as for the segmented message). */
