@@ -44,7 +44,7 @@ int cmd_impls(int argc, char **argv)
         const char *k = inetcsum_impl_name_at(len);
         if (strcmp(prev, k) != 0) {
             /* Where it changes within (len / 2, len]: a row's inline bound need not be a power of
-             * two (Zen 5's is 89 B). */
+             * two (Zen 5's is 65 B). */
             size_t lo = len / 2, at = len;
             while (at - lo > 1) {
                 const size_t mid = lo + (at - lo) / 2;

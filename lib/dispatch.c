@@ -248,8 +248,10 @@ __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t 
     if (len >= ICS_SMALL_MIN) {
         if (len >= atomic_load_explicit(&hot.inline_below, memory_order_relaxed))
             return atomic_load_explicit(&hot.partial[ics_size_class(len)], memory_order_relaxed)(buf, len, sum);
-    } else if (len == 20) {
-        return ics_partial_small(buf, 20, sum);
+    } else {
+        if (len == 20)
+            return ics_partial_small(buf, 20, sum);
+        return ics_partial_under64(buf, len, sum);
     }
     return ics_partial_small(buf, len, sum);
 }

@@ -128,7 +128,7 @@ struct ics_tuning {
     } steps[ICS_TUNING_STEPS], /* the sum; ends at the first NULL kernel */
         copy_steps[ICS_TUNING_STEPS]; /* copy+sum (stores bind it, so other kernels may win) */
     /* The sum runs inline (small.h) below this many bytes: from ICS_SMALL_MIN to ICS_SMALL_MAX,
-     * not necessarily a class's bound (Zen 5: 89); 0 means ICS_SMALL_MAX.  Where a vector kernel
+     * not necessarily a class's bound (Zen 5: 65); 0 means ICS_SMALL_MAX.  Where a vector kernel
      * is ahead sooner (an Intel core at 128 B), the row says so and steps name the kernel for the
      * sizes it frees. */
     size_t inline_below;

@@ -39,6 +39,31 @@
 #endif
 #endif
 
+#if defined(__x86_64__)
+/* The last len (1..63) bytes from p to end, at least 8 bytes after the start (so that one 8-byte load
+ * may end at end), into the chains a and b: whole 32, 16 and 8 bytes, then the last len % 8 from one
+ * load ending at the buffer's end, shifted so only the new bytes remain (they start a multiple of 8
+ * bytes in: their pairing is unchanged).  The 64-bit total, reduced to 32. */
+static inline __attribute__((always_inline)) uint32_t ics_small_rest(const uint8_t *p, const uint8_t *end, size_t len,
+                                                                     uint64_t a, uint64_t b)
+{
+    if (len & 32) {
+        ICS_ADC4(a, p);
+        p += 32;
+    }
+    if (len & 16) {
+        ICS_ADC2(b, ics_load64(p), ics_load64(p + 8));
+        p += 16;
+    }
+    if (len & 8)
+        ICS_ADC1(a, ics_load64(p));
+    if (len & 7)
+        ICS_ADC1(b, ics_last_bytes(ics_load64(end - 8), len & 7));
+    ICS_ADC1(a, b);
+    return ics_reduce64_x86(a);
+}
+#endif
+
 /* The scalar sum for short buffers, inlined into inetcsum_partial so that headers and other small
  * inputs pay neither an indirect call nor a SIMD reduction.  The 20- and 40-byte cases (IPv4 and
  * IPv6 headers) unroll to straight-line code where len is a constant.
@@ -74,23 +99,11 @@ static inline __attribute__((always_inline)) uint32_t ics_partial_small(const vo
     }
     /* Whole 64-byte blocks (64 is the minimum frame) skip the four tests below: each is a taken
      * jump when its bit is clear, and Zen 3 retires about one taken branch per cycle. */
-    if (len == 0)
-        goto done;
-    if (len & 32) {
-        ICS_ADC4(a, p);
-        p += 32;
+    if (len == 0) {
+        ICS_ADC1(a, b);
+        return ics_reduce64_x86(a);
     }
-    if (len & 16) {
-        ICS_ADC2(b, ics_load64(p), ics_load64(p + 8));
-        p += 16;
-    }
-    if (len & 8)
-        ICS_ADC1(a, ics_load64(p));
-    if (len & 7)
-        ICS_ADC1(b, ics_last_bytes(ics_load64(end - 8), len & 7));
-done:
-    ICS_ADC1(a, b);
-    return ics_reduce64_x86(a);
+    return ics_small_rest(p, end, len, a, b);
 #else
     uint64_t a = sum, b = 0;
     while (len >= 16) {
@@ -107,6 +120,21 @@ done:
     if (len & 7)
         a += ics_tail7(p, len & 7);
     return ics_reduce64(ics_add64(a, b));
+#endif
+}
+
+/* ics_partial_small for len < 64, without the loop: the public entry's path below the kernels'
+ * sizes.  Sharing the tests after the loop, 8-63 B reached them through two taken jumps (a `ja`
+ * past the short case and a `jmp` into the shared code). */
+static inline __attribute__((always_inline)) uint32_t ics_partial_under64(const void *buf, size_t len, uint32_t sum)
+{
+#if defined(__x86_64__)
+    const uint8_t *p = (const uint8_t *)buf;
+    if (len < 8)
+        return ics_reduce64_x86((uint64_t)sum + ics_tail7(p, len));
+    return ics_small_rest(p, p + len, len, sum, 0);
+#else
+    return ics_partial_small(buf, len, sum);
 #endif
 }
 

@@ -59,20 +59,22 @@ const struct ics_tuning ics_tunings[] = {
      * words without a multiply (avx512_split) copies 3-11% faster than the VNNI one (64-511 B,
      * both parities, 21 interleaved trials, 2026-11-27): 64 B 5.5 ticks against 6.1, 128 B 5.9
      * against 6.4, 448 B 11.1 against 11.8; from 512 B to 6 KB it is 0-7% behind.
-     * Where the inline code ends (inline_below 89, 2026-11-27, issue 35): in the -2 and -3 runs and
-     * two sweeps since, the inline code is ahead at exactly 64 B (0.71 of the kernel's time) and
-     * even with it to 88 B, then behind at every length from 89 B that is not a multiple of 8
-     * (1.09-1.22); a row's bound need not be a class's.  `bench row` against the default: 0.93-0.94
-     * at 64-127 B, where ending the inline code at 128 gave 0.96; the sweep's median ratio to the
-     * best at 64-127 B 1.15 -> 1.11. */
+     * Where the inline code ends (inline_below 65, 2026-11-27, issue 35; a row's bound need not be
+     * a class's): it is ahead at exactly 64 B (0.70-0.72 of the kernel's time, -4 and -5 runs).
+     * Those runs had it even with the kernel to 88 B and behind from 89 B (a bound of 89: `bench
+     * row` 0.93-0.94 of the default at 64-127 B), but since the entry's path below 64 B lost its
+     * two taken jumps (lib/small.h, ics_partial_under64) the same inline code at 65-79 B reads
+     * 7.2-7.5 ticks through the entry, a layout effect (5.1-5.5 in a function of its own), where
+     * the kernel takes 5.9-6.2: so the kernel from 65 B (-6 and -7 runs: 64-127 B median 1.11,
+     * 128-255 B 1.12; `bench row` 0.96). */
     {.cpu = "AMD Zen 5 (EPYC 9005)", .vendor = "AuthenticAMD", .family = 26, .model_min = 0x00, .model_max = 0x0F,
      .measured = "amd-epyc-f26-m2-2026-11-27.csv and -2.csv (inetcsum 0.1.0, main before facce3a and "
                  "at 8a9f405, gcc 12.2); copy steps: `bench copy` and the copy kernels timed at 1.5-64 KiB, "
                  "2026-11-27 at ca461db, avx512_split below 512 B timed against them at 64-64 KiB at ce128b6; "
-                 "inline_below: those runs and two sweeps at 132db0b",
+                 "inline_below: the -4 to -7 runs (ce128b6 and after)",
      .steps = {{0, "avx512vnni"}},
      .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni"}, {8192, "avx512"}},
-     .inline_below = 89},
+     .inline_below = 65},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,
      * 2026-11-25, `inetcsum bench sweep` (every size 1-1,600 B, both parities; three runs agreed):
