@@ -132,12 +132,10 @@ static inline __attribute__((always_inline)) vec widen(const struct consts *k, v
 {
 #if WIDEN_SPLIT /* (bias: the low-word mask) */
     return V_ADD32(V_ADD32(acc, V_AND(v, k->bias)), _mm512_srli_epi32(v, 16));
-#endif
-    const vec biased = V_XOR(v, k->bias);
-#if WIDEN_VNNI
-    return V_DPWSSD(acc, biased, k->ones);
+#elif WIDEN_VNNI
+    return V_DPWSSD(acc, V_XOR(v, k->bias), k->ones);
 #else
-    return V_ADD32(acc, V_MADD(biased, k->ones));
+    return V_ADD32(acc, V_MADD(V_XOR(v, k->bias), k->ones));
 #endif
 }
 
