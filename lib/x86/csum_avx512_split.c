@@ -1,7 +1,6 @@
 /* AVX-512 BW kernel on 512-bit vectors that adds each lane's two words as they are (vpsrld,
- * vpandd, vpaddd: no multiply): the copy kernel for cores where a store's data and the multiply
- * compete (Zen 5, lib/tuning.c; csum_template.h, WIDEN_SPLIT, says what was measured).  One
- * instance of csum_template.h.  Built with the matching -m flags for the library; built with
+ * vpandd, vpaddd: no multiply, no bias): Zen 5's copy kernel below 512 B (lib/tuning.c says what
+ * was measured; docs/perf.md why it was tried).  One instance of csum_template.h.  Built with the matching -m flags for the library; built with
  * ICS_EMULATE_AVX512 through SIMDe for the tests on other CPUs. */
 #ifdef ICS_EMULATE_AVX512
 #include "avx512_emulation.h"

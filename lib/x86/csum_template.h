@@ -10,9 +10,8 @@
  *   WIDEN_SPLIT 1 (masked only, instead of the two above): each 32-bit lane's two words added into
  *               it as they are, the high one shifted down, the low one masked (vpsrld, vpandd, two
  *               vpaddd): no multiply, no bias.  Four simple operations a vector where the others
- *               have two, but none on the pipe a store's data takes: on Zen 5 a fused copy with
- *               vpdpwssd costs 1.35-1.44 cycles a vector and this 1.06 (a copy alone: 0.99), so
- *               rows name it for copying there (lib/tuning.c); summing alone it is the slower;
+ *               have two; its short path is the cheaper, so Zen 5's row copies with it below
+ *               512 B (lib/tuning.c); longer copies and summing alone, it is the slower;
  *   KERNEL(op)  the instance's function names (op is partial or copy).
  *
  * How it sums.  Each 16-bit word w is biased into signed range (w ^ 0x8000 reads as w - 32768 in
