@@ -56,9 +56,9 @@ const struct ics_tuning ics_tunings[] = {
      * copy of a jumbo frame and of a coalesced train's pieces land in.  From 32 KiB, where source
      * and destination no longer fit the 48 KiB L1, every kernel streams at 37-39 bytes a tick and
      * the avx512 one stays within 2% of the rest.  Below 512 B the kernel that adds each lane's
-     * words without a multiply (avx512_split) copies 3-11% faster than the VNNI one (64-511 B,
-     * both parities, 21 interleaved trials, 2026-11-27): 64 B 5.5 ticks against 6.1, 128 B 5.9
-     * against 6.4, 448 B 11.1 against 11.8; from 512 B to 6 KB it is 0-7% behind.
+     * words without a multiply (avx512_split) copies 1-11% faster than the VNNI one (64-511 B,
+     * both parities, 21 interleaved trials, two runs, 2026-11-27): 64 B 5.5 ticks against 6.1,
+     * 128 B 5.9 against 6.4, 448 B 11.1 against 11.8; from 512 B to 6 KB it is 0-7% behind.
      * Where the inline code ends (inline_below 65, 2026-11-27, issue 35; a row's bound need not be
      * a class's): it is ahead at exactly 64 B (0.70-0.72 of the kernel's time, -4 and -5 runs).
      * Those runs had it even with the kernel to 88 B and behind from 89 B (a bound of 89: `bench
