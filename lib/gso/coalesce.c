@@ -544,20 +544,19 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
             return pass_alone(t, pkt, len);
         f = flow_of(t, &g, pkt);
         joins = f && may_join(t, f, &g, pkt, len);
+        /* A packet joining its flow has the flow's addresses and extension headers, so its
+         * pseudo-header sum (less the length; the shortcut's description is the flow's already);
+         * any other one is parsed for it. */
+        if (joins)
+            for (unsigned j = 0; j < g.nlevels; j++)
+                g.level[j].pseudo = f->g.level[j].pseudo;
+        else if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link, 0) != 0)
+            return pass_alone(t, pkt, len);
     }
     const size_t payload = g.payload_len;
-    uint32_t psum;
-    /* A packet joining its flow has the flow's addresses and extension headers, so its pseudo-
-     * header sum (less the length); any other one is parsed for it. */
-    if (joins)
-        for (unsigned j = 0; j < g.nlevels; j++)
-            g.level[j].pseudo = f->g.level[j].pseudo;
-    else if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link, 0) != 0)
-        return pass_alone(t, pkt, len);
-    if (joins) /* copied to the flow's end and summed in one pass; counted in only if right */
-        psum = inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g.hdr_len, payload, 0);
-    else
-        psum = inetcsum_partial(pkt + g.hdr_len, payload, 0);
+    /* Joining: copied to the flow's end and summed in one pass; counted in only if right. */
+    const uint32_t psum = joins ? inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g.hdr_len, payload, 0)
+                                : inetcsum_partial(pkt + g.hdr_len, payload, 0);
     /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
      * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
      * (a receiver drops it anyway; its place among its flow's packets does not matter). */
