@@ -59,16 +59,27 @@ static inline uint16_t ics_gso_segment_id(const struct inetcsum_gso *g, unsigned
     return (uint16_t)(first + (fixed ? 0 : i));
 }
 
+/* (The sequence number and flags from the values alone, for code that keeps them apart from g.) */
+static inline uint32_t ics_gso_seq_at(uint32_t first, uint32_t i, uint32_t gso_size)
+{
+    return first + i * gso_size;
+}
+
+static inline uint8_t ics_gso_flags_at(uint8_t first, uint32_t i, uint32_t segments)
+{
+    /* Without branches: per segment they would be taken one way for all but one. */
+    const unsigned drop = (i + 1 < segments ? ICS_TCP_FIN | ICS_TCP_PSH : 0u) | (i > 0 ? ICS_TCP_CWR : 0u);
+    return (uint8_t)(first & ~drop);
+}
+
 static inline uint32_t ics_gso_segment_seq(const struct inetcsum_gso *g, uint32_t first, uint32_t i)
 {
-    return first + i * (uint32_t)g->gso_size;
+    return ics_gso_seq_at(first, i, (uint32_t)g->gso_size);
 }
 
 static inline uint8_t ics_gso_segment_flags(const struct inetcsum_gso *g, uint8_t first, uint32_t i)
 {
-    /* Without branches: per segment they would be taken one way for all but one. */
-    const unsigned drop = (i + 1 < g->segments ? ICS_TCP_FIN | ICS_TCP_PSH : 0u) | (i > 0 ? ICS_TCP_CWR : 0u);
-    return (uint8_t)(first & ~drop);
+    return ics_gso_flags_at(first, i, g->segments);
 }
 
 /* Segment i of n payload bytes, all its values, from the super-packet's.  nlevels is g->nlevels,

@@ -19,6 +19,22 @@ static void store_csum(uint8_t *field, uint16_t c)
     memcpy(field, &c, 2);
 }
 
+/* Stores a field's value given as its memory-order word (wire16 of it). */
+static void store_word(uint8_t *field, uint32_t w)
+{
+    const uint16_t v = (uint16_t)w;
+    memcpy(field, &v, 2);
+}
+
+/* Two such words side by side, in one store. */
+static void store_words(uint8_t *field, uint32_t first, uint32_t second)
+{
+    const uint16_t v[2] = {(uint16_t)first, (uint16_t)second};
+    uint32_t both;
+    memcpy(&both, v, 4);
+    memcpy(field, &both, 4);
+}
+
 
 /* Where the payload is read from: a list of buffers and a position in it. */
 struct cursor {
@@ -99,6 +115,16 @@ static inline uint32_t seg_reduce64(uint64_t s)
 #endif
 }
 
+/* The fast path's view of one IP level, copied out of g when the plan is made. */
+struct fast_level {
+    size_t ip_off;
+    uint32_t ip_base; /* IPv4: the header's sum with its changing fields zeroed */
+    uint16_t ip_id;   /* IPv4: the super-packet's ID */
+    uint16_t id_step; /* IPv4: 1, or 0 where the ID stays (INETCSUM_GSO_FIXEDID, _LEVEL_FIXEDID) */
+    uint8_t ipv4;
+    uint8_t ip_device; /* IPv4: the device fills the checksum (the field is left 0) */
+};
+
 /* What stays the same from one segment to the next. */
 struct plan {
     const struct inetcsum_gso *g;
@@ -110,33 +136,51 @@ struct plan {
      * the segmented one, each with the fields that differ per segment (ics_gso_fields) zeroed, so
      * that a segment's checksums add only those fields' values to them (as RFC 1624 updates do)
      * instead of summing its headers again: the same result as ics_gso_fill_checksums, which the
-     * other layouts take (tests/test_gso.c holds the two to the same bytes). */
+     * other layouts take (tests/test_gso.c holds the two to the same bytes).
+     * Everything the fast path reads per segment is here, copied out of g when the plan is made:
+     * the headers are written with byte stores, which may alias anything, so read through g (the
+     * caller's memory) each value was loaded again after every store.  The plan is segment()'s
+     * own, which no store to a segment can reach.  With each field's memory-order word computed
+     * once, for its sum and its store, that is 20-25 fewer instructions a TCP/IPv4 or UDP segment
+     * and 85 fewer in VXLAN (callgrind), and on the Zen 5 guest 12-15% less time for VXLAN's 64
+     * KB super-packet and 2-4% for TCP/IPv4 and UDP, each checksum computed (old and new code
+     * interleaved in one process; with the TCP or UDP checksum left to the device, within 1-3%
+     * either way).  VXLAN gained more than its instructions account for: why is not known. */
     int fast;
-    uint32_t ip_base[2], l4_base, tunnel_base;
+    uint32_t l4_base, tunnel_base;
+    size_t hdr_len, l4_off;      /* the segmented TCP or UDP header's offset */
+    uint32_t pseudo;             /* its pseudo-header sum without the length */
+    uint32_t gso_size, segments;
+    int tcp;
+    struct fast_level level[2];
+    /* A tunnel (two levels): its UDP or GRE header (or none: IP in IP). */
+    size_t tunnel_off;
+    uint32_t tunnel_pseudo;  /* UDP: its pseudo-header sum without the length */
+    uint8_t tunnel_l4;       /* enum inetcsum_gso_l4 */
+    uint8_t tunnel_csum;     /* its checksum is computed (UDP: set; GRE: the C bit) */
+    uint8_t tunnel_device;   /* UDP: the device fills it (from its seed) */
 };
 
-/* The tunnel's checksum of a segment on the fast path: its UDP or GRE header and the headers
- * after it (their sum with the changing fields zeroed, base, then those fields, changed), then the
- * segmented message, which sums to the complement of its pseudo-header sum ph once its checksum
- * is filled, here or by the device (local checksum offload): its payload is not summed again. */
-static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_t changed, uint32_t ph)
+/* The tunnel's header of a segment on the fast path: its UDP length, and its UDP or GRE checksum
+ * (its headers' sum with the changing fields zeroed, tunnel_base, then those fields, changed, and
+ * the segmented message, which sums to the complement of ph). */
+static inline __attribute__((always_inline)) void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len,
+                                                              uint64_t changed, uint32_t ph)
 {
-    const struct inetcsum_gso_level *lv = &pl->g->level[0];
-    uint8_t *t = seg + lv->l4_off;
-    if (lv->l4 == INETCSUM_GSO_L4_UDP) {
-        const size_t tl = len - lv->l4_off;
-        ics_put16(t + ICS_UDP_LEN, (uint32_t)tl);
-        if (!lv->csum) /* none: the field stays 0 */
+    uint8_t *t = seg + pl->tunnel_off;
+    if (pl->tunnel_l4 == INETCSUM_GSO_L4_UDP) {
+        const uint32_t tl = wire16((uint32_t)(len - pl->tunnel_off));
+        store_word(t + ICS_UDP_LEN, tl);
+        if (!pl->tunnel_csum) /* none: the field stays 0 */
             return;
-        const uint32_t seed = ics_gso_pseudo_len(lv, tl);
-        if (pl->how.device & ics_gso_l4_kind(lv, 0, INETCSUM_GSO_L4_UDP)) {
+        const uint32_t seed = ics_add32(pl->tunnel_pseudo, tl);
+        if (pl->tunnel_device) {
             store_csum(t + ICS_UDP_CHECK, pl->how.zero_seed ? 0 : ics_fold16(seed));
             return;
         }
-        const uint64_t s = (uint64_t)seed + pl->tunnel_base + changed + wire16((uint32_t)tl) + (uint16_t)~ics_fold16(ph);
-        const uint16_t c = (uint16_t)~ics_fold16(seg_reduce64(s));
-        store_csum(t + ICS_UDP_CHECK, ics_udp_field(c));
-    } else if (lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) {
+        const uint64_t s = (uint64_t)seed + pl->tunnel_base + changed + tl + (uint16_t)~ics_fold16(ph);
+        store_csum(t + ICS_UDP_CHECK, ics_udp_field((uint16_t)~ics_fold16(seg_reduce64(s))));
+    } else if (pl->tunnel_l4 == INETCSUM_GSO_L4_GRE && pl->tunnel_csum) {
         const uint64_t s = (uint64_t)pl->tunnel_base + changed + (uint16_t)~ics_fold16(ph);
         store_csum(t + ICS_GRE_CHECK, (uint16_t)~ics_fold16(seg_reduce64(s)));
     }
@@ -144,63 +188,64 @@ static void fast_tunnel(const struct plan *pl, uint8_t *seg, size_t len, uint64_
 
 /* One level or one tunnel (nlevels, a constant where it is inlined: the loops unroll): segment i
  * (seg: its headers and n payload bytes) rewritten by the same rules as ics_gso_write_values and
- * ics_gso_fill_checksums apply (rewrite.h), each value written where its field is and added to the
- * plan's sums for the checksums over it, in one pass. */
+ * ics_gso_fill_checksums apply (rewrite.h), from the plan alone, each value written where its field
+ * is and added to the plan's sums for the checksums over it, in one pass.  Each value is taken as
+ * the memory-order word its wire bytes load as (wire16): what the sums add and what is stored. */
 static inline __attribute__((always_inline)) void fast_segment(const struct plan *pl, uint8_t *seg, uint32_t i,
                                                                size_t n, uint32_t psum, const unsigned nlevels)
 {
-    const struct inetcsum_gso *g = pl->g;
     const unsigned last = nlevels - 1u;
-    const struct inetcsum_gso_level *in = &g->level[last];
-    const size_t len = g->hdr_len + n, l4_len = len - in->l4_off;
-    uint8_t *l4 = seg + in->l4_off;
+    const size_t len = pl->hdr_len + n;
+    uint8_t *l4 = seg + pl->l4_off;
+    const uint32_t l4_len_w = wire16((uint32_t)(len - pl->l4_off));
     uint64_t var;
-    if (g->proto == INETCSUM_GSO_L4_TCP) { /* the flag byte is the second of its 16-bit word */
-        const uint32_t seq = ics_gso_segment_seq(g, pl->super.seq, i);
-        const uint8_t flags = ics_gso_segment_flags(g, pl->super.tcp_flags, i);
-        ics_put32(l4 + ICS_TCP_SEQ, seq);
+    if (pl->tcp) { /* the flag byte is the second of its 16-bit word */
+        const uint32_t seq = ics_gso_seq_at(pl->super.seq, i, pl->gso_size);
+        const uint8_t flags = ics_gso_flags_at(pl->super.tcp_flags, i, pl->segments);
+        const uint32_t hi = wire16(seq >> 16), lo = wire16(seq & 0xFFFF);
+        store_words(l4 + ICS_TCP_SEQ, hi, lo);
         l4[ICS_TCP_FLAGS] = flags;
-        var = (uint64_t)wire16(seq >> 16) + wire16(seq & 0xFFFF) + wire16(flags);
+        var = (uint64_t)hi + lo + wire16(flags);
     } else {
-        ics_put16(l4 + ICS_UDP_LEN, (uint32_t)l4_len);
-        var = wire16((uint32_t)l4_len);
+        store_word(l4 + ICS_UDP_LEN, l4_len_w);
+        var = l4_len_w;
     }
-    const uint32_t ph = ics_gso_pseudo_len(in, l4_len);
-    uint8_t *field = seg + pl->csum_field;
+    const uint32_t ph = ics_add32(pl->pseudo, l4_len_w);
     if (pl->how.partial) {
-        store_csum(field, pl->how.zero_seed ? 0 : ics_fold16(ph));
+        store_csum(seg + pl->csum_field, pl->how.zero_seed ? 0 : ics_fold16(ph));
     } else { /* the headers end at an even offset from the TCP or UDP header: psum adds as it is */
         const uint16_t c = (uint16_t)~ics_fold16(seg_reduce64((uint64_t)ph + pl->l4_base + var + psum));
-        store_csum(field, g->proto == INETCSUM_GSO_L4_UDP ? ics_udp_field(c) : c);
+        store_csum(seg + pl->csum_field, pl->tcp ? c : ics_udp_field(c));
     }
     /* The IP headers from the inside out, the tunnel's checksum between them: it covers the inner
-     * IP header's changed fields (changed), not the outer one's. */
+     * IP header's changed fields (changed), not the outer one's, and the segmented message, which
+     * sums to the complement of its pseudo-header sum ph once its checksum is filled, here or by
+     * the device (local checksum offload): its payload is not summed again. */
     uint64_t changed = 0;
     for (unsigned j = last + 1; j-- > 0;) {
-        const struct inetcsum_gso_level *lv = &g->level[j];
         if (j < last)
             fast_tunnel(pl, seg, len, changed, ph);
+        const struct fast_level *lv = &pl->level[j];
         uint8_t *ip = seg + lv->ip_off;
-        if (lv->ip_version == 4) {
-            const uint32_t tot = (uint32_t)(len - lv->ip_off), id = ics_gso_segment_id(g, j, pl->super.ip_id[j], i);
-            ics_put16(ip + ICS_IPV4_TOT_LEN, tot);
-            ics_put16(ip + ICS_IPV4_ID, id);
-            const uint64_t w = (uint64_t)wire16(tot) + wire16(id);
-            const uint16_t c = (uint16_t)~ics_fold16(seg_reduce64(pl->ip_base[j] + w));
-            store_csum(ip + ICS_IPV4_CHECK, pl->how.device & ics_gso_ipv4_kind(j) ? 0 : c);
+        if (lv->ipv4) {
+            const uint32_t tot = wire16((uint32_t)(len - lv->ip_off)), id = wire16(lv->ip_id + i * lv->id_step);
+            store_words(ip + ICS_IPV4_TOT_LEN, tot, id); /* the ID follows */
+            const uint64_t w = (uint64_t)tot + id;
+            const uint16_t c = (uint16_t)~ics_fold16(seg_reduce64(lv->ip_base + w));
+            store_csum(ip + ICS_IPV4_CHECK, lv->ip_device ? 0 : c);
             /* A tunnel's checksum covers the value the header will carry, here or once the
              * device fills it (local checksum offload, as for the segmented message). */
             changed += w + c;
         } else {
-            const uint32_t plen = (uint32_t)(len - lv->ip_off - ICS_IPV6_HLEN);
-            ics_put16(ip + ICS_IPV6_PAYLOAD_LEN, plen);
-            changed += wire16(plen);
+            const uint32_t plen = wire16((uint32_t)(len - lv->ip_off - ICS_IPV6_HLEN));
+            store_word(ip + ICS_IPV6_PAYLOAD_LEN, plen);
+            changed += plen;
         }
     }
 }
 
-/* Sets up fast_segment's sums from the headers (hdr: the super-packet's), where it applies: one
- * level or one tunnel, every header at an even offset (as every layout walked has them). */
+/* Sets up fast_segment's plan from g and the headers (hdr: the super-packet's), where it applies:
+ * one level or one tunnel, every header at an even offset (as every layout walked has them). */
 static void plan_fast(struct plan *pl, const uint8_t *hdr)
 {
     const struct inetcsum_gso *g = pl->g;
@@ -216,13 +261,35 @@ static void plan_fast(struct plan *pl, const uint8_t *hdr)
     const unsigned nf = ics_gso_fields(g, fields);
     for (unsigned k = 0; k < nf; k++)
         memset(h + fields[k].off, 0, fields[k].len);
-    for (unsigned j = 0; j < g->nlevels; j++)
-        if (g->level[j].ip_version == 4)
-            pl->ip_base[j] = ics_gso_header_sum(h + g->level[j].ip_off, ics_ipv4_hlen(h + g->level[j].ip_off), 0);
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        struct fast_level *f = &pl->level[j];
+        f->ip_off = lv->ip_off;
+        f->ipv4 = lv->ip_version == 4;
+        if (f->ipv4) {
+            f->ip_base = ics_gso_header_sum(h + lv->ip_off, ics_ipv4_hlen(h + lv->ip_off), 0);
+            f->ip_id = pl->super.ip_id[j];
+            f->id_step = (uint16_t)(ics_gso_segment_id(g, j, 0, 1)); /* 1, or 0 for a fixed ID */
+            f->ip_device = (pl->how.device & ics_gso_ipv4_kind(j)) != 0;
+        }
+    }
     const struct inetcsum_gso_level *in = &g->level[last];
     pl->l4_base = ics_gso_header_sum(h + in->l4_off, g->hdr_len - in->l4_off, 0);
-    if (last == 1)
-        pl->tunnel_base = ics_gso_header_sum(h + g->level[0].l4_off, in->l4_off - g->level[0].l4_off, 0);
+    pl->hdr_len = g->hdr_len;
+    pl->l4_off = in->l4_off;
+    pl->pseudo = in->pseudo;
+    pl->gso_size = (uint32_t)g->gso_size;
+    pl->segments = g->segments;
+    pl->tcp = g->proto == INETCSUM_GSO_L4_TCP;
+    if (last == 1) {
+        const struct inetcsum_gso_level *t = &g->level[0];
+        pl->tunnel_base = ics_gso_header_sum(h + t->l4_off, in->l4_off - t->l4_off, 0);
+        pl->tunnel_off = t->l4_off;
+        pl->tunnel_pseudo = t->pseudo;
+        pl->tunnel_l4 = t->l4;
+        pl->tunnel_csum = t->csum != 0;
+        pl->tunnel_device = (pl->how.device & ics_gso_l4_kind(t, 0, INETCSUM_GSO_L4_UDP)) != 0;
+    }
     pl->fast = even;
 }
 
@@ -307,6 +374,7 @@ static long segment(const struct inetcsum_gso *g, const struct iovec *iov, size_
     pl.csum_field = in->l4_off + (g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_CHECK : ICS_UDP_CHECK);
     ics_gso_values_of(g, hdr, (size_t)g->hdr_len + g->payload_len, &pl.super);
     plan_fast(&pl, hdr);
+    const int fast = pl.fast && !ics_gso_force_general;
 
     for (uint32_t i = 0; i < g->segments; i++) {
         const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
@@ -319,9 +387,9 @@ static long segment(const struct inetcsum_gso *g, const struct iovec *iov, size_
             psum = sum_from(&cur, n);
         else
             skip_from(&cur, n);
-        if (pl.fast && g->nlevels == 1 && !ics_gso_force_general) {
+        if (fast && g->nlevels == 1) {
             fast_segment(&pl, out, i, n, psum, 1);
-        } else if (pl.fast && !ics_gso_force_general) {
+        } else if (fast) {
             fast_segment(&pl, out, i, n, psum, 2);
         } else {
             struct ics_gso_values v;
