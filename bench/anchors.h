@@ -36,6 +36,13 @@ uint32_t anchor_linux_partial(const void *buf, size_t len, uint32_t seed);
 uint64_t loop_linux(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint64_t loop_linux_latency(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 
+/* VPP's clib_ip_csum algorithm (its AVX-512 build, or its AVX2 one), written for the benchmark
+ * (anchor_vpp.c); x86-64 with AVX2 at least, as the anchors are compiled (anchor_have_vpp()). */
+int anchor_have_vpp(void);
+uint32_t anchor_vpp_partial(const void *buf, size_t len, uint32_t seed);
+uint64_t loop_vpp(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint64_t loop_vpp_latency(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+
 const char *anchor_read_limit_isa(void); /* "avx512", "avx2", or "scalar" */
 int anchor_have_dpdk(void);
 const char *anchor_dpdk_version(void); /* "DPDK 22.11.x", or "no DPDK" */

@@ -53,10 +53,10 @@ static int higher_is_better(const char *unit)
     return strcmp(unit, "GB/s") == 0 || strcmp(unit, "pps") == 0 || strcmp(unit, "speed ratio") == 0;
 }
 
-/* The contenders whose code is the same in every run (the memory read limit, DPDK's and Linux's sums
+/* The contenders whose code is the same in every run (the memory read limit, DPDK's, Linux's and VPP's sums
  * as the benchmark builds them, memcpy, cp): when their figures move between two runs, the machine
  * or its clock moved, not inetcsum. */
-static const char *const refs[] = {"read limit", "DPDK", "Linux", "memcpy", "cp"};
+static const char *const refs[] = {"read limit", "DPDK", "Linux", "VPP", "memcpy", "cp"};
 enum { NREFS = sizeof refs / sizeof refs[0] };
 
 /* Reference figures shared by both runs: for each reference contender, the geometric mean over its

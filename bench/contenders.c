@@ -59,7 +59,7 @@ int contenders_anchors_runnable(void)
 void contenders_init(struct contenders *cs, const char *impl, const char **why)
 {
     memset(cs, 0, sizeof *cs);
-    cs->read_limit = cs->dpdk = cs->linux_alg = -1;
+    cs->read_limit = cs->dpdk = cs->linux_alg = cs->vpp = -1;
     *why = NULL;
     uint32_t feat = ics_cpu_features();
     if (contenders_anchors_runnable()) {
@@ -72,6 +72,11 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
                                                 anchor_dpdk_partial, NULL, NULL};
         } else {
             *why = "DPDK's __rte_raw_cksum is not in this build: install libdpdk-dev and rebuild";
+        }
+        if (anchor_have_vpp()) {
+            cs->vpp = cs->n;
+            cs->c[cs->n++] = (struct contender){"VPP", ROLE_ANCHOR, loop_vpp, loop_vpp_latency, anchor_vpp_partial,
+                                                NULL, NULL};
         }
     } else {
         *why = "the anchors were compiled (-march=native) for a CPU with more features than this one: "

@@ -28,7 +28,7 @@ struct contender {
 struct contenders {
     struct contender c[MAX_CONTENDERS];
     int n;
-    int read_limit, dpdk, linux_alg, subject; /* indices, or -1 when absent */
+    int read_limit, dpdk, linux_alg, vpp, subject; /* indices, or -1 when absent */
 };
 
 /* Fills `cs`; impl: only that kernel (NULL: all).  Anchors compiled for features this CPU lacks

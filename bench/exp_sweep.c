@@ -2,7 +2,8 @@
  * bytes and at both start parities, then at sizes up to 65,536, against the best of everything a
  * user could call instead: each of the library's own kernels called directly (and its inline
  * scalar code, out of line: where a kernel overtakes it is a tuning row's inline_below), DPDK's
- * __rte_raw_cksum and Linux's add-with-carry algorithm (anchor_linux.c).  Throughput (independent
+ * __rte_raw_cksum, Linux's add-with-carry algorithm (anchor_linux.c) and VPP's clib_ip_csum
+ * (anchor_vpp.c).  Throughput (independent
  * calls), interleaved within each trial, medians.
  *
  * Per size and parity the figure is inetcsum's time over the best other contender's, the ratio

@@ -3,7 +3,7 @@
 
 const struct experiment bench_experiments[] = {
     {"sizes", "ticks per call at 0-65536 B, latency and throughput, even and odd, every kernel, anchors", exp_sizes},
-    {"sweep", "the dispatched sum at every size 1-1600 B and to 64 KiB against its kernels, DPDK and Linux's loop",
+    {"sweep", "the dispatched sum at every size 1-1600 B and to 64 KiB against its kernels, DPDK, Linux and VPP",
      exp_sweep},
     {"row", "this CPU's tuning row against the plan it replaces, at the sizes where they differ", exp_row},
     {"copy", "fused copy+sum vs memcpy+sum vs memcpy: per-call min/max/avg/p50/p99/p99.9", exp_copy},

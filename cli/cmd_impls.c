@@ -11,14 +11,23 @@
 static void list(const char *title, size_t (*built_list)(const char **, size_t),
                  size_t (*usable_list)(const char **, size_t), const char *active)
 {
-    const char *built[16], *usable[16];
-    size_t nb = built_list(built, 16), nu = usable_list(usable, 16);
+    enum { MAX = 32 };
+    const char *built[MAX], *usable[MAX];
+    size_t nb = built_list(built, MAX), nu = usable_list(usable, MAX);
+    if (nb > MAX)
+        nb = MAX;
+    if (nu > MAX)
+        nu = MAX;
+    int width = 15; /* the names in one column, however long the longest */
+    for (size_t i = 0; i < nb; i++)
+        if ((int)strlen(built[i]) > width)
+            width = (int)strlen(built[i]);
     printf("%s, best first:\n", title);
-    for (size_t i = 0; i < nb && i < 16; i++) {
+    for (size_t i = 0; i < nb; i++) {
         int runs = 0;
-        for (size_t j = 0; j < nu && j < 16; j++)
+        for (size_t j = 0; j < nu; j++)
             runs |= strcmp(built[i], usable[j]) == 0;
-        printf("  %-15s %s%s\n", built[i], runs ? "runs on this CPU" : "built, not supported by this CPU",
+        printf("  %-*s %s%s\n", width, built[i], runs ? "runs on this CPU" : "built, not supported by this CPU",
                strcmp(built[i], active) == 0 ? ", in use" : "");
     }
 }

@@ -68,8 +68,8 @@ static void sweep(const struct tu_kernel *k)
  * data (largest lane values) and random data; plus random large lengths. */
 static void boundaries(const struct tu_kernel *k, const uint8_t *ff, const uint8_t *rnd, size_t cap)
 {
-    static const size_t bases[] = {16,     32,     64,     96,     128,    192,    256,    512,
-                                   1024,   4096,   65536,  1 << 19, 1 << 20, 1 << 21, 3 << 20};
+    static const size_t bases[] = {16,   32,     64,     96,      128,     192,     256,     384,    512,
+                                   1024, 1536,   4096,   65536,   1 << 19, 1 << 20, 1 << 21, 3 << 20};
     for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
         for (int d = -3; d <= 3; d++) {
             size_t len = bases[b] + (size_t)(ptrdiff_t)d;

@@ -362,33 +362,75 @@ static inline __attribute__((always_inline)) vec widen_first(const struct consts
 #endif
 }
 
+/* The short paths' four chains: vectors i .. full-1 from s (to d when copying), four at a time,
+ * then two, then one. */
+struct chains4 {
+    vec a, b, c, e;
+};
+static inline __attribute__((always_inline)) struct chains4 four_chains(const struct consts *k, struct chains4 q,
+                                                                       const uint8_t *s, uint8_t *d, size_t i,
+                                                                       size_t full, const int copy)
+{
+    for (; i + 4 <= full; i += 4) {
+        q.a = widen(k, q.a, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
+        q.b = widen(k, q.b, take_unaligned(s + (i + 1) * VEC_BYTES, d + (i + 1) * VEC_BYTES, copy));
+        q.c = widen(k, q.c, take_unaligned(s + (i + 2) * VEC_BYTES, d + (i + 2) * VEC_BYTES, copy));
+        q.e = widen(k, q.e, take_unaligned(s + (i + 3) * VEC_BYTES, d + (i + 3) * VEC_BYTES, copy));
+    }
+    if (i + 2 <= full) {
+        q.a = widen(k, q.a, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
+        q.b = widen(k, q.b, take_unaligned(s + (i + 1) * VEC_BYTES, d + (i + 1) * VEC_BYTES, copy));
+        i += 2;
+    }
+    if (i < full)
+        q.c = widen(k, q.c, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
+    return q;
+}
+
 #if MASKED
 /* Inputs under SHORT_VECTORS vectors (384 B on zmm, 192 B on ymm) take a path with less fixed cost
  * (issue 27, docs/perf.md): whole vectors loaded from the start as it is (a load may split a cache
  * line; at five loads or fewer that costs less than aligning), the rest by one byte-masked load
  * (masked-out bytes are not read, so nothing outside [src, src+len) is touched), two chains, and a
- * 32-bit end: at most six vectors move the biased total by less than 2^24, so it lies in int32 and
- * the bias added back fits a uint32 with no fold and, the pairing being the buffer's own, no
- * rotation.  On the Intel guest (Emerald Rapids class) this takes the 512-bit VNNI kernel at
- * 128-255 B from 12.1 to 8.5 TSC ticks and at 256-383 B from 13.3 to 10.6 (an aligned-load path
- * with eight chains stays ahead from 384 B: there the split loads add up). */
+ * 32-bit end: the biased total lies in int32 and the bias added back fits a uint32 with no fold and,
+ * the pairing being the buffer's own, no rotation.  On the Intel guest (Emerald Rapids class) this
+ * takes the 512-bit VNNI kernel at 128-255 B from 12.1 to 8.5 TSC ticks and at 256-383 B from 13.3
+ * to 10.6 (an aligned-load path with eight chains stays ahead from 384 B: there the split loads add
+ * up).
+ * An instance may set SHORT_VECTORS higher (avx512vnni_unaligned: 24, to 1,535 B): from six whole
+ * vectors on, four chains in a loop.  On the Zen 5 guest split loads cost less than the aligned
+ * path's setup up to 1.5 KiB (docs/perf.md, issue 35).  Exact while SHORT_VECTORS vectors move the
+ * biased total by less than 2^31 (each at most VEC_BYTES * 2^14). */
+#ifndef SHORT_VECTORS
 #define SHORT_VECTORS 6
+#endif
+_Static_assert((unsigned long long)SHORT_VECTORS * VEC_BYTES << 14 < (1ull << 31),
+               "the short path's 32-bit end would overflow");
 static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, const uint8_t *s, size_t len,
                                                                 uint32_t sum, const int copy)
 {
     const struct consts k = consts_make();
     const size_t full = len >> LOG2_VEC; /* 0 .. SHORT_VECTORS - 1 */
     vec a = V_ZERO(), b = V_ZERO();
-    if (full >= 1)
-        a = widen_first(&k, take_unaligned(s, d, copy));
-    if (full >= 2)
-        b = widen_first(&k, take_unaligned(s + VEC_BYTES, d + VEC_BYTES, copy));
-    if (full >= 3)
-        a = widen(&k, a, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
-    if (full >= 4)
-        b = widen(&k, b, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
-    if (full >= 5)
-        a = widen(&k, a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
+#if SHORT_VECTORS > 6
+    if (full >= 6) {
+        const struct chains4 q = four_chains(&k, (struct chains4){a, b, V_ZERO(), V_ZERO()}, s, d, 0, full, copy);
+        a = V_ADD32(q.a, q.c);
+        b = V_ADD32(q.b, q.e);
+    } else
+#endif
+    {
+        if (full >= 1)
+            a = widen_first(&k, take_unaligned(s, d, copy));
+        if (full >= 2)
+            b = widen_first(&k, take_unaligned(s + VEC_BYTES, d + VEC_BYTES, copy));
+        if (full >= 3)
+            a = widen(&k, a, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
+        if (full >= 4)
+            b = widen(&k, b, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+        if (full >= 5)
+            a = widen(&k, a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
+    }
     const size_t done = full << LOG2_VEC;
     const vmask rest = (vmask)(((vmask)1 << (len - done)) - 1); /* the bytes after the whole vectors */
     b = widen(&k, b, take_masked(rest, s + done, d + done, copy));
@@ -466,20 +508,8 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
         c = widen_first(&k, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
     if (full >= 4) {
         e = widen_first(&k, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
-        size_t i = 4;
-        for (; i + 4 <= full; i += 4) {
-            a = widen(&k, a, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
-            b = widen(&k, b, take_unaligned(s + (i + 1) * VEC_BYTES, d + (i + 1) * VEC_BYTES, copy));
-            c = widen(&k, c, take_unaligned(s + (i + 2) * VEC_BYTES, d + (i + 2) * VEC_BYTES, copy));
-            e = widen(&k, e, take_unaligned(s + (i + 3) * VEC_BYTES, d + (i + 3) * VEC_BYTES, copy));
-        }
-        if (i + 2 <= full) {
-            a = widen(&k, a, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
-            b = widen(&k, b, take_unaligned(s + (i + 1) * VEC_BYTES, d + (i + 1) * VEC_BYTES, copy));
-            i += 2;
-        }
-        if (i < full)
-            c = widen(&k, c, take_unaligned(s + i * VEC_BYTES, d + i * VEC_BYTES, copy));
+        const struct chains4 q = four_chains(&k, (struct chains4){a, b, c, e}, s, d, 4, full, copy);
+        a = q.a, b = q.b, c = q.c, e = q.e;
     }
     if (even) /* as in sum_vec below: the vector ending at the last even byte, what was summed cleared */
         e = widen(&k, e, V_AND(V_LOADU(s + (full << LOG2_VEC) + even - VEC_BYTES), V_LOADU(tail_mask + even)));
