@@ -66,14 +66,27 @@ const struct ics_tuning ics_tunings[] = {
      * two taken jumps (lib/small.h, ics_partial_under64) the same inline code at 65-79 B reads
      * 7.2-7.5 ticks through the entry, a layout effect (5.1-5.5 in a function of its own), where
      * the kernel takes 5.9-6.2: so the kernel from 65 B (-6 and -7 runs: 64-127 B median 1.11,
-     * 128-255 B 1.12; `bench row` 0.96). */
+     * 128-255 B 1.12; `bench row` 0.96).
+     * At 256-2047 B the kernel whose unaligned short path reaches 1,535 B (avx512vnni_unaligned,
+     * 2026-11-27, issue 35): split loads cost this core less than the aligned path's setup.  The
+     * -8 and -9 runs (898bb43), class means called directly: 256-511 B 7.8-7.9 ticks against
+     * avx512vnni's 8.1-8.3, 512-1023 9.5-9.8 against 12.3, 1024-2047 13.0-13.4 against 14.6-15.0
+     * (1536-2047 B, its aligned path, 1 tick behind: the class's mean still favours it); from 2 KiB
+     * avx512vnni.  `bench row`: 0.96 of the default at 256-511 B, 0.82 at 512-1023, 0.98 at
+     * 1024-2047.  It copies at 512-2047 B too (`bench copy --trials 31` twice: the fastest at 576
+     * and 1,500 B, 7-10% ahead of avx512vnni; the fused 1,500-B copy 1.21-1.24x memcpy aligned,
+     * 1.10x with the source one byte off, against 1.41 and 1.25 before).  Segmenting (old and new
+     * kernel interleaved in one process): TCP/IPv4 in VXLAN 9-13% faster, TCP/IPv4 2-5%, UDP/IPv4
+     * 0-3% slower, TCP/IPv6 3-6% slower (all still under 1.2x memcpy but VXLAN); coalescing 1.46-1.48x
+     * memcpy -> 1.30-1.39 (`bench gso`). */
     {.cpu = "AMD Zen 5 (EPYC 9005)", .vendor = "AuthenticAMD", .family = 26, .model_min = 0x00, .model_max = 0x0F,
      .measured = "amd-epyc-f26-m2-2026-11-27.csv and -2.csv (inetcsum 0.1.0, main before facce3a and "
                  "at 8a9f405, gcc 12.2); copy steps: `bench copy` and the copy kernels timed at 1.5-64 KiB, "
                  "2026-11-27 at ca461db, avx512_split below 512 B timed against them at 64-64 KiB at ce128b6; "
-                 "inline_below: the -4 to -7 runs (ce128b6 and after)",
-     .steps = {{0, "avx512vnni"}},
-     .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni"}, {8192, "avx512"}},
+                 "inline_below: the -4 to -7 runs (ce128b6 and after); avx512vnni_unaligned at 256-2047 B: "
+                 "the -8 and -9 runs (898bb43), its copy steps `bench copy` twice at 898bb43",
+     .steps = {{0, "avx512vnni"}, {256, "avx512vnni_unaligned"}, {2048, "avx512vnni"}},
+     .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni_unaligned"}, {2048, "avx512vnni"}, {8192, "avx512"}},
      .inline_below = 65},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,
