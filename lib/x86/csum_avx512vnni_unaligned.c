@@ -1,15 +1,17 @@
 /* AVX-512 VNNI kernel on 512-bit vectors (vpdpwssd) whose short path, loads from the start as it
  * is with no alignment, reaches 1,535 B (24 vectors) instead of 383: on the Zen 5 guest split loads
  * cost less than the aligned path's setup at those sizes (lib/tuning.c says what was measured;
- * docs/perf.md, issue 35).  Longer inputs take the aligned path, as avx512vnni does.  One instance
+ * docs/perf.md, issue 35).  Longer inputs go to avx512vnni (a tail call).  One instance
  * of csum_template.h.  Built with the matching -m flags for the library; built with
  * ICS_EMULATE_AVX512 through SIMDe for the tests on other CPUs. */
 #ifdef ICS_EMULATE_AVX512
 #include "avx512_emulation.h"
 #define KERNEL(op) ics_##op##_avx512vnni_unaligned_emu
+#define LONG_KERNEL(op) ics_##op##_avx512vnni_emu
 #else
 #include <immintrin.h>
 #define KERNEL(op) ics_##op##_avx512vnni_unaligned
+#define LONG_KERNEL(op) ics_##op##_avx512vnni /* from 1,536 B: avx512vnni itself */
 #endif
 
 #define VEC_BYTES 64

@@ -578,7 +578,13 @@ static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, cons
     /* Laid out as the fall-through: at these sizes a taken jump is a measurable part of the call. */
     if (__builtin_expect(len < SHORT_VECTORS * VEC_BYTES, 1))
         return sum_short(dst, src, len, sum, copy);
+#ifdef LONG_KERNEL
+    /* An instance that differs only in its short path hands longer inputs to the kernel it varies
+     * (a tail call): its own copy of the same code ran a tick slower where it was placed. */
+    return copy ? LONG_KERNEL(copy)(dst, src, len, sum) : LONG_KERNEL(partial)(src, len, sum);
+#else
     return copy ? long_copy(dst, src, len, sum) : long_partial(src, len, sum);
+#endif
 }
 
 uint32_t KERNEL(partial)(const void *buf, size_t len, uint32_t sum)
