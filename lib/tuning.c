@@ -71,7 +71,8 @@ const struct ics_tuning ics_tunings[] = {
      * 2026-11-27, issue 35): split loads cost this core less than the aligned path's setup.  The
      * -8 and -9 runs (898bb43), class means called directly: 256-511 B 7.8-7.9 ticks against
      * avx512vnni's 8.1-8.3, 512-1023 9.5-9.8 against 12.3, 1024-2047 13.0-13.4 against 14.6-15.0
-     * (1536-2047 B, its aligned path, 1 tick behind: the class's mean still favours it); from 2 KiB
+     * (at 1536-2047 B it hands the input to avx512vnni, 0.45 tick behind it: the class's mean
+     * still favours it); from 2 KiB
      * avx512vnni.  `bench row`: 0.96 of the default at 256-511 B, 0.82 at 512-1023, 0.98 at
      * 1024-2047.  It copies at 512-2047 B too (`bench copy --trials 31` twice: the fastest at 576
      * and 1,500 B, 7-10% ahead of avx512vnni; the fused 1,500-B copy 1.21-1.24x memcpy aligned,
