@@ -141,7 +141,9 @@ static int ipv6_options(struct ics_walker *w, struct ics_ipctx *ip, size_t at, s
         if (!(p = ics_need(w, at + i, 2, end)))
             return 0;
         uint8_t t = p[0], olen = p[1];
-        if (t == ICS_IPV6_TLV_JUMBO && olen == ICS_IPV6_TLV_JUMBO_LEN && jumbo &&
+        /* (an option running past its header is not read: a jumbo length taken from the bytes
+         * after it, the message's own, changed when a fill wrote them; Linux drops such a packet) */
+        if (t == ICS_IPV6_TLV_JUMBO && olen == ICS_IPV6_TLV_JUMBO_LEN && jumbo && i + 2 + ICS_IPV6_TLV_JUMBO_LEN <= len &&
             (p = ics_need(w, at + i + 2, ICS_IPV6_TLV_JUMBO_LEN, end)))
             *jumbo = ics_get32(p);
         else if (t == ICS_IPV6_TLV_HAO && i + 2 + ICS_IPV6_TLV_HAO_LEN <= len &&
