@@ -9,7 +9,7 @@
 
 #include "timing.h"
 
-#define MAX_CONTENDERS 16
+#define MAX_CONTENDERS 24 /* anchors (4), the two subjects, every kernel (10 on x86) and the inline code, with room */
 #define MAX_TRIALS 64 /* --trials takes at most this */
 
 enum contender_role { ROLE_ANCHOR, ROLE_SUBJECT, ROLE_KERNEL };
@@ -29,10 +29,12 @@ struct contenders {
     struct contender c[MAX_CONTENDERS];
     int n;
     int read_limit, dpdk, linux_alg, vpp, subject; /* indices, or -1 when absent */
+    int inlined; /* inetcsum_partial inlined with the anchors' flags (subject_inlined.h), or -1 */
 };
 
-/* Fills `cs`; impl: only that kernel (NULL: all).  Anchors compiled for features this CPU lacks
- * are left out (with *why saying so). */
+/* Fills `cs`; impl: only that kernel (NULL: all; with one, the inlined subject, which no kernel
+ * choice reaches, is left out).  Anchors compiled for features this CPU lacks are left out (with
+ * *why saying so), and the inlined subject with them. */
 void contenders_init(struct contenders *cs, const char *impl, const char **why);
 
 /* Adds the inline scalar code (what inetcsum_partial runs below a plan's inline_below) as one more

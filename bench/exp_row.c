@@ -109,7 +109,7 @@ int exp_row(struct bench_run *r)
                     "noise.\n\n",
             row->cpu, row->measured, base_name, SIZES, r->trials);
 
-    struct contenders cs = {.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .subject = 0};
+    struct contenders cs = {.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .vpp = -1, .subject = 0, .inlined = -1};
     cs.c[0] = contender_public("row");
     cs.c[1] = contender_public("replaced");
     cs.c[2] = contender_public("replaced again");

@@ -3,8 +3,9 @@
  * user could call instead: each of the library's own kernels called directly (and its inline
  * scalar code, out of line: where a kernel overtakes it is a tuning row's inline_below), DPDK's
  * __rte_raw_cksum, Linux's add-with-carry algorithm (anchor_linux.c) and VPP's clib_ip_csum
- * (anchor_vpp.c).  Throughput (independent
- * calls), interleaved within each trial, medians.
+ * (anchor_vpp.c).  Throughput (independent calls), interleaved within each trial, medians.  With
+ * AVX-512BW in the anchors' flags, inetcsum_partial is timed a second time as a caller compiled
+ * with them gets it ("inetcsum inlined": the header's vector path inlined, issue 35).
  *
  * Per size and parity the figure is inetcsum's time over the best other contender's, the ratio
  * taken within each trial and its median kept (drift between trials hits both alike).  The table
@@ -42,7 +43,14 @@ struct range {
     size_t worst_len;
     int worst_odd;
     const char *worst_best;
+    double inlined_ratios[2 * 1600], inlined_worst; /* the same for "inetcsum inlined" */
 };
+
+/* Neither subject is an alternative to the other: both are inetcsum_partial. */
+static int is_alternative(const struct contenders *cs, int j)
+{
+    return j != cs->subject && j != cs->inlined && j != cs->read_limit;
+}
 
 int exp_sweep(struct bench_run *r)
 {
@@ -76,7 +84,7 @@ int exp_sweep(struct bench_run *r)
         bench_note(r, "%s", why);
     fprintf(r->out, "Alternatives: ");
     for (int j = 0, first = 1; j < cs.n; j++)
-        if (j != cs.subject && j != cs.read_limit) {
+        if (is_alternative(&cs, j)) {
             fprintf(r->out, "%s%s", first ? "" : ", ", cs.c[j].name);
             first = 0;
         }
@@ -113,7 +121,7 @@ int exp_sweep(struct bench_run *r)
                 stats_summarise(tmp, (size_t)r->trials, &its);
                 const double m = its.median;
                 json_object_set_new(medians, cs.c[j].name, json_real(m));
-                if (j == cs.subject || j == cs.read_limit)
+                if (!is_alternative(&cs, j))
                     continue;
                 if (best < 0 || m < best_median) {
                     best = j;
@@ -128,15 +136,25 @@ int exp_sweep(struct bench_run *r)
                 ratio[k] = t[cs.subject][k] / (t[best][k] > 0 ? t[best][k] : 1);
             struct figure_key key = {"sweep", "throughput ratio to the best alternative", "inetcsum",
                                      odd ? "odd" : "even", (long)len};
-            struct stats_summary sum;
+            struct stats_summary sum, inlined = {0};
             json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &sum);
             json_object_set_new(fig, "best", json_string(cs.c[best].name));
             json_object_set_new(fig, "best_ticks", json_real(best_median));
             json_object_set_new(fig, "ticks", medians);
+            if (cs.inlined >= 0) {
+                for (int k = 0; k < r->trials; k++)
+                    ratio[k] = t[cs.inlined][k] / (t[best][k] > 0 ? t[best][k] : 1);
+                key.contender = cs.c[cs.inlined].name;
+                fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &inlined);
+                json_object_set_new(fig, "best", json_string(cs.c[best].name));
+            }
             for (size_t g = 0; g < nranges; g++) {
                 struct range *rg = &ranges[g];
                 if (len < rg->lo || len > rg->hi)
                     continue;
+                rg->inlined_ratios[rg->sizes] = inlined.median;
+                if (inlined.median > rg->inlined_worst)
+                    rg->inlined_worst = inlined.median;
                 rg->ratios[rg->sizes++] = sum.median;
                 rg->slower += sum.median > SLOWER;
                 if (sum.median > rg->worst) {
@@ -149,19 +167,26 @@ int exp_sweep(struct bench_run *r)
         }
     }
     const char *cols[] = {"sizes (B)", "sizes x parities", "slower than the best by >3%", "median ratio",
-                          "worst ratio", "at", "best there"};
-    bench_table_head(r->out, cols, 7);
+                          "worst ratio", "at", "best there", "inlined: median ratio", "inlined: worst"};
+    bench_table_head(r->out, cols, cs.inlined >= 0 ? 9 : 7);
     for (size_t g = 0; g < nranges; g++) {
         struct range *rg = &ranges[g];
         if (!rg->sizes)
             continue;
         struct stats_summary ratios;
         stats_summarise(rg->ratios, rg->sizes, &ratios);
-        fprintf(r->out, "| %zu-%zu | %u | %u | %.2f | %.2f | %zu B %s | %s |\n", rg->lo, rg->hi, rg->sizes, rg->slower,
+        fprintf(r->out, "| %zu-%zu | %u | %u | %.2f | %.2f | %zu B %s | %s |", rg->lo, rg->hi, rg->sizes, rg->slower,
                 ratios.median, rg->worst, rg->worst_len, rg->worst_odd ? "odd" : "even", rg->worst_best);
+        if (cs.inlined >= 0) {
+            stats_summarise(rg->inlined_ratios, rg->sizes, &ratios);
+            fprintf(r->out, " %.2f | %.2f |", ratios.median, rg->inlined_worst);
+        }
+        fputc('\n', r->out);
     }
     fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and parity; "
-                    "below 1: inetcsum is faster.)\n");
+                    "below 1: inetcsum is faster.%s)\n",
+            cs.inlined >= 0 ? " inlined: the same call compiled with the anchors' flags, the header's vector path "
+                              "inlined (64-1023 B)." : "");
     free(src);
     free(dst);
     return 0;

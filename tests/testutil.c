@@ -141,10 +141,18 @@ static uint32_t via_header_inline(const void *buf, size_t len, uint32_t sum)
     return inetcsum_partial(buf, len, sum);
 }
 
-/* Room for every kernel of the list, natively and through SIMDe, and the two entries: counted from
- * the list itself (a fixed 16 overflowed when the tenth sum kernel came). */
+#if defined(ICS_TEST_HEADER_INLINE_AVX512) /* header_inline_avx512.c, built for AVX-512 twice */
+uint32_t header_inline_avx512bw(const void *buf, size_t len, uint32_t sum);
+uint32_t header_vector_avx512bw(const void *buf, size_t len, uint32_t sum);
+uint32_t header_inline_avx512vnni(const void *buf, size_t len, uint32_t sum);
+uint32_t header_vector_avx512vnni(const void *buf, size_t len, uint32_t sum);
+#endif
+
+/* Room for every kernel of the list, natively and through SIMDe, the two entries and the header's
+ * vector path (four): counted from the list itself (a fixed 16 overflowed when the tenth sum
+ * kernel came). */
 enum {
-    TU_KERNELS_MAX = 2
+    TU_KERNELS_MAX = 6
 #define ICS_SUM_KERNEL(id, name, required) +1
 #define ICS_SUM_KERNEL_EMULATED(id, name) +1
 #define ICS_CRC32C_KERNEL(id, name, required)
@@ -174,6 +182,27 @@ size_t tu_kernels(const struct tu_kernel **list)
 #endif
         k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy, inetcsum_partial_iov};
         k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy, inetcsum_partial_iov};
+#if defined(ICS_TEST_HEADER_INLINE_AVX512)
+        /* Asked of the CPU (and the OS's saving of its state), not of the library, whose detection
+         * a build without SIMD kernels leaves out. */
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512bw")) {
+            k[n++] = (struct tu_kernel){"header-inline-avx512bw", header_inline_avx512bw, inetcsum_partial_copy,
+                                        inetcsum_partial_iov};
+            k[n++] = (struct tu_kernel){"header-vector-avx512bw", header_vector_avx512bw, inetcsum_partial_copy,
+                                        inetcsum_partial_iov};
+        } else {
+            printf("  header-inline-avx512bw: the header's AVX-512 path, not supported by this CPU: not tested\n");
+        }
+        if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")) {
+            k[n++] = (struct tu_kernel){"header-inline-avx512vnni", header_inline_avx512vnni, inetcsum_partial_copy,
+                                        inetcsum_partial_iov};
+            k[n++] = (struct tu_kernel){"header-vector-avx512vnni", header_vector_avx512vnni, inetcsum_partial_copy,
+                                        inetcsum_partial_iov};
+        } else {
+            printf("  header-inline-avx512vnni: the header's AVX-512 VNNI path, not supported by this CPU: not tested\n");
+        }
+#endif
     }
     *list = k;
     return n;

@@ -1,0 +1,19 @@
+/* inetcsum_partial as a C caller compiled like the anchors (-O3 -march=native) calls it
+ * (subject_inlined.c): through the header's macro, so that with AVX-512BW its vector path is
+ * inlined into the timing loop as VPP's and DPDK's sums are into theirs (issue 35). */
+#ifndef ICS_BENCH_SUBJECT_INLINED_H
+#define ICS_BENCH_SUBJECT_INLINED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timing.h"
+
+/* 1 when the header's vector path is compiled into subject_inlined.c (its flags include
+ * AVX-512BW), else 0: then the contender would time the same code as "inetcsum" and is left out. */
+int subject_inlined_compiled(void);
+uint32_t subject_inlined_partial(const void *buf, size_t len, uint32_t seed);
+uint64_t loop_inlined(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint64_t loop_inlined_latency(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+
+#endif
