@@ -147,6 +147,7 @@ int exp_sweep(struct bench_run *r)
                 key.contender = cs.c[cs.inlined].name;
                 fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &inlined);
                 json_object_set_new(fig, "best", json_string(cs.c[best].name));
+                json_object_set_new(fig, "best_ticks", json_real(best_median));
             }
             for (size_t g = 0; g < nranges; g++) {
                 struct range *rg = &ranges[g];

@@ -54,33 +54,46 @@ extern "C" {
  * csum_partial().  An odd trailing byte is summed as if followed by a zero byte. */
 INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum);
 
-/* The vector half of the inline path: callers compiled for AVX-512BW (-march=native on Zen 4 and
- * 5, Ice Lake and later, -march=x86-64-v4) sum inputs of INETCSUM_INLINE_VECTOR_MIN bytes up to
- * (not including) INETCSUM_INLINE_VECTOR_MAX in their own code, as VPP's clib_ip_csum and DPDK's
- * rte_raw_cksum are (issue 35).  A call through the library costs its entry (size class, kernel
- * pointer), the kernel's constants and a vzeroupper on every call; inlined, the constants are made
- * once for the caller's loop.  On the Zen 5 guest (docs/perf.md) this code inlined took 3.5 TSC
- * ticks at 64 B, 4.1 at 128, 7.4 at 576 and 11.1 at 1,023 where the library's call took 4.2, 6.1,
- * 9.1-10.6 and 11.1-13.7, and VPP's sum inlined 3.6, 4.2, 7.9 and 13.3.  From 1 KiB the library's
- * kernels (eight chains, aligned loads) lead at an aligned start; below 64 B its scalar code does
- * as well in throughput and three times better in latency.  This path does not look at
- * INETCSUM_IMPL or inetcsum_set_impl(): a caller who wants every sum from 16 B up to go through
+/* The vector half of the inline path (issue 35): callers compiled for AVX-512BW (-march=native on
+ * Zen 4 and 5, Ice Lake and later; -march=x86-64-v4) or AVX2 (-march=native on Zen 3, Haswell and
+ * later; -march=x86-64-v3) sum inputs from INETCSUM_INLINE_VECTOR_MIN bytes up to (not including)
+ * INETCSUM_INLINE_VECTOR_MAX in their own code, as VPP's clib_ip_csum and DPDK's rte_raw_cksum are
+ * summed.  A call into the library costs its entry (size class, kernel pointer), the kernel's
+ * constants and a vzeroupper every time; inlined, none of that, and the compiler interleaves the
+ * sum with the caller's code.  Measured on the Zen 5 guest (docs/perf.md, `inetcsum bench sweep`,
+ * "inetcsum inlined"): with AVX-512 at 16-63 B 0.86 of the best other way's time, 64-255 B 1.00
+ * (VPP's sum inlined is as fast), 256-1023 B 0.86; the same code compiled for AVX2 alone ran 96-1023
+ * B in 0.73-0.90 of the AVX2 kernel's time through the library (a prediction for Zen 3, not
+ * measured there).  From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B
+ * (64 B with AVX2 alone) the scalar code does.  Costs: 0.5-0.7 KB of code at each call site (GCC
+ * and clang, -O2/-O3), and a sum's latency when the next one's address depends on it (a chain no
+ * real caller builds; seeds chain at the last add): 21 TSC ticks at 16-63 B against the scalar
+ * code's 8-10; INETCSUM_INLINE_VECTOR_MIN=64 keeps those sizes scalar.  This path does not look at
+ * INETCSUM_IMPL or inetcsum_set_impl(): a caller who wants every sum of 16 B or more to go through
  * the chosen kernel defines INETCSUM_NO_INLINE_VECTOR (or INETCSUM_NO_INLINE) before including.
  * INETCSUM_INLINE_VECTOR is 1 where the path is compiled in, else 0. */
-#if defined(__x86_64__) && defined(__AVX512BW__) && !defined(INETCSUM_NO_INLINE_VECTOR) && \
+#if defined(__x86_64__) && (defined(__AVX512BW__) || defined(__AVX2__)) && !defined(INETCSUM_NO_INLINE_VECTOR) && \
     !defined(INETCSUM_NO_INLINE)
 #define INETCSUM_INLINE_VECTOR 1
 #include <immintrin.h>
 #ifndef INETCSUM_INLINE_VECTOR_MIN
+#if defined(__AVX512BW__)
+#define INETCSUM_INLINE_VECTOR_MIN 16
+#else
 #define INETCSUM_INLINE_VECTOR_MIN 64
+#endif
 #endif
 #ifndef INETCSUM_INLINE_VECTOR_MAX
 #define INETCSUM_INLINE_VECTOR_MAX 1024
 #endif
-#if INETCSUM_INLINE_VECTOR_MIN < 16 || INETCSUM_INLINE_VECTOR_MAX > 65536
-#error "INETCSUM_INLINE_VECTOR_MIN must be at least 16 and INETCSUM_INLINE_VECTOR_MAX at most 65536"
+#if (defined(__AVX512BW__) && INETCSUM_INLINE_VECTOR_MIN < 16) || INETCSUM_INLINE_VECTOR_MIN < 32 && !defined(__AVX512BW__)
+#error "INETCSUM_INLINE_VECTOR_MIN: at least 16 bytes with AVX-512BW, 32 with AVX2 alone"
+#endif
+#if INETCSUM_INLINE_VECTOR_MAX <= INETCSUM_INLINE_VECTOR_MIN || INETCSUM_INLINE_VECTOR_MAX > 65536
+#error "INETCSUM_INLINE_VECTOR_MAX: above INETCSUM_INLINE_VECTOR_MIN and at most 65536"
 #endif
 
+#if defined(__AVX512BW__)
 /* One 64-byte vector into a chain.  Each 16-bit word w is biased into signed range (w ^ 0x8000
  * reads as w - 32768) and adjacent pairs are added into a 32-bit lane: one vpdpwssd against ones
  * with AVX-512 VNNI, vpmaddwd then vpaddd without. */
@@ -93,30 +106,41 @@ static inline __m512i inetcsum_vector_step_(__m512i acc, __m512i v, __m512i bias
 #endif
 }
 
-/* Any length below 64 KiB: two chains over 128 bytes a round (one was latency-bound from 256 B),
- * then a whole vector, then the last 0-63 bytes by one byte-masked load, which reads nothing
+/* 1 to 65,535 bytes: two chains over 128 bytes a round (one chain was latency-bound from 256 B),
+ * then a whole vector, then the last 1-64 bytes by one byte-masked load, which reads nothing
  * outside [buf, buf+len) and fills with zeros, so an odd last byte pairs with a zero as RFC 1071
  * pads it.  Loads are from the start as it is: a split line costs less than aligning at these
- * sizes.  Exact: each vector loaded moves the biased total by at most 2^20 either way, and below
- * 64 KiB at most 1,024 are loaded, so it stays in int32; the lanes and their sum wrap mod 2^32, and
- * adding back the bias (2^20 for every vector, the masked one included) gives the true word sum,
- * under 2^31. */
+ * sizes.  The constants are made on each call (the empty asm): left visible, GCC 12 kept one in a
+ * register across the caller's loop and reloaded it after every call the loop made elsewhere, or
+ * spilled it, 0.5 ticks a sum.  Exact: each vector loaded moves the biased total by at most 2^20
+ * either way and at most 1,024 are loaded, so it stays in int32; the lanes and their sum wrap mod
+ * 2^32, and adding back the bias (2^20 for every vector, the masked one included) gives the true
+ * word sum, under 2^31. */
+/* (g++ 12 at -O2 -Wall reports GCC's own _mm512_extracti64x4_epi64 as using an uninitialized value,
+ * its _mm256_undefined_si256(): a false report, silenced here so that C++ callers' -Werror holds.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
 {
     const unsigned char *p = (const unsigned char *)buf;
-    const __m512i bias = _mm512_set1_epi16((short)0x8000), ones = _mm512_set1_epi16(1);
+    __m512i bias = _mm512_set1_epi16((short)0x8000), ones = _mm512_set1_epi16(1);
+    __asm__("" : "+v"(bias), "+v"(ones));
     __m512i a = _mm512_setzero_si512(), b = _mm512_setzero_si512();
-    const uint32_t vectors = (uint32_t)(len >> 6) + 1;
-    for (; len >= 128; p += 128, len -= 128) {
-        a = inetcsum_vector_step_(a, _mm512_loadu_si512((const void *)p), bias, ones);
-        b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)(p + 64)), bias, ones);
+    const uint32_t vectors = (uint32_t)((len + 63) >> 6);
+    if (len > 64) {
+        for (; len > 128; p += 128, len -= 128) {
+            a = inetcsum_vector_step_(a, _mm512_loadu_si512((const void *)p), bias, ones);
+            b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)(p + 64)), bias, ones);
+        }
+        if (len > 64) {
+            b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)p), bias, ones);
+            p += 64;
+            len -= 64;
+        }
     }
-    if (len >= 64) {
-        b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)p), bias, ones);
-        p += 64;
-        len -= 64;
-    }
-    a = inetcsum_vector_step_(a, _mm512_maskz_loadu_epi8((__mmask64)(((uint64_t)1 << len) - 1), p), bias, ones);
+    a = inetcsum_vector_step_(a, _mm512_maskz_loadu_epi8((__mmask64)(~(uint64_t)0 >> (64 - len)), p), bias, ones);
     a = _mm512_add_epi32(a, b);
     const __m256i y = _mm256_add_epi32(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64(a, 1));
     __m128i x = _mm_add_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
@@ -126,17 +150,61 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
     const uint32_t r = total + sum;
     return r + (r < sum); /* the end-around carry */
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#else
+/* AVX2 (no byte masks): 32 to 65,535 bytes.  The same sum on 32-byte vectors (vpmaddwd, vpaddd),
+ * two chains over 64 bytes a round, then a whole vector; the bytes left before the last even byte
+ * come from one load that ends there, its earlier bytes (summed already) cleared by AND with a
+ * mask read from keep_last at their count (an even distance from the start, so the pairing holds),
+ * and an odd last byte is added as the low byte of its word.  Nothing outside [buf, buf+len) is
+ * read.  Exact as above: 2^19 of bias a vector, at most 2,048 of them. */
+static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
+{
+    static const unsigned char keep_last[64] = {
+        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    const unsigned char *p = (const unsigned char *)buf;
+    const unsigned char *const even_end = p + (len & ~(size_t)1);
+    const uint32_t odd_byte = (len & 1) ? p[len - 1] : 0;
+    __m256i bias = _mm256_set1_epi16((short)0x8000), ones = _mm256_set1_epi16(1);
+    __asm__("" : "+x"(bias), "+x"(ones));
+    __m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
+    const uint32_t vectors = (uint32_t)(len >> 5) + 1;
+    for (; len >= 64; p += 64, len -= 64) {
+        a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p), bias), ones));
+        b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + 32)), bias), ones));
+    }
+    if (len >= 32) {
+        b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p), bias), ones));
+        p += 32;
+    }
+    const __m256i last = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(even_end - 32)),
+                                          _mm256_loadu_si256((const __m256i *)(keep_last + (even_end - p))));
+    a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_xor_si256(last, bias), ones));
+    a = _mm256_add_epi32(a, b);
+    __m128i x = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));
+    const uint32_t total = (uint32_t)_mm_cvtsi128_si32(x) + (vectors << 19) + odd_byte;
+    const uint32_t r = total + sum;
+    return r + (r < sum); /* the end-around carry */
+}
+#endif
 #else
 #define INETCSUM_INLINE_VECTOR 0
 #endif
 
 /* inetcsum_partial with short inputs summed inline, in the caller: under 16 bytes in scalar code
  * (for those a call costs more than the sum: 8 bytes take half the time of an out-of-line call on
- * Zen 3, and compilers inline DPDK's rte_raw_cksum at every call site), and with AVX-512BW in the
- * caller's flags from 64 bytes to under 1 KiB in vector code (above).  Other inputs go to the
- * exported function.  inetcsum_partial(...) below is a macro for this; (inetcsum_partial)(...) or
- * a function pointer reaches the exported function.  Define INETCSUM_NO_INLINE before including to
- * turn all of it off. */
+ * Zen 3, and compilers inline DPDK's rte_raw_cksum at every call site), and with AVX-512BW or AVX2
+ * in the caller's flags from 16 B (64 B with AVX2) to under 1 KiB in vector code (above).  Other
+ * inputs go to the exported function.  inetcsum_partial(...) below is a macro for this;
+ * (inetcsum_partial)(...) or a function pointer reaches the exported function.  Define
+ * INETCSUM_NO_INLINE before including to turn all of it off. */
 static inline uint32_t inetcsum_partial_inline(const void *buf, size_t len, uint32_t sum)
 {
     if (len < 16) {

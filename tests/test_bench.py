@@ -62,13 +62,19 @@ class SmokeRun(unittest.TestCase):
         """Every range's row, every sampled size's ratio in the JSON with who was best there; the
         Linux-algorithm contender among the alternatives on x86-64."""
         section = self.res.stdout.split("\n## sweep:", 1)[1].split("\n## ", 1)[0]
-        rows = re.findall(r"^\| (\d+)-(\d+) \| (\d+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| (\d+) B (even|odd) \| (\S+) \|$",
-                          section, re.M)
+        rows = re.findall(r"^\| (\d+)-(\d+) \| (\d+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| (\d+) B (even|odd) \| (\S+) \|"
+                          r"(?: ([\d.]+) \| ([\d.]+) \|)?$", section, re.M)
         self.assertGreaterEqual(len(rows), 5, section)
-        for lo, hi, n, slower, median, worst, at, _parity, best in rows:
+        inlined = "inlined: median ratio" in section  # the header's vector path, with AVX2 or AVX-512BW
+        for lo, hi, n, slower, median, worst, at, _parity, best, inl_median, inl_worst in rows:
             self.assertLessEqual(int(slower), int(n))
             self.assertLessEqual(float(median), float(worst))
             self.assertTrue(int(lo) <= int(at) <= int(hi))
+            self.assertEqual(bool(inl_median), inlined)
+            if inlined:
+                self.assertLessEqual(float(inl_median), float(inl_worst))
+        if inlined:
+            self.assertIn("sweep/throughput ratio to the best alternative/inetcsum inlined/even/65536", self.figures)
         sweep = [f for f in self.figures.values() if f["name"].startswith("sweep/")]
         self.assertIn("sweep/throughput ratio to the best alternative/inetcsum/odd/1", self.figures)
         self.assertIn("sweep/throughput ratio to the best alternative/inetcsum/even/65536", self.figures)

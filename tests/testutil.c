@@ -141,18 +141,49 @@ static uint32_t via_header_inline(const void *buf, size_t len, uint32_t sum)
     return inetcsum_partial(buf, len, sum);
 }
 
-#if defined(ICS_TEST_HEADER_INLINE_AVX512) /* header_inline_avx512.c, built for AVX-512 twice */
-uint32_t header_inline_avx512bw(const void *buf, size_t len, uint32_t sum);
-uint32_t header_vector_avx512bw(const void *buf, size_t len, uint32_t sum);
-uint32_t header_inline_avx512vnni(const void *buf, size_t len, uint32_t sum);
-uint32_t header_vector_avx512vnni(const void *buf, size_t len, uint32_t sum);
+#if defined(ICS_TEST_HEADER_INLINE_SIMD) /* header_inline_simd.c, built for AVX2 and AVX-512 */
+#define HEADER_INLINE_VARIANT(id) \
+    uint32_t header_inline_##id(const void *buf, size_t len, uint32_t sum); \
+    uint32_t header_vector_##id(const void *buf, size_t len, uint32_t sum);
+HEADER_INLINE_VARIANT(avx2)
+HEADER_INLINE_VARIANT(avx512bw)
+HEADER_INLINE_VARIANT(avx512vnni)
+
+/* The variants this CPU runs, asked of the CPU (and of the OS's saving of its state), not of the
+ * library, whose detection a build without SIMD kernels leaves out. */
+static size_t header_inline_variants(struct tu_kernel *k)
+{
+    const struct {
+        const char *inline_name, *vector_name;
+        ics_partial_fn inline_fn, vector_fn;
+        int runs;
+    } v[] = {
+        {"header-inline-avx2", "header-vector-avx2", header_inline_avx2, header_vector_avx2,
+         __builtin_cpu_supports("avx2")},
+        {"header-inline-avx512bw", "header-vector-avx512bw", header_inline_avx512bw, header_vector_avx512bw,
+         __builtin_cpu_supports("avx512bw")},
+        {"header-inline-avx512vnni", "header-vector-avx512vnni", header_inline_avx512vnni, header_vector_avx512vnni,
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")},
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        if (!v[i].runs) {
+            printf("  %s: the header's vector path built for it, not supported by this CPU: not tested\n",
+                   v[i].inline_name);
+            continue;
+        }
+        k[n++] = (struct tu_kernel){v[i].inline_name, v[i].inline_fn, inetcsum_partial_copy, inetcsum_partial_iov};
+        k[n++] = (struct tu_kernel){v[i].vector_name, v[i].vector_fn, inetcsum_partial_copy, inetcsum_partial_iov};
+    }
+    return n;
+}
 #endif
 
 /* Room for every kernel of the list, natively and through SIMDe, the two entries and the header's
- * vector path (four): counted from the list itself (a fixed 16 overflowed when the tenth sum
+ * vector path (six): counted from the list itself (a fixed 16 overflowed when the tenth sum
  * kernel came). */
 enum {
-    TU_KERNELS_MAX = 6
+    TU_KERNELS_MAX = 8
 #define ICS_SUM_KERNEL(id, name, required) +1
 #define ICS_SUM_KERNEL_EMULATED(id, name) +1
 #define ICS_CRC32C_KERNEL(id, name, required)
@@ -182,26 +213,9 @@ size_t tu_kernels(const struct tu_kernel **list)
 #endif
         k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy, inetcsum_partial_iov};
         k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy, inetcsum_partial_iov};
-#if defined(ICS_TEST_HEADER_INLINE_AVX512)
-        /* Asked of the CPU (and the OS's saving of its state), not of the library, whose detection
-         * a build without SIMD kernels leaves out. */
+#if defined(ICS_TEST_HEADER_INLINE_SIMD)
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512bw")) {
-            k[n++] = (struct tu_kernel){"header-inline-avx512bw", header_inline_avx512bw, inetcsum_partial_copy,
-                                        inetcsum_partial_iov};
-            k[n++] = (struct tu_kernel){"header-vector-avx512bw", header_vector_avx512bw, inetcsum_partial_copy,
-                                        inetcsum_partial_iov};
-        } else {
-            printf("  header-inline-avx512bw: the header's AVX-512 path, not supported by this CPU: not tested\n");
-        }
-        if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")) {
-            k[n++] = (struct tu_kernel){"header-inline-avx512vnni", header_inline_avx512vnni, inetcsum_partial_copy,
-                                        inetcsum_partial_iov};
-            k[n++] = (struct tu_kernel){"header-vector-avx512vnni", header_vector_avx512vnni, inetcsum_partial_copy,
-                                        inetcsum_partial_iov};
-        } else {
-            printf("  header-inline-avx512vnni: the header's AVX-512 VNNI path, not supported by this CPU: not tested\n");
-        }
+        n += header_inline_variants(k + n);
 #endif
     }
     *list = k;

@@ -1,0 +1,41 @@
+/* The header's inline vector path (include/inetcsum.h, issue 35) as a caller compiled for AVX2 or
+ * AVX-512 gets it.  This file is compiled three times (tests/CMakeLists.txt): with AVX2 (32-byte
+ * vectors, no masks), AVX-512BW (vpmaddwd) and AVX-512 VNNI (vpdpwssd); HEADER_INLINE_ID names
+ * each build's two functions.
+ * testutil.c lists them among the kernels under test only where the CPU runs them, so everything
+ * that tests the kernels (every length and start, guard pages, the vectors, fuzz_kernels) tests
+ * the header's path too. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inetcsum.h"
+#include "testutil.h"
+
+#if !INETCSUM_INLINE_VECTOR
+#error "built without AVX2 or AVX-512BW: the header's vector path is not compiled in"
+#endif
+
+/* The shortest input the vector path takes: any with byte masks, one vector's worth without. */
+#if defined(__AVX512BW__)
+#define VECTOR_FLOOR 1
+#else
+#define VECTOR_FLOOR 32
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+/* Through the macro, as a caller writes it: the vector path at 16-1023 B (64-1023 B with AVX2),
+ * the rest as elsewhere. */
+uint32_t CAT(header_inline_, HEADER_INLINE_ID)(const void *buf, size_t len, uint32_t sum)
+{
+    return inetcsum_partial(buf, len, sum);
+}
+
+/* The vector path itself at every length it takes (1 or 32 to 65,535 B), beyond the sizes the
+ * macro sends it. */
+uint32_t CAT(header_vector_, HEADER_INLINE_ID)(const void *buf, size_t len, uint32_t sum)
+{
+    return len - VECTOR_FLOOR < 65536 - VECTOR_FLOOR ? inetcsum_partial_vector_(buf, len, sum)
+                                                     : (inetcsum_partial)(buf, len, sum);
+}
