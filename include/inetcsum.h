@@ -62,15 +62,18 @@ INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum
  * constants and a vzeroupper every time; inlined, none of that, and the compiler interleaves the
  * sum with the caller's code.  Measured on the Zen 5 guest (docs/perf.md, `inetcsum bench sweep`,
  * "inetcsum inlined"): with AVX-512 at 16-63 B 0.86 of the best other way's time, 64-255 B 1.00
- * (VPP's sum inlined is as fast), 256-1023 B 0.86; the same code compiled for AVX2 alone ran 96-1023
- * B in 0.73-0.90 of the AVX2 kernel's time through the library (a prediction for Zen 3, not
- * measured there).  From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B
- * (64 B with AVX2 alone) the scalar code does.  Costs: 0.5-0.7 KB of code at each call site (GCC
- * and clang, -O2/-O3), and a sum's latency when the next one's address depends on it (a chain no
- * real caller builds; seeds chain at the last add): 21 TSC ticks at 16-63 B against the scalar
- * code's 8-10; INETCSUM_INLINE_VECTOR_MIN=64 keeps those sizes scalar.  This path does not look at
- * INETCSUM_IMPL or inetcsum_set_impl(): a caller who wants every sum of 16 B or more to go through
- * the chosen kernel defines INETCSUM_NO_INLINE_VECTOR (or INETCSUM_NO_INLINE) before including.
+ * (VPP's sum inlined is as fast), 256-1023 B 0.86.  Its AVX2 build, there in a harness against the
+ * AVX2 kernel through the library (medians of two runs): 40 B 3.9 ticks against 3.0, 63 B 4.3
+ * against 4.8, 128 B 5.1 against 6.1, 576 B 10.9 against 14.2, 1,023 B 17.4 against 20.4 (what it
+ * does on Zen 3 is a prediction).  From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B
+ * the scalar code does.  Costs: 0.5-0.7 KB of code at each call site (GCC and clang, -O2/-O3); in
+ * a caller that has this path, a call the path does not take (from 1 KiB; 16-31 B with AVX2 alone)
+ * pays a vzeroupper and its branches, 0.3-1.3 ticks; and a sum's latency when the next sum's
+ * address depends on it (no real caller chains so: seeds chain at the last add) is 21 ticks at
+ * 16-63 B against the scalar code's 8-10 (INETCSUM_INLINE_VECTOR_MIN=64 keeps those scalar).
+ * This path does not look at INETCSUM_IMPL or inetcsum_set_impl(): a caller who wants every sum of
+ * 16 B or more to go through the chosen kernel defines INETCSUM_NO_INLINE_VECTOR (or
+ * INETCSUM_NO_INLINE) before including.
  * INETCSUM_INLINE_VECTOR is 1 where the path is compiled in, else 0. */
 #if defined(__x86_64__) && (defined(__AVX512BW__) || defined(__AVX2__)) && !defined(INETCSUM_NO_INLINE_VECTOR) && \
     !defined(INETCSUM_NO_INLINE)
@@ -80,7 +83,7 @@ INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum
 #if defined(__AVX512BW__)
 #define INETCSUM_INLINE_VECTOR_MIN 16
 #else
-#define INETCSUM_INLINE_VECTOR_MIN 64
+#define INETCSUM_INLINE_VECTOR_MIN 32 /* (its first vector must be whole) */
 #endif
 #endif
 #ifndef INETCSUM_INLINE_VECTOR_MAX
@@ -201,7 +204,7 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
 /* inetcsum_partial with short inputs summed inline, in the caller: under 16 bytes in scalar code
  * (for those a call costs more than the sum: 8 bytes take half the time of an out-of-line call on
  * Zen 3, and compilers inline DPDK's rte_raw_cksum at every call site), and with AVX-512BW or AVX2
- * in the caller's flags from 16 B (64 B with AVX2) to under 1 KiB in vector code (above).  Other
+ * in the caller's flags from 16 B (32 B with AVX2 alone) to under 1 KiB in vector code (above).  Other
  * inputs go to the exported function.  inetcsum_partial(...) below is a macro for this;
  * (inetcsum_partial)(...) or a function pointer reaches the exported function.  Define
  * INETCSUM_NO_INLINE before including to turn all of it off. */

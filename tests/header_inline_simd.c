@@ -25,7 +25,7 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-/* Through the macro, as a caller writes it: the vector path at 16-1023 B (64-1023 B with AVX2),
+/* Through the macro, as a caller writes it: the vector path at 16-1023 B (32-1023 B with AVX2),
  * the rest as elsewhere. */
 uint32_t CAT(header_inline_, HEADER_INLINE_ID)(const void *buf, size_t len, uint32_t sum)
 {
