@@ -89,8 +89,9 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
     }
     cs->subject = cs->n;
     cs->c[cs->n++] = (struct contender){"inetcsum", ROLE_SUBJECT, loop_public, loop_public_latency, public_partial, NULL, NULL};
-    /* The same call as a caller built with the anchors' flags writes it: with AVX-512BW there the
-     * header's vector path is inlined (issue 35); without, it would time the line above again. */
+    /* The same call as a caller built with the anchors' flags writes it: with AVX2 or AVX-512BW
+     * there the header's vector path is inlined (issue 35); without, it would time the line above
+     * again. */
     if (!impl && subject_inlined_compiled() && contenders_anchors_runnable()) {
         cs->inlined = cs->n;
         cs->c[cs->n++] = (struct contender){"inetcsum inlined", ROLE_SUBJECT, loop_inlined, loop_inlined_latency,

@@ -4,8 +4,8 @@
  * scalar code, out of line: where a kernel overtakes it is a tuning row's inline_below), DPDK's
  * __rte_raw_cksum, Linux's add-with-carry algorithm (anchor_linux.c) and VPP's clib_ip_csum
  * (anchor_vpp.c).  Throughput (independent calls), interleaved within each trial, medians.  With
- * AVX-512BW in the anchors' flags, inetcsum_partial is timed a second time as a caller compiled
- * with them gets it ("inetcsum inlined": the header's vector path inlined, issue 35).
+ * AVX2 or AVX-512BW in the anchors' flags, inetcsum_partial is timed a second time as a caller
+ * compiled with them gets it ("inetcsum inlined": the header's vector path inlined, issue 35).
  *
  * Per size and parity the figure is inetcsum's time over the best other contender's, the ratio
  * taken within each trial and its median kept (drift between trials hits both alike).  The table
@@ -187,7 +187,7 @@ int exp_sweep(struct bench_run *r)
     fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and parity; "
                     "below 1: inetcsum is faster.%s)\n",
             cs.inlined >= 0 ? " inlined: the same call compiled with the anchors' flags, the header's vector path "
-                              "inlined (64-1023 B)." : "");
+                              "inlined (16-1023 B with AVX-512BW, 32-1023 B with AVX2)." : "");
     free(src);
     free(dst);
     return 0;

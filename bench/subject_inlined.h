@@ -1,6 +1,6 @@
 /* inetcsum_partial as a C caller compiled like the anchors (-O3 -march=native) calls it
- * (subject_inlined.c): through the header's macro, so that with AVX-512BW its vector path is
- * inlined into the timing loop as VPP's and DPDK's sums are into theirs (issue 35). */
+ * (subject_inlined.c): through the header's macro, so that with AVX2 or AVX-512BW its vector path
+ * is inlined into the timing loop as VPP's and DPDK's sums are into theirs (issue 35). */
 #ifndef ICS_BENCH_SUBJECT_INLINED_H
 #define ICS_BENCH_SUBJECT_INLINED_H
 
@@ -9,7 +9,7 @@
 
 #include "timing.h"
 
-/* 1 when the header's vector path is compiled into subject_inlined.c (its flags include
+/* 1 when the header's vector path is compiled into subject_inlined.c (its flags include AVX2 or
  * AVX-512BW), else 0: then the contender would time the same code as "inetcsum" and is left out. */
 int subject_inlined_compiled(void);
 uint32_t subject_inlined_partial(const void *buf, size_t len, uint32_t seed);

@@ -133,6 +133,8 @@ static void guard_pages(const struct tu_kernel *k)
               k->name, len);
         CHECK(inetcsum_fold(k->partial(head, len, 1)) == ref_sum(head, len, 1), "%s: guard before, len %zu",
               k->name, len);
+        if (!k->copy)
+            continue;
         uint8_t *dtail = dst.base + dst.size - len;
         CHECK(inetcsum_fold(k->copy(dtail, tail, len, 1)) == ref_sum(tail, len, 1) &&
                   memcmp(dtail, tail, len) == 0,
@@ -245,11 +247,15 @@ int main(int argc, char **argv)
         sweep(&ks[i]);
         boundaries(&ks[i], ff, rnd, big);
         huge_ff(&ks[i], ff, big);
-        if (!tu_quick && sizeof(size_t) == 8)
+        /* A sum path alone (the header's vector path) hands these sizes to the exported function,
+         * tested as "public-api", and has no copy or pieces of its own. */
+        if (!tu_quick && sizeof(size_t) == 8 && ks[i].copy)
             past_4gib(&ks[i]);
         guard_pages(&ks[i]);
-        copies(&ks[i]);
-        pieces(&ks[i], rnd);
+        if (ks[i].copy) {
+            copies(&ks[i]);
+            pieces(&ks[i], rnd);
+        }
         printf("  %-18s %s\n", ks[i].name, tu_failed == before ? "ok" : "FAILED");
         fflush(stdout);
     }

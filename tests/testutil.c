@@ -172,8 +172,8 @@ static size_t header_inline_variants(struct tu_kernel *k)
                    v[i].inline_name);
             continue;
         }
-        k[n++] = (struct tu_kernel){v[i].inline_name, v[i].inline_fn, inetcsum_partial_copy, inetcsum_partial_iov};
-        k[n++] = (struct tu_kernel){v[i].vector_name, v[i].vector_fn, inetcsum_partial_copy, inetcsum_partial_iov};
+        k[n++] = (struct tu_kernel){v[i].inline_name, v[i].inline_fn, NULL, NULL};
+        k[n++] = (struct tu_kernel){v[i].vector_name, v[i].vector_fn, NULL, NULL};
     }
     return n;
 }

@@ -81,12 +81,12 @@ void guarded_alloc(struct guarded *g, size_t size);
 void guarded_free(struct guarded *g);
 
 /* ---- kernels under test: the registry's entries this CPU runs, SIMDe-emulated AVX-512 builds,
- * and the public entry points (dispatch, inline small path) ---- */
+ * the public entry points (dispatch, inline small path) and the header's vector path ---- */
 struct tu_kernel {
     const char *name;
     ics_partial_fn partial;
-    ics_copy_fn copy;
-    ics_iov_fn iov;
+    ics_copy_fn copy; /* NULL for a sum path alone (the header's vector path): nothing to copy */
+    ics_iov_fn iov;   /* NULL likewise */
 };
 size_t tu_kernels(const struct tu_kernel **list);
 
