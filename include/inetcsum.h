@@ -60,17 +60,20 @@ INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum
  * INETCSUM_INLINE_VECTOR_MAX in their own code, as VPP's clib_ip_csum and DPDK's rte_raw_cksum are
  * summed.  A call into the library costs its entry (size class, kernel pointer), the kernel's
  * constants and a vzeroupper every time; inlined, none of that, and the compiler interleaves the
- * sum with the caller's code.  Measured on the Zen 5 guest (docs/perf.md, `inetcsum bench sweep`,
- * "inetcsum inlined"): with AVX-512 at 16-63 B 0.86 of the best other way's time, 64-255 B 1.00
- * (VPP's sum inlined is as fast), 256-1023 B 0.86.  Its AVX2 build, there in a harness against the
- * AVX2 kernel through the library (medians of two runs): 40 B 3.9 ticks against 3.0, 63 B 4.3
- * against 4.8, 128 B 5.1 against 6.1, 576 B 10.9 against 14.2, 1,023 B 17.4 against 20.4 (what it
- * does on Zen 3 is a prediction).  From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B
- * the scalar code does.  Costs: 0.5-0.7 KB of code at each call site (GCC and clang, -O2/-O3); in
- * a caller that has this path, a call the path does not take (from 1 KiB; 16-31 B with AVX2 alone)
- * pays a vzeroupper and its branches, 0.3-1.3 ticks; and a sum's latency when the next sum's
- * address depends on it (no real caller chains so: seeds chain at the last add) is 21 ticks at
- * 16-63 B against the scalar code's 8-10 (INETCSUM_INLINE_VECTOR_MIN=64 keeps those scalar).
+ * sum with the caller's code.  The IPv4 and IPv6 header lengths (20 and 40 B) take straight-line
+ * add-with-carry code instead, as in the library's entry.  Measured on the Zen 5 guest
+ * (docs/perf.md, `inetcsum bench sweep`, "inetcsum inlined", three runs), with AVX-512: at 16-63 B
+ * 0.87 of the best other way's time, 64-255 B 1.02 (VPP's sum inlined is as fast), 256-575 B
+ * 0.90, 576-1023 B 0.87-0.88; 20 and 40 B 1.8-2.0 TSC ticks (`bench sizes`; Linux's algorithm 4.7
+ * and 3.5, the library's call 3.0 and 2.9).  Its AVX2 build, there in a harness against the AVX2
+ * kernel through the library (medians of two runs): 63 B 4.3 ticks against 4.8, 128 B 5.1 against
+ * 6.1, 576 B 10.9 against 14.2, 1,023 B 17.4 against 20.4 (what it does on Zen 3 is a prediction).
+ * From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B the scalar code
+ * does.  Costs: 0.5-0.8 KB of code at each call site (GCC and clang, -O2/-O3); in a caller that
+ * has this path, a call the path does not take (from 1 KiB; 16-31 B with AVX2 alone) pays a
+ * vzeroupper and its branches, 0.3-1.3 ticks; and a sum's latency when the next sum's address
+ * depends on it (no real caller chains so: seeds chain at the last add) is 21-24 ticks at 16-63 B
+ * against the library's scalar code's 8-10 (INETCSUM_INLINE_VECTOR_MIN=64 sends those sizes to it).
  * This path does not look at INETCSUM_IMPL or inetcsum_set_impl(): a caller who wants every sum of
  * 16 B or more to go through the chosen kernel defines INETCSUM_NO_INLINE_VECTOR (or
  * INETCSUM_NO_INLINE) before including.
@@ -95,6 +98,47 @@ INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum
 #if INETCSUM_INLINE_VECTOR_MAX <= INETCSUM_INLINE_VECTOR_MIN || INETCSUM_INLINE_VECTOR_MAX > 65536
 #error "INETCSUM_INLINE_VECTOR_MAX: above INETCSUM_INLINE_VECTOR_MIN and at most 65536"
 #endif
+
+/* The IPv6 and IPv4 headers' lengths (40 and 20 bytes) as one add-with-carry chain each, as the
+ * library's entry special-cases them (and Linux's csum_partial the 40): straight-line scalar code,
+ * 2.9 TSC ticks through the library on the Zen 5 guest against the vector path's 3.5, and a third
+ * of its latency.  In a caller that has the vector path a call into the library costs more, so
+ * they are here. */
+static inline uint32_t inetcsum_partial_40_(const void *buf, uint32_t sum)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t a = sum, w0, w1, w2, w3, w4;
+    memcpy(&w0, p, 8);
+    memcpy(&w1, p + 8, 8);
+    memcpy(&w2, p + 16, 8);
+    memcpy(&w3, p + 24, 8);
+    memcpy(&w4, p + 32, 8);
+    __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq %[w3], %[a]\n\t"
+            "adcq %[w4], %[a]\n\tadcq $0, %[a]"
+            : [a] "+r"(a)
+            : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "rm"(w2), [w3] "rm"(w3), [w4] "rm"(w4)
+            : "cc");
+    uint32_t lo = (uint32_t)a;
+    __asm__("addl %[h], %[l]\n\tadcl $0, %[l]" : [l] "+r"(lo) : [h] "r"((uint32_t)(a >> 32)) : "cc");
+    return lo;
+}
+
+static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t a = sum, w0, w1;
+    uint32_t w2;
+    memcpy(&w0, p, 8);
+    memcpy(&w1, p + 8, 8);
+    memcpy(&w2, p + 16, 4);
+    __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq $0, %[a]"
+            : [a] "+r"(a)
+            : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "r"((uint64_t)w2)
+            : "cc");
+    uint32_t lo = (uint32_t)a;
+    __asm__("addl %[h], %[l]\n\tadcl $0, %[l]" : [l] "+r"(lo) : [h] "r"((uint32_t)(a >> 32)) : "cc");
+    return lo;
+}
 
 #if defined(__AVX512BW__)
 /* One 64-byte vector into a chain.  Each 16-bit word w is biased into signed range (w ^ 0x8000
@@ -242,6 +286,10 @@ static inline uint32_t inetcsum_partial_inline(const void *buf, size_t len, uint
         return (uint32_t)s + (uint32_t)(s >> 32);
     }
 #if INETCSUM_INLINE_VECTOR
+    if (len == 40)
+        return inetcsum_partial_40_(buf, sum);
+    if (len == 20)
+        return inetcsum_partial_20_(buf, sum);
     /* One compare for both bounds. */
     if (len - INETCSUM_INLINE_VECTOR_MIN < (size_t)(INETCSUM_INLINE_VECTOR_MAX - INETCSUM_INLINE_VECTOR_MIN))
         return inetcsum_partial_vector_(buf, len, sum);
