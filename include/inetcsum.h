@@ -99,6 +99,21 @@ INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum
 #error "INETCSUM_INLINE_VECTOR_MAX: above INETCSUM_INLINE_VECTOR_MIN and at most 65536"
 #endif
 
+/* 64 -> 32 bits with the end-around carry (add, adc $0), and a 32-bit total added to a seed
+ * likewise: the ends the inline paths share. */
+static inline uint32_t inetcsum_fold64_(uint64_t a)
+{
+    uint32_t lo = (uint32_t)a;
+    __asm__("addl %[h], %[l]\n\tadcl $0, %[l]" : [l] "+r"(lo) : [h] "r"((uint32_t)(a >> 32)) : "cc");
+    return lo;
+}
+
+static inline uint32_t inetcsum_add_seed_(uint32_t total, uint32_t sum)
+{
+    const uint32_t r = total + sum;
+    return r + (r < sum); /* the end-around carry */
+}
+
 /* The IPv6 and IPv4 headers' lengths (40 and 20 bytes) as one add-with-carry chain each, as the
  * library's entry special-cases them (and Linux's csum_partial the 40): straight-line scalar code,
  * 2.9 TSC ticks through the library on the Zen 5 guest against the vector path's 3.5, and a third
@@ -118,9 +133,7 @@ static inline uint32_t inetcsum_partial_40_(const void *buf, uint32_t sum)
             : [a] "+r"(a)
             : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "rm"(w2), [w3] "rm"(w3), [w4] "rm"(w4)
             : "cc");
-    uint32_t lo = (uint32_t)a;
-    __asm__("addl %[h], %[l]\n\tadcl $0, %[l]" : [l] "+r"(lo) : [h] "r"((uint32_t)(a >> 32)) : "cc");
-    return lo;
+    return inetcsum_fold64_(a);
 }
 
 static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
@@ -135,9 +148,7 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
             : [a] "+r"(a)
             : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "r"((uint64_t)w2)
             : "cc");
-    uint32_t lo = (uint32_t)a;
-    __asm__("addl %[h], %[l]\n\tadcl $0, %[l]" : [l] "+r"(lo) : [h] "r"((uint32_t)(a >> 32)) : "cc");
-    return lo;
+    return inetcsum_fold64_(a);
 }
 
 #if defined(__AVX512BW__)
@@ -194,8 +205,7 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
     x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
     x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));
     const uint32_t total = (uint32_t)_mm_cvtsi128_si32(x) + (vectors << 20);
-    const uint32_t r = total + sum;
-    return r + (r < sum); /* the end-around carry */
+    return inetcsum_add_seed_(total, sum);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -237,8 +247,7 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
     x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
     x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));
     const uint32_t total = (uint32_t)_mm_cvtsi128_si32(x) + (vectors << 19) + odd_byte;
-    const uint32_t r = total + sum;
-    return r + (r < sum); /* the end-around carry */
+    return inetcsum_add_seed_(total, sum);
 }
 #endif
 #else
