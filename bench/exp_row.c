@@ -4,7 +4,8 @@
  * 1.38x at 128-511 B).  So the row is checked where it runs: the public entry inetcsum_partial
  * timed under the row's plan and under the plan it replaces (the default row for this CPU's
  * features, or, on a CPU that runs the default, no row at all), at the size classes where the two
- * choose differently, eight sizes a class, both start parities, interleaved within each trial.
+ * choose differently, eight sizes a class, both start parities (or the starts --starts names),
+ * interleaved within each trial.
  *
  * The noise is measured, not assumed: the replaced plan is timed twice as two contenders (an A/A
  * pair), and their ratio says how far apart identical code lands on this machine now.  A class
@@ -62,13 +63,14 @@ static void time_class(struct bench_run *r, struct contenders *cs, size_t c, con
     static double t[MAX_CONTENDERS][MAX_TRIALS], total[3][MAX_TRIALS], tmp[MAX_TRIALS];
     memset(total, 0, sizeof total);
     for (int s = 0; s < SIZES; s++)
-        for (int odd = 0; odd < 2; odd++) {
+        for (int a = 0; a < r->nstarts; a++) {
+            const uint8_t *p = src + r->starts[a];
             const size_t len = c + (size_t)s * c / SIZES + (s & 1);
             const unsigned reps = bench_reps(r, len);
             for (int j = 0; j < cs->n; j++) /* warm */
-                contender_time(&cs->c[j], 0, src + odd, dst, len, reps);
+                contender_time(&cs->c[j], 0, p, dst, len, reps);
             for (int k = 0; k < r->trials; k++)
-                contenders_trial(cs, 0, src + odd, dst, len, reps, k, t);
+                contenders_trial(cs, 0, p, dst, len, reps, k, t);
             for (int j = 0; j < 3; j++)
                 for (int k = 0; k < r->trials; k++)
                     total[j][k] += t[j][k];
@@ -83,7 +85,7 @@ static void time_class(struct bench_run *r, struct contenders *cs, size_t c, con
     res->ratio = median(tmp, res->n);
     for (int j = 0; j < 2; j++) {
         for (size_t k = 0; k < res->n; k++)
-            tmp[k] = total[j][k] / (2 * SIZES);
+            tmp[k] = total[j][k] / (r->nstarts * SIZES);
         *(j ? &res->base_ticks : &res->row_ticks) = median(tmp, res->n);
     }
 }
@@ -104,10 +106,11 @@ int exp_row(struct bench_run *r)
     if (base == row)
         base = NULL; /* a CPU on the default row: against no row at all */
     const char *base_name = base ? base->cpu : "no row (the registry's order)";
-    fprintf(r->out, "Row: %s (measured: %s). Replaces: %s. The public entry under each plan, %d sizes a "
-                    "class, even and odd start, %d interleaved trials; the replaced plan timed twice (A/A) for the "
-                    "noise.\n\n",
-            row->cpu, row->measured, base_name, SIZES, r->trials);
+    fprintf(r->out, "Row: %s (measured: %s). Replaces: %s. The public entry under each plan, %d sizes a class, starts ",
+            row->cpu, row->measured, base_name, SIZES);
+    for (int a = 0; a < r->nstarts; a++)
+        fprintf(r->out, "%s%s", a ? ", " : "", bench_start_name(r->starts[a]));
+    fprintf(r->out, ", %d interleaved trials; the replaced plan timed twice (A/A) for the noise.\n\n", r->trials);
 
     struct contenders cs = {.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .vpp = -1, .subject = 0, .inlined = -1};
     cs.c[0] = contender_public("row");

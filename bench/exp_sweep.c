@@ -1,5 +1,5 @@
 /* Experiment `sweep` (issue 27): the dispatched inetcsum_partial at every size from 1 to 1,600
- * bytes and at both start parities, then at sizes up to 65,536, against the best of everything a
+ * bytes and at both start parities (or the starts --starts names), then at sizes up to 65,536, against the best of everything a
  * user could call instead: each of the library's own kernels called directly (and its inline
  * scalar code, out of line: where a kernel overtakes it is a tuning row's inline_below), DPDK's
  * __rte_raw_cksum, Linux's add-with-carry algorithm (anchor_linux.c) and VPP's clib_ip_csum
@@ -39,11 +39,12 @@ static size_t sweep_sizes(size_t *out, enum bench_scale scale)
 struct range {
     size_t lo, hi; /* inclusive */
     unsigned sizes, slower;
-    double worst, ratios[2 * 1600];
-    size_t worst_len;
-    int worst_odd;
+    double worst, ratios[BENCH_MAX_STARTS * 1600];
+    size_t worst_len, worst_start;
     const char *worst_best;
-    double inlined_ratios[2 * 1600], inlined_worst; /* the same for "inetcsum inlined" */
+    double inlined_ratios[BENCH_MAX_STARTS * 1600], inlined_worst; /* the same for "inetcsum inlined" */
+    double by_start[BENCH_MAX_STARTS][1600]; /* the exported call's ratios per start */
+    unsigned by_start_n[BENCH_MAX_STARTS];
 };
 
 /* Neither subject is an alternative to the other: both are inetcsum_partial. */
@@ -63,16 +64,17 @@ int exp_sweep(struct bench_run *r)
     uint8_t *src, *dst;
     if (contenders_buffers(65536 + 256, &src, &dst) < 0)
         return -1;
-    /* Agreement first, at every size and parity timed: every contender but the read limit. */
+    /* Agreement first, at every size and start timed: every contender but the read limit. */
     for (size_t s = 0; s < nsizes; s++)
-        for (int odd = 0; odd < 2; odd++)
+        for (int a = 0; a < r->nstarts; a++)
             for (int j = 0; j < cs.n; j++) {
+                const uint8_t *p = src + r->starts[a];
                 if (j == cs.read_limit)
                     continue;
-                const uint16_t want = inetcsum_fold(inetcsum_partial(src + odd, sizes[s], 0));
-                if (inetcsum_fold(cs.c[j].partial(src + odd, sizes[s], 0)) != want) {
+                const uint16_t want = inetcsum_fold(inetcsum_partial(p, sizes[s], 0));
+                if (inetcsum_fold(cs.c[j].partial(p, sizes[s], 0)) != want) {
                     fprintf(stderr, "inetcsum bench: %s disagrees with inetcsum_partial at %zu bytes (%s start)\n",
-                            cs.c[j].name, sizes[s], odd ? "odd" : "even");
+                            cs.c[j].name, sizes[s], bench_start_name(r->starts[a]));
                     free(src);
                     free(dst);
                     return -1;
@@ -88,8 +90,10 @@ int exp_sweep(struct bench_run *r)
             fprintf(r->out, "%s%s", first ? "" : ", ", cs.c[j].name);
             first = 0;
         }
-    fprintf(r->out, ". Sizes %s1-1,600 B, then 2,048-65,536 B; even and odd start; %d interleaved trials.\n\n",
-            r->scale == BENCH_FULL ? "every byte of " : "a sample of ", r->trials);
+    fprintf(r->out, ". Sizes %s1-1,600 B, then 2,048-65,536 B; starts ", r->scale == BENCH_FULL ? "every byte of " : "a sample of ");
+    for (int a = 0; a < r->nstarts; a++)
+        fprintf(r->out, "%s%s", a ? ", " : "", bench_start_name(r->starts[a]));
+    fprintf(r->out, " (bytes past a 64-byte boundary); %d interleaved trials.\n\n", r->trials);
 
     static const size_t bounds[][2] = {{1, 39},    {40, 63},     {64, 127},   {128, 255},   {256, 575},
                                        {576, 1023}, {1024, 1600}, {1601, 9000}, {9001, 65536}};
@@ -105,11 +109,12 @@ int exp_sweep(struct bench_run *r)
     for (size_t s = 0; s < nsizes; s++) {
         const size_t len = sizes[s];
         const unsigned reps = bench_reps(r, len);
-        for (int odd = 0; odd < 2; odd++) {
+        for (int a = 0; a < r->nstarts; a++) {
+            const uint8_t *p = src + r->starts[a];
             for (int j = 0; j < cs.n; j++) /* warm */
-                contender_time(&cs.c[j], 0, src + odd, dst, len, reps);
+                contender_time(&cs.c[j], 0, p, dst, len, reps);
             for (int k = 0; k < r->trials; k++)
-                contenders_trial(&cs, 0, src + odd, dst, len, reps, k, t);
+                contenders_trial(&cs, 0, p, dst, len, reps, k, t);
             /* The best alternative by median, then inetcsum's ratio to it trial by trial. */
             int best = -1;
             double best_median = 0;
@@ -135,7 +140,7 @@ int exp_sweep(struct bench_run *r)
             for (int k = 0; k < r->trials; k++)
                 ratio[k] = t[cs.subject][k] / (t[best][k] > 0 ? t[best][k] : 1);
             struct figure_key key = {"sweep", "throughput ratio to the best alternative", "inetcsum",
-                                     odd ? "odd" : "even", (long)len};
+                                     bench_start_name(r->starts[a]), (long)len};
             struct stats_summary sum, inlined = {0};
             json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &sum);
             json_object_set_new(fig, "best", json_string(cs.c[best].name));
@@ -157,17 +162,18 @@ int exp_sweep(struct bench_run *r)
                 if (inlined.median > rg->inlined_worst)
                     rg->inlined_worst = inlined.median;
                 rg->ratios[rg->sizes++] = sum.median;
+                rg->by_start[a][rg->by_start_n[a]++] = sum.median;
                 rg->slower += sum.median > SLOWER;
                 if (sum.median > rg->worst) {
                     rg->worst = sum.median;
                     rg->worst_len = len;
-                    rg->worst_odd = odd;
+                    rg->worst_start = r->starts[a];
                     rg->worst_best = cs.c[best].name;
                 }
             }
         }
     }
-    const char *cols[] = {"sizes (B)", "sizes x parities", "slower than the best by >3%", "median ratio",
+    const char *cols[] = {"sizes (B)", "sizes x starts", "slower than the best by >3%", "median ratio",
                           "worst ratio", "at", "best there", "inlined: median ratio", "inlined: worst"};
     bench_table_head(r->out, cols, cs.inlined >= 0 ? 9 : 7);
     for (size_t g = 0; g < nranges; g++) {
@@ -177,17 +183,40 @@ int exp_sweep(struct bench_run *r)
         struct stats_summary ratios;
         stats_summarise(rg->ratios, rg->sizes, &ratios);
         fprintf(r->out, "| %zu-%zu | %u | %u | %.2f | %.2f | %zu B %s | %s |", rg->lo, rg->hi, rg->sizes, rg->slower,
-                ratios.median, rg->worst, rg->worst_len, rg->worst_odd ? "odd" : "even", rg->worst_best);
+                ratios.median, rg->worst, rg->worst_len, bench_start_name(rg->worst_start), rg->worst_best);
         if (cs.inlined >= 0) {
             stats_summarise(rg->inlined_ratios, rg->sizes, &ratios);
             fprintf(r->out, " %.2f | %.2f |", ratios.median, rg->inlined_worst);
         }
         fputc('\n', r->out);
     }
-    fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and parity; "
+    fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and start; "
                     "below 1: inetcsum is faster.%s)\n",
             cs.inlined >= 0 ? " inlined: the same call compiled with the anchors' flags, the header's vector path "
                               "inlined (16-1023 B with AVX-512BW, 32-1023 B with AVX2)." : "");
+    /* Beyond the two parities, where each start parts from the others: a kernel that aligns its
+     * loads first and one that does not trade places by where the data starts. */
+    if (r->nstarts > 2) {
+        fprintf(r->out, "\nThe exported call's median ratio by start:\n\n| sizes (B) |");
+        for (int a = 0; a < r->nstarts; a++)
+            fprintf(r->out, " %s |", bench_start_name(r->starts[a]));
+        fprintf(r->out, "\n|---|");
+        for (int a = 0; a < r->nstarts; a++)
+            fprintf(r->out, "---|");
+        fputc('\n', r->out);
+        for (size_t g = 0; g < nranges; g++) {
+            struct range *rg = &ranges[g];
+            if (!rg->sizes)
+                continue;
+            fprintf(r->out, "| %zu-%zu |", rg->lo, rg->hi);
+            for (int a = 0; a < r->nstarts; a++) {
+                struct stats_summary by;
+                stats_summarise(rg->by_start[a], rg->by_start_n[a], &by);
+                fprintf(r->out, " %.2f |", by.median);
+            }
+            fputc('\n', r->out);
+        }
+    }
     free(src);
     free(dst);
     return 0;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -163,4 +164,47 @@ unsigned bench_reps(const struct bench_run *r, size_t len)
     double budget = r->scale == BENCH_FULL ? 2e6 : r->scale == BENCH_QUICK ? 5e5 : 2e4;
     unsigned reps = (unsigned)(budget / (double)(len + 64));
     return reps < 8 ? 8 : reps;
+}
+
+const char *bench_start_name(size_t start)
+{
+    static char names[64][4];
+    if (start == 0)
+        return "even";
+    if (start == 1)
+        return "odd";
+    if (start >= 64)
+        return "?";
+    if (!names[start][0])
+        snprintf(names[start], sizeof names[start], "+%zu", start);
+    return names[start];
+}
+
+int bench_parse_starts(struct bench_run *r, const char *text, const char **why)
+{
+    if (strcmp(text, "packet") == 0)
+        text = BENCH_PACKET_STARTS;
+    r->nstarts = 0;
+    for (const char *p = text;;) {
+        char *end;
+        errno = 0;
+        const long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 0 || v > 63 || (*end && *end != ',')) {
+            *why = "a comma-separated list of offsets 0..63 past a 64-byte boundary, or 'packet'";
+            return -1;
+        }
+        for (int i = 0; i < r->nstarts; i++)
+            if (r->starts[i] == (size_t)v) {
+                *why = "an offset named twice";
+                return -1;
+            }
+        if (r->nstarts == BENCH_MAX_STARTS) {
+            *why = "at most 8 offsets";
+            return -1;
+        }
+        r->starts[r->nstarts++] = (size_t)v;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
 }

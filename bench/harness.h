@@ -14,11 +14,21 @@
  * --smoke (a few seconds, to check the tool works; its figures mean nothing). */
 enum bench_scale { BENCH_FULL, BENCH_QUICK, BENCH_SMOKE };
 
+/* --starts: where the sums of `sweep` and `row` begin, in bytes past a 64-byte boundary.  The
+ * default is 0 and 1 ("even" and "odd"); packets' checksummed data starts elsewhere (TCP or UDP
+ * over IPv4 at 34 bytes into a frame that starts on a boundary, as DPDK's and AF_XDP's headroom
+ * and Linux's NET_SKB_PAD place it; over IPv6 at 54), and a kernel that loads without aligning
+ * can win or lose there against one that aligns first (issue 35). */
+#define BENCH_MAX_STARTS 8
+#define BENCH_PACKET_STARTS "0,1,34,54"
+
 struct bench_run {
     enum bench_scale scale;
     int trials;       /* interleaved trials per figure (--trials overrides the scale's) */
     int cpu;          /* the CPU the run is pinned to, or -1 when pinning failed */
     const char *impl; /* --impl: only this kernel is timed beside the anchors; NULL: every kernel */
+    size_t starts[BENCH_MAX_STARTS]; /* --starts, each 0..63 */
+    int nstarts;
     double hz;        /* TSC ticks per second */
     FILE *out;        /* the tables */
     json_t *figures;  /* every figure recorded, in order */
@@ -52,6 +62,10 @@ int bench_noisy(const struct stats_summary *s);
 /* How many calls one timed loop makes at `len` bytes: enough bytes (plus a per-call allowance)
  * that the rdtsc pair is noise, few enough that a trial of every contender sees the same machine. */
 unsigned bench_reps(const struct bench_run *r, size_t len);
+/* A start's name in tables and figure keys: "even" (0), "odd" (1), else "+N". */
+const char *bench_start_name(size_t start);
+/* Parses --starts ("0,1,34,54", or "packet" for BENCH_PACKET_STARTS) into r; -1 (with *why) if bad. */
+int bench_parse_starts(struct bench_run *r, const char *text, const char **why);
 
 /* Adds a note for the reader (stdout now, and the JSON). */
 void bench_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

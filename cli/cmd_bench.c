@@ -31,7 +31,7 @@ extern char **environ;
 
 static const char help_head[] =
     "usage: inetcsum bench EXPERIMENT... [--quick | --smoke] [--json FILE] [--plot FILE.svg|.png]\n"
-    "                      [--impl NAME] [--cpu N] [--trials N]\n"
+    "                      [--impl NAME] [--cpu N] [--trials N] [--starts LIST]\n"
     "       inetcsum bench compare [--all] [--confidence PCT] A.json B.json\n"
     "\n"
     "Runs the experiments of the seed documents on this machine, pinned to one CPU, contenders\n"
@@ -49,6 +49,9 @@ static const char help_tail[] =
     "  --impl NAME    make NAME the library's kernel and time only it beside the anchors\n"
     "  --cpu N        pin to CPU N (default: the last one allowed; jitter's thrasher takes another)\n"
     "  --trials N     interleaved trials per figure (default 15, --quick 7, --smoke 3)\n"
+    "  --starts LIST  sweep and row: where the sums start, bytes past a 64-byte boundary\n"
+    "                 (default 0,1: even and odd; 'packet' is " BENCH_PACKET_STARTS ", adding where TCP\n"
+    "                 and UDP over IPv4 and IPv6 start in a frame placed on a boundary)\n"
     "\n"
     "compare prints the figures two --json runs share whose means differ at the confidence given\n"
     "(default 95%), as ministat judges: Student's t with the pooled standard deviation; --all prints\n"
@@ -187,8 +190,10 @@ int cmd_bench(int argc, char **argv)
     static const struct option longopts[] = {
         {"quick", no_argument, 0, 'q'},       {"smoke", no_argument, 0, 's'},      {"json", required_argument, 0, 'j'},
         {"plot", required_argument, 0, 'p'},  {"impl", required_argument, 0, 'i'}, {"cpu", required_argument, 0, 'c'},
-        {"trials", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},      {0}};
-    struct bench_run r = {.scale = BENCH_FULL, .trials = 0, .cpu = -1, .out = stdout};
+        {"trials", required_argument, 0, 't'}, {"starts", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+        {0}};
+    struct bench_run r = {.scale = BENCH_FULL, .trials = 0, .cpu = -1, .out = stdout, .starts = {0, 1}, .nstarts = 2};
+    const char *why;
     const char *json_path = NULL, *plot_path = NULL;
     int c;
     char *end;
@@ -220,6 +225,12 @@ int cmd_bench(int argc, char **argv)
             r.trials = (int)strtol(optarg, &end, 10);
             if (*end || r.trials < 2 || r.trials > 64) {
                 cli_error("bench: --trials takes 2 to 64, not '%s'", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'S':
+            if (bench_parse_starts(&r, optarg, &why) != 0) {
+                cli_error("bench: --starts '%s': %s", optarg, why);
                 return EXIT_USAGE;
             }
             break;
@@ -317,6 +328,10 @@ int cmd_bench(int argc, char **argv)
                              "settings", "experiments", names, "scale", scale_name(r.scale), "trials", r.trials, "cpu",
                              r.cpu, "impl", r.impl, "date", date, "seconds", seconds, "figures", r.figures, "notes",
                              r.notes, "noise", "figures", (int)r.recorded, "noisy", (int)r.noisy);
+    json_t *starts = json_array(); /* by name, as the figures' variants spell them */
+    for (int i = 0; i < r.nstarts; i++)
+        json_array_append_new(starts, json_string(bench_start_name(r.starts[i])));
+    json_object_set_new(json_object_get(root, "settings"), "starts", starts);
     if (rc == EXIT_ALL_GOOD && json_path && json_dump_file(root, json_path, JSON_INDENT(1) | JSON_REAL_PRECISION(8)) != 0) {
         cli_error("bench: cannot write %s", json_path);
         rc = EXIT_USAGE;

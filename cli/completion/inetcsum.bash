@@ -29,11 +29,11 @@ _inetcsum()
                 esac ;;
         segment) opts="--mtu --udp-size --quiet --json --help"
                 case $prev in --mtu|--udp-size) return ;; esac ;;
-        bench)  opts="--quick --smoke --json --plot --impl --cpu --trials --all --confidence --help"; captures=0
+        bench)  opts="--quick --smoke --json --plot --impl --cpu --trials --starts --all --confidence --help"; captures=0
                 case $prev in
                     --impl) COMPREPLY=($(compgen -W "$(inetcsum impls 2>/dev/null | awk '/runs on this CPU/ {print $1}')" -- "$cur")); return ;;
                     --json|--plot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                    --cpu|--trials|--confidence) return ;;
+                    --cpu|--trials|--starts|--confidence) return ;;
                 esac
                 if [[ $cur != -* ]]; then
                     COMPREPLY=($(compgen -W "sizes sweep row copy jitter cold prefetch offload crc32c packet dram gso capture dpdk xsk all compare" -- "$cur"))
