@@ -15,11 +15,11 @@ hand.
 
 `summary` reads every file and prints, per machine and per size class (the powers of two the
 dispatcher chooses by), the fastest of the library's kernels and its inline code, by how much, and
-the row that follows: where a kernel overtakes the inline code (a row's inline_below, 64..256 B)
+the row that follows: where a kernel overtakes the inline code (a row's inline_below, 65..256 B; 64 B is inline on every CPU)
 and which kernel each class from there should use (its steps), as lib/tuning.c spells them.  A
 kernel replaces the one before only when 3% faster over the class (noise between runs).
 
-`rate` takes a row as summary prints it, e.g. rate '{{0, "avx512vnni"}}' 64, and prints per run
+`rate` takes a row as summary prints it, e.g. rate '{{0, "avx512vnni"}}' 65, and prints per run
 its time over the best of the library's ways per class, and its worst: how the default rows for
 CPUs without one of their own (lib/tuning.c) are chosen and checked."""
 import csv
@@ -114,8 +114,8 @@ def summary() -> None:
             vector = {k: v for k, v in kernels.items() if k != "inline"}
             vbest = min(vector, key=vector.get)
             if inline_below is None and c >= 64 and (c >= 256 or vector[vbest] * MARGIN < t.get("inline", float("inf"))):
-                inline_below = min(c, 256)
-            if inline_below is not None and c >= inline_below:
+                inline_below = max(min(c, 256), 65)  # (64 B: inline on every CPU)
+            if inline_below is not None and 2 * c - 1 >= inline_below:  # (a class partly kernel's)
                 if current is None or vector[vbest] * MARGIN < vector.get(current, float("inf")):
                     current = vbest
                     steps.append((0 if not steps else c, vbest))
@@ -127,7 +127,7 @@ def summary() -> None:
 
 
 def parse_row(steps_text: str, inline_below: str):
-    """'{{0, "a"}, {128, "b"}}' and '64' (as summary prints a row) -> (64, [(0, "a"), (128, "b")])"""
+    """'{{0, "a"}, {128, "b"}}' and '65' (as summary prints a row) -> (65, [(0, "a"), (128, "b")])"""
     steps = [(int(a), k) for a, k in re.findall(r'\{\s*(\d+)\s*,\s*"([^"]+)"\s*\}', steps_text)]
     if not steps or steps[0][0] != 0 or any(b[0] <= a[0] for a, b in zip(steps, steps[1:])):
         sys.exit(f"tuning_data: steps {steps_text!r}: ascending sizes from 0, as {{{{0, \"avx512vnni\"}}}}")
@@ -152,7 +152,7 @@ def rate(steps_text: str, inline_below: str, only: str = "") -> None:
             if c < 32:
                 continue
             kernels = {k: v for k, v in t.items() if k not in ANCHORS}
-            pick = "inline" if c < ib else [k for a, k in steps if a <= c][-1]
+            pick = "inline" if 2 * c - 1 < ib else [k for a, k in steps if a <= c][-1]
             if pick not in kernels:
                 sys.exit(f"tuning_data: {name} has no figures for {pick}")
             ratios[c] = kernels[pick] / min(kernels.values())

@@ -166,22 +166,49 @@ static _Atomic(const void *) active = &resolver; /* a struct plan */
  * reader may see a mix while a copy is under way: every slot holds a kernel that sums every length
  * right, so that costs at most a call's speed, never its result.  Relaxed atomics: plain loads on
  * x86 and aarch64, and the kernels read no data that needs publishing. */
+/* hot.entry: what inetcsum_partial does with a size class, in one load.  A kernel's address when
+ * the whole class is at or above the plan's inline bound (the jump follows at once), ENTRY_INLINE
+ * when the whole class is below it, ENTRY_SPLIT for the class the bound falls inside (compare,
+ * then hot.partial).  One load instead of two (the
+ * bound, then the kernel) for every length a kernel sums: on the Zen 5 guest each load the call
+ * makes before the kernel's own cost 0.7-0.9 TSC ticks at 1-1.5 KiB when the data starts off a
+ * 64-byte boundary (the kernel's split loads keep the load units busy), nothing when it starts on
+ * one (docs/perf.md). */
+enum { ENTRY_INLINE = 0, ENTRY_SPLIT = 1 };
 static struct {
+    _Atomic uintptr_t entry[ICS_CLASSES];
     _Atomic size_t inline_below;
     _Atomic(ics_partial_fn) partial[ICS_CLASSES];
     _Atomic(ics_copy_fn) copy[ICS_CLASSES];
     _Atomic(ics_iov_fn) iov[ICS_CLASSES];
-} hot = {ICS_SMALL_MIN,
+} hot = {{[0 ... ICS_CLASSES - 1] = ENTRY_SPLIT}, /* (sizes under ICS_SMALL_MIN never look) */
+         ICS_SMALL_MIN,
          {[0 ... ICS_CLASSES - 1] = resolve_partial},
          {[0 ... ICS_CLASSES - 1] = resolve_copy},
          {[0 ... ICS_CLASSES - 1] = resolve_iov}};
 static pthread_mutex_t hot_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Class c's hot.entry under plan p (class c: lengths 2^c .. 2^(c+1) - 1, those the table sees:
+ * from ICS_SMALL_MIN). */
+static uintptr_t entry_of(const struct plan *p, unsigned c)
+{
+    size_t lo = (size_t)1 << c;
+    const size_t hi = c + 1 < sizeof(size_t) * 8 ? ((size_t)1 << (c + 1)) - 1 : SIZE_MAX;
+    if (lo < ICS_SMALL_MIN)
+        lo = ICS_SMALL_MIN;
+    if (lo >= p->inline_below)
+        return (uintptr_t)p->partial[c];
+    return hi < p->inline_below ? ENTRY_INLINE : ENTRY_SPLIT;
+}
 
 static void sync_hot(void)
 {
     pthread_mutex_lock(&hot_lock);
     const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
     for (unsigned c = 0; c < ICS_CLASSES; c++) {
+        /* A reader between these stores may pair one plan's entry with another's bound or
+         * kernel: every combination sums right (each path sums every length right). */
+        atomic_store_explicit(&hot.entry[c], entry_of(p, c), memory_order_relaxed);
         atomic_store_explicit(&hot.partial[c], p->partial[c], memory_order_relaxed);
         atomic_store_explicit(&hot.copy[c], p->copy[c], memory_order_relaxed);
         atomic_store_explicit(&hot.iov[c], p->iov[c], memory_order_relaxed);
@@ -196,7 +223,8 @@ int ics_dispatch_consistent(void)
     const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
     int same = atomic_load_explicit(&hot.inline_below, memory_order_relaxed) == p->inline_below;
     for (unsigned c = 0; c < ICS_CLASSES; c++)
-        same &= atomic_load_explicit(&hot.partial[c], memory_order_relaxed) == p->partial[c] &&
+        same &= atomic_load_explicit(&hot.entry[c], memory_order_relaxed) == entry_of(p, c) &&
+                atomic_load_explicit(&hot.partial[c], memory_order_relaxed) == p->partial[c] &&
                 atomic_load_explicit(&hot.copy[c], memory_order_relaxed) == p->copy[c] &&
                 atomic_load_explicit(&hot.iov[c], memory_order_relaxed) == p->iov[c];
     pthread_mutex_unlock(&hot_lock);
@@ -242,12 +270,20 @@ __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t 
 {
     /* The IPv6 header first (the hot case of seed 001), then the sizes a kernel may sum, with one
      * compare, then the IPv4 header: each test costs every size after it.  Constant lengths let
-     * the compiler unroll the header sums into straight-line code. */
+     * the compiler unroll the header sums (and 64 bytes) into straight-line code.  From 65 B one
+     * load (hot.entry) before the kernel's jump. */
     if (len == 40)
         return ics_partial_small(buf, 40, sum);
-    if (len >= ICS_SMALL_MIN) {
-        if (len >= atomic_load_explicit(&hot.inline_below, memory_order_relaxed))
-            return atomic_load_explicit(&hot.partial[ics_size_class(len)], memory_order_relaxed)(buf, len, sum);
+    _Static_assert(ICS_SMALL_MIN == 65, "the entry sums 64 bytes itself and the table from 65");
+    if (__builtin_expect(len >= 64, 0)) { /* (expect: the short sizes' code falls through, no taken jump) */
+        if (len == 64)
+            return ics_partial_small(buf, 64, sum);
+        const unsigned c = ics_size_class(len);
+        const uintptr_t e = atomic_load_explicit(&hot.entry[c], memory_order_relaxed);
+        if (__builtin_expect(e > ENTRY_SPLIT, 1))
+            return ((ics_partial_fn)e)(buf, len, sum);
+        if (e == ENTRY_SPLIT && len >= atomic_load_explicit(&hot.inline_below, memory_order_relaxed))
+            return atomic_load_explicit(&hot.partial[c], memory_order_relaxed)(buf, len, sum);
     } else {
         if (len == 20)
             return ics_partial_small(buf, 20, sum);

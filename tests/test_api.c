@@ -223,9 +223,9 @@ static void tuning(void)
     CHECK(ics_tuning_fallback() == ics_tuning_for(NULL, ics_cpu_features()), "the fallback is the features' default");
     /* What the row check times: each row's kernel at a size, NULL below its inline bound. */
     if (dflt && (ics_cpu_features() & vnni) == vnni) {
-        CHECK(ics_tuning_kernel_at(dflt, 63) == NULL, "default: inline at 63 B");
-        CHECK(ics_tuning_kernel_at(dflt, 64) && strcmp(ics_tuning_kernel_at(dflt, 64)->name, "avx512vnni") == 0,
-              "default: avx512vnni from 64 B");
+        CHECK(ics_tuning_kernel_at(dflt, 64) == NULL, "default: inline at 64 B (on every CPU)");
+        CHECK(ics_tuning_kernel_at(dflt, 65) && strcmp(ics_tuning_kernel_at(dflt, 65)->name, "avx512vnni") == 0,
+              "default: avx512vnni from 65 B");
         CHECK(ics_tuning_kernel_at(NULL, 255) == NULL && ics_tuning_kernel_at(NULL, 256) == ics_select(ics_cpu_features()),
               "no row: inline to %d B, then best first", ICS_SMALL_MAX);
     }
@@ -295,6 +295,29 @@ static void tuning(void)
                   t ? t->cpu : "none", len, inetcsum_impl_name_at(len), k ? k->name : "inline");
             CHECK(inetcsum_fold(inetcsum_partial(p + 1, len, 7)) == ref_sum(p + 1, len, 7), "row %s, len %zu",
                   t ? t->cpu : "none", len);
+        }
+    }
+    /* Bounds inside a size class (the public entry's table marks such a class for a compare, and
+     * the classes wholly below or above for the inline code or the kernel's jump at once): every
+     * length around them sums right, the table is the plan's, and the names agree. */
+    static const size_t bounds[] = {100, 200};
+    for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
+        static struct ics_tuning split[2];
+        split[b] = (struct ics_tuning){.cpu = "a bound inside a class (test)", .features = ICS_CPU_AVX2,
+                                       .measured = "test_api",
+                                       .steps = {{0, ics_select(ics_cpu_features())->name}},
+                                       .inline_below = bounds[b]};
+        if (ics_tuning_use(&split[b]) != 0) {
+            printf("  skipped: bound %zu inside a class (no plan left for it)\n", bounds[b]);
+            continue;
+        }
+        CHECK(ics_dispatch_consistent(), "bound %zu: the entry's table is the plan's", bounds[b]);
+        for (size_t len = 60; len <= 520; len++) {
+            const int inl = len < bounds[b];
+            CHECK((strcmp(inetcsum_impl_name_at(len), "inline") == 0) == inl, "bound %zu at %zu: %s", bounds[b], len,
+                  inetcsum_impl_name_at(len));
+            CHECK(inetcsum_fold(inetcsum_partial(p + 3, len, 9)) == ref_sum(p + 3, len, 9), "bound %zu, len %zu",
+                  bounds[b], len);
         }
     }
     inetcsum_set_impl(NULL);
