@@ -165,15 +165,15 @@ static _Atomic(const void *) active = &resolver; /* a struct plan */
  * of the last plan published, so two threads publishing at once cannot leave a mix behind.  A
  * reader may see a mix while a copy is under way: every slot holds a kernel that sums every length
  * right, so that costs at most a call's speed, never its result.  Relaxed atomics: plain loads on
- * x86 and aarch64, and the kernels read no data that needs publishing. */
-/* hot.entry: what inetcsum_partial does with a size class, in one load.  A kernel's address when
+ * x86 and aarch64, and the kernels read no data that needs publishing.
+ *
+ * hot.entry is what inetcsum_partial does with a size class, in one load: a kernel's address when
  * the whole class is at or above the plan's inline bound (the jump follows at once), ENTRY_INLINE
  * when the whole class is below it, ENTRY_SPLIT for the class the bound falls inside (compare,
- * then hot.partial).  One load instead of two (the
- * bound, then the kernel) for every length a kernel sums: on the Zen 5 guest each load the call
- * makes before the kernel's own cost 0.7-0.9 TSC ticks at 1-1.5 KiB when the data starts off a
- * 64-byte boundary (the kernel's split loads keep the load units busy), nothing when it starts on
- * one (docs/perf.md). */
+ * then hot.partial).  One load instead of two (the bound, then the kernel) for every length a
+ * kernel sums: on the Zen 5 guest each load the call makes before the kernel's own cost 0.5-0.9
+ * TSC ticks at 1-1.5 KiB when the data starts off a 64-byte boundary (the kernel's split loads
+ * keep the load units busy), next to nothing when it starts on one (docs/perf.md). */
 enum { ENTRY_INLINE = 0, ENTRY_SPLIT = 1 };
 static struct {
     _Atomic uintptr_t entry[ICS_CLASSES];
@@ -181,7 +181,7 @@ static struct {
     _Atomic(ics_partial_fn) partial[ICS_CLASSES];
     _Atomic(ics_copy_fn) copy[ICS_CLASSES];
     _Atomic(ics_iov_fn) iov[ICS_CLASSES];
-} hot = {{[0 ... ICS_CLASSES - 1] = ENTRY_SPLIT}, /* (sizes under ICS_SMALL_MIN never look) */
+} hot = {{[0 ... ICS_CLASSES - 1] = ENTRY_SPLIT}, /* unresolved: the bound, then the resolver */
          ICS_SMALL_MIN,
          {[0 ... ICS_CLASSES - 1] = resolve_partial},
          {[0 ... ICS_CLASSES - 1] = resolve_copy},

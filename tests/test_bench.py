@@ -114,7 +114,7 @@ class SmokeRun(unittest.TestCase):
         # rate: a row on every run kept; the best-first kernel from 64 B can only be as fast as the
         # best or slower, and the run's own row (summary's) is within the 3% summary allows.
         best_first = self.run_json["machine"]["kernel_chosen"]
-        rated = subprocess.run([sys.executable, script, "rate", f'{{{{0, "{best_first}"}}}}', "64"], capture_output=True,
+        rated = subprocess.run([sys.executable, script, "rate", f'{{{{0, "{best_first}"}}}}', "65"], capture_output=True,
                                text=True, env=env)
         self.assertEqual(rated.returncode, 0, rated.stderr)
         lines = [line for line in rated.stdout.splitlines() if line.startswith("| ") and ".csv" in line]
@@ -387,7 +387,9 @@ class Options(unittest.TestCase):
                 self.assertIn(args[0], res.stderr)
     def test_usage_errors(self):
         for args in [[], ["nosuch"], ["sizes", "--impl", "nosuch"], ["sizes", "--trials", "1"],
-                     ["sizes", "--cpu", "x"], ["compare", "one.json"], ["compare", "--confidence", "120", "a", "b"]]:
+                     ["sizes", "--cpu", "x"], ["compare", "one.json"], ["compare", "--confidence", "120", "a", "b"],
+                     ["sweep", "--starts", "64"], ["sweep", "--starts", "1,1"], ["sweep", "--starts", "x"],
+                     ["sweep", "--starts", "0,"], ["sweep", "--starts", "0,1,2,3,4,5,6,7,8"]]:
             res = run("bench", *args)
             self.assertEqual(res.returncode, 2, args)
             self.assertTrue(res.stderr.startswith("inetcsum: bench"), res.stderr)
@@ -395,6 +397,28 @@ class Options(unittest.TestCase):
         self.assertEqual(res.returncode, 0)
         for e in EXPERIMENTS:
             self.assertIn(f"\n  {e} ", res.stdout)
+
+    def test_starts(self):
+        """--starts packet times the sums where packets' TCP/UDP sums start too (34 and 54 bytes past
+        a 64-byte boundary), keeps the starts in the settings and adds the by-start table."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.json")
+            res = run("bench", "sweep", "row", "--smoke", "--starts", "packet", "--json", path)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(path) as f:
+                j = json.load(f)
+            self.assertEqual(j["settings"]["starts"], ["even", "odd", "+34", "+54"])
+            variants = {f["variant"] for f in j["figures"] if f["name"].startswith("sweep/")}
+            self.assertEqual(variants, {"even", "odd", "+34", "+54"})
+            self.assertIn("starts even, odd, +34, +54 (bytes past a 64-byte boundary)", res.stdout)
+            self.assertIn("The exported call's median ratio by start:\n\n| sizes (B) | even | odd | +34 | +54 |",
+                          res.stdout)
+            res = run("bench", "sweep", "--smoke", "--starts", "54", "--json", path)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(path) as f:
+                j = json.load(f)
+            self.assertEqual({f["variant"] for f in j["figures"] if f["name"].startswith("sweep/")}, {"+54"})
+            self.assertNotIn("by start", res.stdout)
 
     def test_impl_times_that_kernel_only(self):
         with tempfile.TemporaryDirectory() as d:
