@@ -38,6 +38,17 @@ static const char *choice(const struct ics_tuning *row, size_t len)
     return k ? k->name : "inline";
 }
 
+/* What a plan sums a class with, at its first and last sizes: one name, or "inline, then K" for a
+ * class a row's inline bound falls inside (64-127 B always: 64 B is inline on every CPU). */
+static const char *class_choice(const struct ics_tuning *row, size_t c, char *buf, size_t n)
+{
+    const char *first = choice(row, c), *last = choice(row, 2 * c - 1);
+    if (strcmp(first, last) == 0)
+        return first;
+    snprintf(buf, n, "%s, then %s", first, last);
+    return buf;
+}
+
 /* The median of v[0..n) (sorted in place). */
 static double median(double *v, size_t n)
 {
@@ -138,7 +149,9 @@ int exp_row(struct bench_run *r)
     size_t worst_class = 0;
     double worst = 0;
     for (size_t c = 64; c <= MAX_CLASS; c *= 2) {
-        const char *mine = choice(row, c), *theirs = choice(base, c);
+        char mine_buf[64], theirs_buf[64];
+        const char *mine = class_choice(row, c, mine_buf, sizeof mine_buf),
+                   *theirs = class_choice(base, c, theirs_buf, sizeof theirs_buf);
         if (strcmp(mine, theirs) == 0) {
             fprintf(r->out, "| %zu-%zu | %s | %s | | | | | same choice |\n", c, 2 * c - 1, mine, theirs);
             continue;
