@@ -92,7 +92,8 @@ const struct ics_tuning ics_tunings[] = {
                  "at 8a9f405, gcc 12.2); copy steps: `bench copy` and the copy kernels timed at 1.5-64 KiB, "
                  "2026-11-27 at ca461db, avx512_split below 512 B timed against them at 64-64 KiB at ce128b6; "
                  "inline_below: the -4 to -7 runs (ce128b6 and after); avx512vnni_unaligned at 256-2047 B: "
-                 "the -8 and -9 runs (898bb43), its copy steps `bench copy` twice at 898bb43",
+                 "the -8 and -9 runs (898bb43), its copy steps `bench copy` twice at 898bb43; checked at the "
+                 "starts packets have (0, 1, 34, 54 B past a line): amd-epyc-f26-m2-2026-11-28.csv and -2.csv (2c451bd)",
      .steps = {{0, "avx512vnni"}, {256, "avx512vnni_unaligned"}, {2048, "avx512vnni"}},
      .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni_unaligned"}, {2048, "avx512vnni"}, {8192, "avx512"}},
      .inline_below = 65},
