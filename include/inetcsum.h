@@ -188,11 +188,19 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
     __m512i a = _mm512_setzero_si512(), b = _mm512_setzero_si512();
     const uint32_t vectors = (uint32_t)((len + 63) >> 6);
     if (len > 64) {
-        for (; len > 128; p += 128, len -= 128) {
-            a = inetcsum_vector_step_(a, _mm512_loadu_si512((const void *)p), bias, ones);
-            b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)(p + 64)), bias, ones);
-        }
-        if (len > 64) {
+        if (len > 128) {
+            do {
+                a = inetcsum_vector_step_(a, _mm512_loadu_si512((const void *)p), bias, ones);
+                b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)(p + 64)), bias, ones);
+                p += 128;
+                len -= 128;
+            } while (len > 128);
+            if (len > 64) {
+                b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)p), bias, ones);
+                p += 64;
+                len -= 64;
+            }
+        } else { /* 65-128 B without the loop's jumps (Zen 5: 1.02 -> 1.00 of VPP's time, worst 1.14 -> 1.03) */
             b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)p), bias, ones);
             p += 64;
             len -= 64;
