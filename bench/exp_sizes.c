@@ -1,6 +1,6 @@
 /* Experiment `sizes` (seed 001, Linux's csum_partial review): TSC ticks per call at the sizes that
  * matter (empty, tiny, the 20-byte IPv4 and 40-byte IPv6 headers, a minimum frame, MTUs, jumbo,
- * 64 KiB), even and odd start addresses, as independent calls (throughput, how a stack checksums
+ * 64 KiB), even and odd start addresses (or the starts --starts names), as independent calls (throughput, how a stack checksums
  * many packets) and dependent calls (latency, each call's buffer depending on the last result),
  * for every kernel and the anchors, interleaved within each trial. */
 #include <stdlib.h>
@@ -33,16 +33,23 @@ static int check(const struct contenders *cs, const uint8_t *buf)
     return 0;
 }
 
-/* Each contender's median throughput ticks per size, even [0] and odd [1] start address, for the
- * preferred-kernel table. */
-static double medians[2][MAX_CONTENDERS][NSIZES];
+/* Each contender's median throughput ticks per size at each start (--starts: even and odd unless
+ * told), for the preferred-kernel table. */
+static double medians[BENCH_MAX_STARTS][MAX_CONTENDERS][NSIZES];
 
-static void table(struct bench_run *r, const struct contenders *cs, int latency, int odd, uint8_t *src, uint8_t *dst)
+/* One table: every contender at every size, from r->starts[a]. */
+static void table(struct bench_run *r, const struct contenders *cs, int latency, int a, uint8_t *src, uint8_t *dst)
 {
     const char *metric = latency ? "latency" : "throughput";
-    const char *variant = odd ? "odd" : "even";
-    fprintf(r->out, "\n### %s, %s start address (TSC ticks per call, median of %d interleaved trials)\n\n",
-            latency ? "Latency: dependent calls" : "Throughput: independent calls", variant, r->trials);
+    const size_t start = r->starts[a];
+    const char *variant = bench_start_name(start);
+    char where[64];
+    if (start < 2)
+        snprintf(where, sizeof where, "%s start address", variant);
+    else
+        snprintf(where, sizeof where, "start %zu bytes past a 64-byte boundary", start);
+    fprintf(r->out, "\n### %s, %s (TSC ticks per call, median of %d interleaved trials)\n\n",
+            latency ? "Latency: dependent calls" : "Throughput: independent calls", where, r->trials);
     const char *cols[MAX_CONTENDERS + 3];
     int nc = 0;
     cols[nc++] = "size (B)";
@@ -60,10 +67,10 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
         unsigned reps = bench_reps(r, len);
         for (int j = 0; j < cs->n; j++) { /* warm caches, predictors, the dispatcher */
             const struct contender *c = &cs->c[j];
-            contender_time(c, latency, src + odd, dst, len, reps);
+            contender_time(c, latency, src + start, dst, len, reps);
         }
         for (int k = 0; k < r->trials; k++) {
-            contenders_trial(cs, latency, src + odd, dst, len, reps, k, t);
+            contenders_trial(cs, latency, src + start, dst, len, reps, k, t);
             /* Ratios within a trial: drift between trials hits both sides alike. */
             if (cs->read_limit >= 0)
                 ratio[0][k] = t[cs->subject][k] / (t[cs->read_limit][k] > 0 ? t[cs->read_limit][k] : 1);
@@ -76,7 +83,7 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
             struct figure_key key = {"sizes", metric, cs->c[j].name, variant, (long)len};
             bench_record(r, &key, "ticks", t[j], (size_t)r->trials, &sum);
             if (!latency)
-                medians[odd][j][s] = sum.median;
+                medians[a][j][s] = sum.median;
             fprintf(r->out, " %.1f%s |", sum.median, bench_noisy(&sum) ? "~" : "");
         }
         for (int q = 0; q < 2; q++) {
@@ -94,12 +101,12 @@ static void table(struct bench_run *r, const struct contenders *cs, int latency,
     }
 }
 
-/* Which kernel this machine sums each size fastest with (throughput, the mean of the even and odd
- * start addresses' medians), beside what the library uses now, and the tuning row (lib/tuning.c)
+/* Which kernel this machine sums each size fastest with (throughput, the mean of the starts'
+ * medians: even and odd unless --starts says), beside what the library uses now, and the tuning row (lib/tuning.c)
  * those choices make for the sizes a kernel sums (not the inline code's; tuning_steps.h). */
 static void preferred(struct bench_run *r, const struct contenders *cs)
 {
-    fprintf(r->out, "\n### Preferred kernel per size (throughput, mean of even and odd; in use: %s)\n\n",
+    fprintf(r->out, "\n### Preferred kernel per size (throughput, mean of the starts timed; in use: %s)\n\n",
             ics_tuning_row_name() ? ics_tuning_row_name() : "no tuning row for this CPU, best first");
     const char *cols[] = {"size (B)", "fastest", "ticks", "runner-up", "runner-up / fastest", "in use",
                           "in use / fastest"};
@@ -117,7 +124,9 @@ static void preferred(struct bench_run *r, const struct contenders *cs)
         const char *in_use = inetcsum_impl_name_at(sizes[s]);
         for (int j = 0; j < cs->n; j++) {
             names[j] = cs->c[j].role == ROLE_KERNEL ? cs->c[j].name : NULL;
-            t[j] = (medians[0][j][s] + medians[1][j][s]) / 2;
+            t[j] = 0;
+            for (int a = 0; a < r->nstarts; a++)
+                t[j] += medians[a][j][s] / r->nstarts;
             if (!names[j])
                 continue;
             if (strcmp(names[j], in_use) == 0)
@@ -142,7 +151,9 @@ static void preferred(struct bench_run *r, const struct contenders *cs)
         else if (!inline_behind && used < 0 && sizes[s] >= ICS_SMALL_MIN) {
             /* The inline code is what inetcsum_partial runs here: a kernel 5% ahead of it is worth
              * a row's inline_below. */
-            const double inline_t = (medians[0][cs->subject][s] + medians[1][cs->subject][s]) / 2;
+            double inline_t = 0;
+            for (int a = 0; a < r->nstarts; a++)
+                inline_t += medians[a][cs->subject][s] / r->nstarts;
             if (t[best] * 1.05 < inline_t) {
                 inline_behind = sizes[s];
                 snprintf(behind, sizeof behind, "%s at %.2f of its time", names[best], t[best] / inline_t);
@@ -164,14 +175,16 @@ int exp_sizes(struct bench_run *r)
     uint8_t *src, *dst;
     if (contenders_buffers(65536 + 128, &src, &dst) < 0)
         return -1;
-    int rc = check(&cs, src) || check(&cs, src + 1) ? -1 : 0;
+    int rc = 0;
+    for (int a = 0; a < r->nstarts && rc == 0; a++)
+        rc = check(&cs, src + r->starts[a]) ? -1 : 0;
     if (rc == 0) {
         fprintf(r->out, "\n## sizes: the sum at each size, every kernel beside the anchors (seed 001)\n");
         if (why)
             bench_note(r, "%s", why);
         for (int latency = 0; latency < 2; latency++)
-            for (int odd = 0; odd < 2; odd++)
-                table(r, &cs, latency, odd, src, dst);
+            for (int a = 0; a < r->nstarts; a++)
+                table(r, &cs, latency, a, src, dst);
         if (!r->impl)
             preferred(r, &cs);
         fprintf(r->out, "\n(~: the interquartile range of this figure's trials exceeds 10%% of its median.)\n");

@@ -14,7 +14,7 @@
  * --smoke (a few seconds, to check the tool works; its figures mean nothing). */
 enum bench_scale { BENCH_FULL, BENCH_QUICK, BENCH_SMOKE };
 
-/* --starts: where the sums of `sweep` and `row` begin, in bytes past a 64-byte boundary.  The
+/* --starts: where the sums of `sizes`, `sweep` and `row` begin, in bytes past a 64-byte boundary.  The
  * default is 0 and 1 ("even" and "odd"); packets' checksummed data starts elsewhere (TCP or UDP
  * over IPv4 at 34 bytes into a frame that starts on a boundary, as DPDK's and AF_XDP's headroom
  * and Linux's NET_SKB_PAD place it; over IPv6 at 54), and a kernel that loads without aligning

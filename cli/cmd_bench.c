@@ -49,7 +49,7 @@ static const char help_tail[] =
     "  --impl NAME    make NAME the library's kernel and time only it beside the anchors\n"
     "  --cpu N        pin to CPU N (default: the last one allowed; jitter's thrasher takes another)\n"
     "  --trials N     interleaved trials per figure (default 15, --quick 7, --smoke 3)\n"
-    "  --starts LIST  sweep and row: where the sums start, bytes past a 64-byte boundary\n"
+    "  --starts LIST  sizes, sweep, row: where the sums start, bytes past a 64-byte boundary\n"
     "                 (default 0,1: even and odd; 'packet' is " BENCH_PACKET_STARTS ", adding where TCP\n"
     "                 and UDP over IPv4 and IPv6 start in a frame placed on a boundary)\n"
     "\n"

@@ -400,7 +400,8 @@ class Options(unittest.TestCase):
 
     def test_starts(self):
         """--starts packet times the sums where packets' TCP/UDP sums start too (34 and 54 bytes past
-        a 64-byte boundary), keeps the starts in the settings and adds the by-start table."""
+        a 64-byte boundary), keeps the starts in the settings and adds the by-start table; sizes
+        takes the starts too."""
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "s.json")
             res = run("bench", "sweep", "row", "--smoke", "--starts", "packet", "--json", path)
@@ -419,6 +420,13 @@ class Options(unittest.TestCase):
                 j = json.load(f)
             self.assertEqual({f["variant"] for f in j["figures"] if f["name"].startswith("sweep/")}, {"+54"})
             self.assertNotIn("by start", res.stdout)
+            res = run("bench", "sizes", "--smoke", "--starts", "0,34", "--json", path)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(path) as f:
+                j = json.load(f)
+            self.assertEqual({f["variant"] for f in j["figures"] if f["name"].startswith("sizes/")}, {"even", "+34"})
+            self.assertIn("### Throughput: independent calls, start 34 bytes past a 64-byte boundary", res.stdout)
+            self.assertIn("### Latency: dependent calls, even start address", res.stdout)
 
     def test_impl_times_that_kernel_only(self):
         with tempfile.TemporaryDirectory() as d:
