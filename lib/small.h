@@ -24,9 +24,9 @@
 
 /* Below this the sum is inline on every CPU; from here to ICS_SMALL_MAX a tuning row may send it
  * to a kernel instead (lib/tuning.c, inline_below): the plan is looked at only from here up.
- * 64 bytes included: the public entry sums exactly 64 in straight-line code, as it does 20 and 40
- * (a 64-byte payload, a minimum Ethernet frame's bytes), where a kernel took 1.4x its time on the
- * Zen 5 guest (issue 35); the entry's shape assumes 65 (lib/dispatch.c). */
+ * 64 bytes included: the public entry sums exactly 64 in straight-line code, as it does 20 and 40,
+ * where a kernel took 1.6x its time on the Zen 5 guest (issue 35); the entry's shape assumes 65
+ * (lib/dispatch.c). */
 #define ICS_SMALL_MIN 65
 
 /* The same for inetcsum_partial_copy, whose inline code copies 8 bytes at a time: on Zen 4 (inetcsum
