@@ -189,12 +189,19 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
     const uint32_t vectors = (uint32_t)((len + 63) >> 6);
     if (len > 64) {
         if (len > 128) {
-            do {
+            if (len <= 256) { /* one round, outside the loop (its exits are taken jumps) */
                 a = inetcsum_vector_step_(a, _mm512_loadu_si512((const void *)p), bias, ones);
                 b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)(p + 64)), bias, ones);
                 p += 128;
                 len -= 128;
-            } while (len > 128);
+            } else {
+                do {
+                    a = inetcsum_vector_step_(a, _mm512_loadu_si512((const void *)p), bias, ones);
+                    b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)(p + 64)), bias, ones);
+                    p += 128;
+                    len -= 128;
+                } while (len > 128);
+            }
             if (len > 64) {
                 b = inetcsum_vector_step_(b, _mm512_loadu_si512((const void *)p), bias, ones);
                 p += 64;
