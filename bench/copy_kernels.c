@@ -11,7 +11,7 @@
 #include "timing.h"
 #include "tuning_steps.h"
 
-static const size_t sizes[] = {32, 64, 128, 256, 576, 1500, 4096, 9000, 65536};
+static const size_t sizes[] = {32, 64, 128, 256, 576, 1500, 2048, 4096, 9000, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAX_TRIALS 64
 #define MAX_WAYS 16

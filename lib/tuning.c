@@ -83,7 +83,11 @@ const struct ics_tuning ics_tunings[] = {
      * avx512vnni.  `bench row`: 0.96 of the default at 256-511 B, 0.82 at 512-1023, 0.98 at
      * 1024-2047.  It copies at 512-2047 B too (`bench copy --trials 31` twice: the fastest at 576
      * and 1,500 B, 7-10% ahead of avx512vnni; the fused 1,500-B copy 1.21-1.24x memcpy aligned,
-     * 1.10x with the source one byte off, against 1.41 and 1.25 before).  Segmenting (old and new
+     * 1.10x with the source one byte off, against 1.41 and 1.25 before), and since 2026-11-28 to
+     * 8191 B: its short path copies to 3,071 B (four chains; the aligned path's eight ran 1.2-1.5x
+     * a plain copy loop here, docs/perf.md), then it hands the copy to avx512vnni.  At 2,048 B
+     * (`bench copy --trials 31` twice): 23.4-25.3 ticks against avx512vnni's 27.2-28.7 aligned,
+     * 27.2-28.3 against 30.2-31.2 with the source one byte off.  Segmenting (old and new
      * kernel interleaved in one process): TCP/IPv4 in VXLAN 9-13% faster, TCP/IPv4 2-5%, UDP/IPv4
      * 0-3% slower, TCP/IPv6 3-6% slower (all still under 1.2x memcpy but VXLAN); coalescing 1.46-1.48x
      * memcpy -> 1.30-1.39 (`bench gso`). */
@@ -93,9 +97,10 @@ const struct ics_tuning ics_tunings[] = {
                  "2026-11-27 at ca461db, avx512_split below 512 B timed against them at 64-64 KiB at ce128b6; "
                  "inline_below: the -4 to -7 runs (ce128b6 and after); avx512vnni_unaligned at 256-2047 B: "
                  "the -8 and -9 runs (898bb43), its copy steps `bench copy` twice at 898bb43; checked at the "
-                 "starts packets have (0, 1, 34, 54 B past a line): amd-epyc-f26-m2-2026-11-28.csv and -2.csv (2c451bd)",
+                 "starts packets have (0, 1, 34, 54 B past a line): amd-epyc-f26-m2-2026-11-28.csv and -2.csv (2c451bd); copies to 8191 B by avx512vnni_unaligned: "
+                 "`bench copy` twice, 2026-11-28",
      .steps = {{0, "avx512vnni"}, {256, "avx512vnni_unaligned"}, {2048, "avx512vnni"}},
-     .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni_unaligned"}, {2048, "avx512vnni"}, {8192, "avx512"}},
+     .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni_unaligned"}, {8192, "avx512"}},
      .inline_below = 65},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
      * family 6 model 167, so the row matches what such guests report), 2 vCPUs, gcc 12.2,

@@ -16,7 +16,7 @@ import unittest
 CLI = None
 SIZES = [0, 8, 20, 40, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
 COPY_SIZES = [32, 1024, 1500, 9000]
-COPY_KERNEL_SIZES = [32, 64, 128, 256, 576, 1500, 4096, 9000, 65536]
+COPY_KERNEL_SIZES = [32, 64, 128, 256, 576, 1500, 2048, 4096, 9000, 65536]
 WAYS = ["inetcsum copy", "memcpy+inetcsum", "memcpy"]
 EXPERIMENTS = ["sizes", "sweep", "row", "copy", "jitter", "cold", "prefetch", "offload", "crc32c", "packet", "dram", "gso", "capture",
                "dpdk", "xsk"]

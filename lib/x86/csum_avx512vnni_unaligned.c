@@ -1,7 +1,8 @@
 /* AVX-512 VNNI kernel on 512-bit vectors (vpdpwssd) whose short path, loads from the start as it
- * is with no alignment, reaches 1,535 B (24 vectors) instead of 383: on the Zen 5 guest split loads
- * cost less than the aligned path's setup at those sizes (lib/tuning.c says what was measured;
- * docs/perf.md, issue 35).  Longer inputs go to avx512vnni (a tail call).  One instance
+ * is with no alignment, reaches 1,535 B (24 vectors) instead of 383, copies 3,071 B (48): on the
+ * Zen 5 guest split loads cost less than the aligned path's setup at those sizes, and the short
+ * path's four chains copy faster than its eight (lib/tuning.c says what was measured; docs/perf.md,
+ * issue 35).  Longer inputs go to avx512vnni (a tail call).  One instance
  * of csum_template.h.  Built with the matching -m flags for the library; built with
  * ICS_EMULATE_AVX512 through SIMDe for the tests on other CPUs. */
 #ifdef ICS_EMULATE_AVX512
@@ -18,4 +19,5 @@
 #define WIDEN_VNNI 1
 #define MASKED 1
 #define SHORT_VECTORS 24
+#define SHORT_COPY_VECTORS 48 /* copies to 3,071 B (csum_template.h) */
 #include "csum_template.h"

@@ -404,15 +404,23 @@ static inline __attribute__((always_inline)) struct chains4 four_chains(const st
 #ifndef SHORT_VECTORS
 #define SHORT_VECTORS 6
 #endif
-_Static_assert((unsigned long long)SHORT_VECTORS * VEC_BYTES << 14 < (1ull << 31),
+/* Copies may take the short path further (SHORT_COPY_VECTORS; avx512vnni_unaligned: 48, to 3,071 B):
+ * on the Zen 5 guest its four chains copied 1,536-3,071 B 7-10% faster than the aligned path's
+ * eight (docs/perf.md). */
+#ifndef SHORT_COPY_VECTORS
+#define SHORT_COPY_VECTORS SHORT_VECTORS
+#endif
+_Static_assert((unsigned long long)(SHORT_VECTORS > SHORT_COPY_VECTORS ? SHORT_VECTORS : SHORT_COPY_VECTORS) *
+                           VEC_BYTES << 14 <
+                   (1ull << 31),
                "the short path's 32-bit end would overflow");
 static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, const uint8_t *s, size_t len,
                                                                 uint32_t sum, const int copy)
 {
     const struct consts k = consts_make();
-    const size_t full = len >> LOG2_VEC; /* 0 .. SHORT_VECTORS - 1 */
+    const size_t full = len >> LOG2_VEC; /* 0 .. SHORT_VECTORS - 1 (copying: SHORT_COPY_VECTORS - 1) */
     vec a = V_ZERO(), b = V_ZERO();
-#if SHORT_VECTORS > 6
+#if SHORT_VECTORS > 6 || SHORT_COPY_VECTORS > 6
     if (full >= 6) {
         const struct chains4 q = four_chains(&k, (struct chains4){a, b, V_ZERO(), V_ZERO()}, s, d, 0, full, copy);
         a = V_ADD32(q.a, q.c);
@@ -431,11 +439,17 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
         if (full >= 5)
             a = widen(&k, a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
     }
+    /* The bytes after the whole vectors by one byte-masked vector, when there are any: an empty
+     * masked vector cost as much as one with bytes (1.2-1.5 TSC ticks a copy on the Zen 5 guest at
+     * 256-1,472 B, the copy 1.19 -> 1.10-1.15x memcpy at 1,472 B; docs/perf.md). */
     const size_t done = full << LOG2_VEC;
-    const vmask rest = (vmask)(((vmask)1 << (len - done)) - 1); /* the bytes after the whole vectors */
-    b = widen(&k, b, take_masked(rest, s + done, d + done, copy));
-    /* Every vector loaded (the masked one too, even when empty) counts VEC_BYTES/2 words of bias. */
-    const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + (uint32_t)VEC_BIAS(full + 1);
+    size_t loaded = full; /* vectors loaded: each counts VEC_BYTES/2 words of bias */
+    if (__builtin_expect(len != done, 1)) {
+        const vmask rest = (vmask)(((vmask)1 << (len - done)) - 1);
+        b = widen(&k, b, take_masked(rest, s + done, d + done, copy));
+        loaded++;
+    }
+    const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + (uint32_t)VEC_BIAS(loaded);
     return ics_add32(total, sum);
 }
 
@@ -494,6 +508,10 @@ static const uint8_t tail_mask[2 * VEC_BYTES] __attribute__((aligned(VEC_BYTES))
  * 256 B 15.2 -> 12.3, 383 B 18.7 -> 16.1 (Linux's algorithm there: 7.0, 10.9, 18.0, 29.0).  What
  * it does on Zen 3, whose default plan runs this kernel from 256 B, is not measured. */
 #define SHORT_VECTORS 12
+#ifdef SHORT_COPY_VECTORS
+#error "SHORT_COPY_VECTORS is written for the masked kernels only"
+#endif
+#define SHORT_COPY_VECTORS SHORT_VECTORS
 static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, const uint8_t *s, size_t len,
                                                                 uint32_t sum, const int copy)
 {
@@ -576,7 +594,7 @@ static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, cons
         return copy ? ics_copy_small(dst, src, len, sum) : ics_partial_small(src, len, sum);
 #endif
     /* Laid out as the fall-through: at these sizes a taken jump is a measurable part of the call. */
-    if (__builtin_expect(len < SHORT_VECTORS * VEC_BYTES, 1))
+    if (__builtin_expect(len < (copy ? SHORT_COPY_VECTORS : SHORT_VECTORS) * VEC_BYTES, 1))
         return sum_short(dst, src, len, sum, copy);
 #ifdef LONG_KERNEL
     /* An instance that differs only in its short path hands longer inputs to the kernel it varies
