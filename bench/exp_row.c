@@ -119,8 +119,7 @@ int exp_row(struct bench_run *r)
     const char *base_name = base ? base->cpu : "no row (the registry's order)";
     fprintf(r->out, "Row: %s (measured: %s). Replaces: %s. The public entry under each plan, %d sizes a class, starts ",
             row->cpu, row->measured, base_name, SIZES);
-    for (int a = 0; a < r->nstarts; a++)
-        fprintf(r->out, "%s%s", a ? ", " : "", bench_start_name(r->starts[a]));
+    bench_print_starts(r);
     fprintf(r->out, ", %d interleaved trials; the replaced plan timed twice (A/A) for the noise.\n\n", r->trials);
 
     struct contenders cs = {.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .vpp = -1, .subject = 0, .inlined = -1};

@@ -91,8 +91,7 @@ int exp_sweep(struct bench_run *r)
             first = 0;
         }
     fprintf(r->out, ". Sizes %s1-1,600 B, then 2,048-65,536 B; starts ", r->scale == BENCH_FULL ? "every byte of " : "a sample of ");
-    for (int a = 0; a < r->nstarts; a++)
-        fprintf(r->out, "%s%s", a ? ", " : "", bench_start_name(r->starts[a]));
+    bench_print_starts(r);
     fprintf(r->out, " (bytes past a 64-byte boundary); %d interleaved trials.\n\n", r->trials);
 
     static const size_t bounds[][2] = {{1, 39},    {40, 63},     {64, 127},   {128, 255},   {256, 575},

@@ -180,6 +180,12 @@ const char *bench_start_name(size_t start)
     return names[start];
 }
 
+void bench_print_starts(const struct bench_run *r)
+{
+    for (int a = 0; a < r->nstarts; a++)
+        fprintf(r->out, "%s%s", a ? ", " : "", bench_start_name(r->starts[a]));
+}
+
 int bench_parse_starts(struct bench_run *r, const char *text, const char **why)
 {
     if (strcmp(text, "packet") == 0)

@@ -64,6 +64,8 @@ int bench_noisy(const struct stats_summary *s);
 unsigned bench_reps(const struct bench_run *r, size_t len);
 /* A start's name in tables and figure keys: "even" (0), "odd" (1), else "+N". */
 const char *bench_start_name(size_t start);
+/* The run's starts by name, comma-separated, to r->out (the line above a table). */
+void bench_print_starts(const struct bench_run *r);
 /* Parses --starts ("0,1,34,54", or "packet" for BENCH_PACKET_STARTS) into r; -1 (with *why) if bad. */
 int bench_parse_starts(struct bench_run *r, const char *text, const char **why);
 
