@@ -66,6 +66,9 @@ const struct ics_tuning ics_tunings[] = {
      * words without a multiply (avx512_split) copies 1-11% faster than the VNNI one (64-511 B,
      * both parities, 21 interleaved trials, two runs, 2026-11-27): 64 B 5.5 ticks against 6.1,
      * 128 B 5.9 against 6.4, 448 B 11.1 against 11.8; from 512 B to 6 KB it is 0-7% behind.
+     * Since 2026-11-28 its short path copies to 511 B: at 384-511 B its aligned path had run 1.19x
+     * avx512vnni_unaligned's short path, now 0.91 (every third size, both parities, the kernels
+     * called directly, 15 interleaved trials).
      * Where the inline code ends (inline_below 65, 2026-11-27, issue 35; a row's bound need not be
      * a class's): it is ahead at exactly 64 B (0.70-0.72 of the kernel's time, -4 and -5 runs).
      * Those runs had it even with the kernel to 88 B and behind from 89 B (a bound of 89: `bench

@@ -404,9 +404,11 @@ static inline __attribute__((always_inline)) struct chains4 four_chains(const st
 #ifndef SHORT_VECTORS
 #define SHORT_VECTORS 6
 #endif
-/* Copies may take the short path further (SHORT_COPY_VECTORS; avx512vnni_unaligned: 48, to 3,071 B):
- * on the Zen 5 guest its four chains copied 1,536-3,071 B 10-16% faster than the aligned path's
- * eight (docs/perf.md).  The same bound on exactness holds for the larger of the two. */
+/* Copies may take the short path further (SHORT_COPY_VECTORS; avx512vnni_unaligned: 48, to 3,071 B;
+ * avx512_split: 8, to 511 B): on the Zen 5 guest its four chains copied 1,536-3,071 B 10-16% faster
+ * than the aligned path's eight, and split's 384-511 B copies took a quarter less time (docs/perf.md).
+ * A longer short path is unrolled differently: split's to 3,071 B lost that gain at 384-511 B.  The
+ * same bound on exactness holds for the larger of the two. */
 #ifndef SHORT_COPY_VECTORS
 #define SHORT_COPY_VECTORS SHORT_VECTORS
 #endif
