@@ -87,10 +87,11 @@ const struct ics_tuning ics_tunings[] = {
      * 1024-2047.  It copies at 512-2047 B too (`bench copy --trials 31` twice: the fastest at 576
      * and 1,500 B, 7-10% ahead of avx512vnni; the fused 1,500-B copy 1.21-1.24x memcpy aligned,
      * 1.10x with the source one byte off, against 1.41 and 1.25 before), and since 2026-11-28 to
-     * 8191 B: its short path copies to 3,071 B (four chains; the aligned path's eight ran 1.2-1.5x
-     * a plain copy loop here, docs/perf.md), then it hands the copy to avx512vnni.  At 2,048 B
-     * (`bench copy --trials 31` twice): 23.4-25.3 ticks against avx512vnni's 27.2-28.7 aligned,
-     * 27.2-28.3 against 30.2-31.2 with the source one byte off.  Segmenting (old and new
+     * 8191 B: its short path copies to 3,071 B and the same four chains in a loop to 8,191 B (the
+     * aligned path's eight ran 1.2-1.5x a plain copy loop here, docs/perf.md).  `bench copy
+     * --trials 31`, twice each: 2,048 B 23.3-25.3 ticks against avx512vnni's 27.2-28.7 aligned,
+     * 27.2-28.3 against 30.2-31.2 with the source one byte off; 4,096 B 44.2-45.0 against 50.4-51.5
+     * aligned (0.62-0.63x memcpy, which is `rep movsb` there), 70-72 against 68-73 at src+1.  Segmenting (old and new
      * kernel interleaved in one process): TCP/IPv4 in VXLAN 9-13% faster, TCP/IPv4 2-5%, UDP/IPv4
      * 0-3% slower, TCP/IPv6 3-6% slower (all still under 1.2x memcpy but VXLAN); coalescing 1.46-1.48x
      * memcpy -> 1.30-1.39 (`bench gso`). */

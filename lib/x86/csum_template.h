@@ -102,6 +102,13 @@ typedef __mmask32 vmask;
 #if WIDEN_SPLIT && !MASKED
 #error "WIDEN_SPLIT is written for the masked kernels only"
 #endif
+/* Copies the masked short path's chains take in a loop (csum_template.h's copy_mid), or 0. */
+#ifndef MID_COPY_VECTORS
+#define MID_COPY_VECTORS 0
+#endif
+#if MID_COPY_VECTORS && (!MASKED || WIDEN_SPLIT)
+#error "MID_COPY_VECTORS is written for the masked multiply-add kernels only"
+#endif
 /* The bias n vectors loaded add (VEC_BYTES/2 words of 2^15 each), added back at the end; none
  * when the words are added as they are. */
 #define VEC_BIAS(n) (WIDEN_SPLIT ? 0 : (n) << (LOG2_VEC - 1 + 15))
@@ -267,6 +274,25 @@ static inline __attribute__((always_inline)) vec step(const struct consts *k, ve
 #endif
 }
 
+#if MID_COPY_VECTORS
+/* One vector from s to d (any alignment) into chain a: step() with an unaligned store. */
+static inline __attribute__((always_inline)) vec step_copy_unaligned(const struct consts *k, vec a, const uint8_t *s,
+                                                                     uint8_t *d)
+{
+#if STEP_ASM
+    vec t;
+    __asm__(ASM_LOAD " %[m], %[t]\n\tvmovdqu64 %[t], %[o]\n\t" ASM_XOR " %[t], %[bias], %[t]\n\t" ASM_WIDEN
+            : [a] "+" ASM_VREG(a), [t] "=&" ASM_VREG(t), [o] "=m"(*(vec_unaligned *)d)
+            : [m] "m"(*(const vec_unaligned *)s), [bias] ASM_VREG(k->bias), [ones] ASM_VREG(k->ones));
+    return a;
+#else
+    const vec v = V_LOADU(s);
+    V_STORE_UNALIGNED(d, v);
+    return widen(k, a, v);
+#endif
+}
+#endif
+
 /* `full` whole vectors from *s (and to *d): ACCS chains in chunks of CHUNK_VECTORS, then the last
  * (4,) 2 and 1 into four of them.  Adds into acc[0..3] (acc[0] may hold one vector already),
  * advances *s and *d, and returns what it banked in 64 bits. */
@@ -407,15 +433,38 @@ static inline __attribute__((always_inline)) struct chains4 four_chains(const st
 /* Copies may take the short path further (SHORT_COPY_VECTORS; avx512vnni_unaligned: 48, to 3,071 B;
  * avx512_split: 8, to 511 B): on the Zen 5 guest its four chains copied 1,536-3,071 B 10-16% faster
  * than the aligned path's eight, and split's 384-511 B copies took a quarter less time (docs/perf.md).
- * A longer short path is unrolled differently: split's to 3,071 B lost that gain at 384-511 B.  The
- * same bound on exactness holds for the larger of the two. */
+ * GCC unrolls the short path whole; a longer one is unrolled differently: split's to 3,071 B lost
+ * that gain at 384-511 B, avx512vnni_unaligned's to 8,191 B ran 7% slower at 1,500 B.  So beyond
+ * SHORT_COPY_VECTORS, to MID_COPY_VECTORS, copies take the same chains in a loop (copy_mid).  The
+ * same bound on exactness holds for the largest of them. */
 #ifndef SHORT_COPY_VECTORS
 #define SHORT_COPY_VECTORS SHORT_VECTORS
 #endif
-_Static_assert((unsigned long long)(SHORT_VECTORS > SHORT_COPY_VECTORS ? SHORT_VECTORS : SHORT_COPY_VECTORS) *
+#define SHORT_MAX_(a, b) ((a) > (b) ? (a) : (b))
+_Static_assert((unsigned long long)SHORT_MAX_(SHORT_MAX_(SHORT_VECTORS, SHORT_COPY_VECTORS), MID_COPY_VECTORS) *
                            VEC_BYTES << 14 <
                    (1ull << 31),
                "the short path's 32-bit end would overflow");
+#undef SHORT_MAX_
+/* The short path's end, after `full` whole vectors in chains a and b: the bytes after them by one
+ * byte-masked vector when there are any (an empty masked vector cost as much as one with bytes:
+ * 1.2-1.5 TSC ticks a copy on the Zen 5 guest at 256-1,472 B, the copy 1.19 -> 1.10-1.15x memcpy at
+ * 1,472 B; docs/perf.md), then the 32-bit total with its bias added back, and the seed. */
+static inline __attribute__((always_inline)) uint32_t short_end(const struct consts *k, vec a, vec b, const uint8_t *s,
+                                                                uint8_t *d, size_t len, size_t full, uint32_t sum,
+                                                                const int copy)
+{
+    const size_t done = full << LOG2_VEC;
+    size_t loaded = full; /* vectors loaded: each counts VEC_BYTES/2 words of bias */
+    if (__builtin_expect(len != done, 1)) {
+        const vmask rest = (vmask)(((vmask)1 << (len - done)) - 1);
+        b = widen(k, b, take_masked(rest, s + done, d + done, copy));
+        loaded++;
+    }
+    const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + (uint32_t)VEC_BIAS(loaded);
+    return ics_add32(total, sum);
+}
+
 static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, const uint8_t *s, size_t len,
                                                                 uint32_t sum, const int copy)
 {
@@ -441,19 +490,43 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
         if (full >= 5)
             a = widen(&k, a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
     }
-    /* The bytes after the whole vectors by one byte-masked vector, when there are any: an empty
-     * masked vector cost as much as one with bytes (1.2-1.5 TSC ticks a copy on the Zen 5 guest at
-     * 256-1,472 B, the copy 1.19 -> 1.10-1.15x memcpy at 1,472 B; docs/perf.md). */
-    const size_t done = full << LOG2_VEC;
-    size_t loaded = full; /* vectors loaded: each counts VEC_BYTES/2 words of bias */
-    if (__builtin_expect(len != done, 1)) {
-        const vmask rest = (vmask)(((vmask)1 << (len - done)) - 1);
-        b = widen(&k, b, take_masked(rest, s + done, d + done, copy));
-        loaded++;
-    }
-    const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + (uint32_t)VEC_BIAS(loaded);
-    return ics_add32(total, sum);
+    return short_end(&k, a, b, s, d, len, full, sum, copy);
 }
+
+#if MID_COPY_VECTORS
+/* Copies of SHORT_COPY_VECTORS to MID_COPY_VECTORS - 1 whole vectors: the short path's four chains
+ * as a loop of asm steps (the short path's intrinsics, compiled by GCC 12 into a loop, copied all
+ * four accumulators twice a round; the chains are folded into two before the last whole vectors,
+ * or two of them were moved between registers every round), then the short path's end. */
+static inline __attribute__((always_inline)) uint32_t copy_mid(uint8_t *d, const uint8_t *s, size_t len, uint32_t sum)
+{
+    const struct consts k = consts_make();
+    const size_t full = len >> LOG2_VEC;
+    vec a = V_ZERO(), b = V_ZERO(), c = V_ZERO(), e = V_ZERO();
+    const uint8_t *p = s;
+    uint8_t *q = d;
+    size_t rounds = full / 4; /* at least SHORT_COPY_VECTORS / 4 */
+    do {
+        a = step_copy_unaligned(&k, a, p, q);
+        b = step_copy_unaligned(&k, b, p + VEC_BYTES, q + VEC_BYTES);
+        c = step_copy_unaligned(&k, c, p + 2 * VEC_BYTES, q + 2 * VEC_BYTES);
+        e = step_copy_unaligned(&k, e, p + 3 * VEC_BYTES, q + 3 * VEC_BYTES);
+        p += 4 * VEC_BYTES;
+        q += 4 * VEC_BYTES;
+    } while (--rounds);
+    a = V_ADD32(a, c);
+    b = V_ADD32(b, e);
+    if (full & 2) {
+        a = step_copy_unaligned(&k, a, p, q);
+        b = step_copy_unaligned(&k, b, p + VEC_BYTES, q + VEC_BYTES);
+        p += 2 * VEC_BYTES;
+        q += 2 * VEC_BYTES;
+    }
+    if (full & 1)
+        a = step_copy_unaligned(&k, a, p, q);
+    return short_end(&k, a, b, s, d, len, full, sum, 1);
+}
+#endif
 
 /* One buffer from its aligned start (the destination's, when copying; head: the data's offset in
  * that first vector): its biased word sum in 64 bits into *total, and the vectors loaded, for the
@@ -598,6 +671,11 @@ static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, cons
     /* Laid out as the fall-through: at these sizes a taken jump is a measurable part of the call. */
     if (__builtin_expect(len < (copy ? SHORT_COPY_VECTORS : SHORT_VECTORS) * VEC_BYTES, 1))
         return sum_short(dst, src, len, sum, copy);
+#if MID_COPY_VECTORS
+    /* Copies to MID_COPY_VECTORS vectors by the same four chains in a loop. */
+    if (copy && len < MID_COPY_VECTORS * VEC_BYTES)
+        return copy_mid(dst, src, len, sum);
+#endif
 #ifdef LONG_KERNEL
     /* An instance that differs only in its short path hands longer inputs to the kernel it varies
      * (a tail call): its own copy of the same code ran a tick slower where it was placed. */
