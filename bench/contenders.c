@@ -13,6 +13,8 @@
 
 DEFINE_TIMED_LOOP(static, loop_public, inetcsum_partial(src, len, 0))
 DEFINE_LATENCY_LOOP(static, loop_public_latency, inetcsum_partial(src, len, 0))
+DEFINE_TIMED_LOOP(static, loop_public_copy, inetcsum_partial_copy(dst, src, len, 0))
+DEFINE_LATENCY_LOOP(static, loop_public_copy_latency, inetcsum_partial_copy(dst, src, len, 0))
 
 /* Each kernel through a pointer, as the dispatcher calls it: one pair of loops for every registry
  * entry, the entry's function published in timed_kernel by contender_time() before each run. */
@@ -38,6 +40,12 @@ static uint32_t public_partial(const void *buf, size_t len, uint32_t seed)
 struct contender contender_public(const char *name)
 {
     return (struct contender){name, ROLE_SUBJECT, loop_public, loop_public_latency, public_partial, NULL, NULL};
+}
+
+struct contender contender_public_copy(const char *name)
+{
+    /* (its partial, for checks that the contenders agree, is the sum its copy returns) */
+    return (struct contender){name, ROLE_SUBJECT, loop_public_copy, loop_public_copy_latency, public_partial, NULL, NULL};
 }
 
 /* Whether this CPU has what the anchors were compiled for.  Asked of the CPU here, not of the

@@ -61,6 +61,8 @@ int contenders_buffers(size_t cap, uint8_t **src, uint8_t **dst);
 /* The public entry inetcsum_partial as a contender named `name` (its loops and its function);
  * prepare and prepare_arg are left for the caller. */
 struct contender contender_public(const char *name);
+/* The same for the fused copy inetcsum_partial_copy (from src into dst). */
+struct contender contender_public_copy(const char *name);
 
 /* Ticks for `reps` calls of c at (src, len): independent calls, or dependent ones when latency. */
 uint64_t contender_time(const struct contender *c, int latency, const uint8_t *src, uint8_t *dst, size_t len,

@@ -5,7 +5,8 @@
  * timed under the row's plan and under the plan it replaces (the default row for this CPU's
  * features, or, on a CPU that runs the default, no row at all), at the size classes where the two
  * choose differently, eight sizes a class, both start parities (or the starts --starts names),
- * interleaved within each trial.
+ * interleaved within each trial; then inetcsum_partial_copy the same way where the row's copy
+ * steps choose differently (copies change kernels as often: a table of its own).
  *
  * The noise is measured, not assumed: the replaced plan is timed twice as two contenders (an A/A
  * pair), and their ratio says how far apart identical code lands on this machine now.  A class
@@ -32,17 +33,18 @@ static void use_row(const void *row)
     ics_tuning_use(row);
 }
 
-static const char *choice(const struct ics_tuning *row, size_t len)
+static const char *choice(const struct ics_tuning *row, size_t len, int copy)
 {
-    const struct ics_kernel *k = ics_tuning_kernel_at(row, len);
+    const struct ics_kernel *k = copy ? ics_tuning_copy_kernel_at(row, len) : ics_tuning_kernel_at(row, len);
     return k ? k->name : "inline";
 }
 
-/* What a plan sums a class with, at its first and last sizes: one name, or "inline, then K" for a
- * class a row's inline bound falls inside (64-127 B always: 64 B is inline on every CPU). */
-static const char *class_choice(const struct ics_tuning *row, size_t c, char *buf, size_t n)
+/* What a plan sums (or copies) a class with, at its first and last sizes: one name, or "inline,
+ * then K" for a class a row's inline bound falls inside (64-127 B always: 64 B is inline on every
+ * CPU). */
+static const char *class_choice(const struct ics_tuning *row, size_t c, int copy, char *buf, size_t n)
 {
-    const char *first = choice(row, c), *last = choice(row, 2 * c - 1);
+    const char *first = choice(row, c, copy), *last = choice(row, 2 * c - 1, copy);
     if (strcmp(first, last) == 0)
         return first;
     snprintf(buf, n, "%s, then %s", first, last);
@@ -101,6 +103,80 @@ static void time_class(struct bench_run *r, struct contenders *cs, size_t c, con
     }
 }
 
+/* The three contenders of a check: the public entry (sum or copy) under the row, under the plan it
+ * replaces, and under that plan again (the A/A pair). */
+static void init_contenders(struct contenders *cs, const struct ics_tuning *row, const struct ics_tuning *base,
+                            struct contender (*make)(const char *name))
+{
+    *cs = (struct contenders){.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .vpp = -1, .subject = 0, .inlined = -1};
+    cs->c[0] = make("row");
+    cs->c[1] = make("replaced");
+    cs->c[2] = make("replaced again");
+    cs->c[0].prepare = cs->c[1].prepare = cs->c[2].prepare = use_row;
+    cs->c[0].prepare_arg = row;
+    cs->c[1].prepare_arg = cs->c[2].prepare_arg = base;
+}
+
+/* What the checks found, over the sum's classes and the copy's. */
+struct tally {
+    unsigned timed, slower, copies; /* classes timed, found slower twice, timed copying */
+    double noise, worst;            /* the A/A pair's largest drift; the largest row / replaced */
+    size_t worst_class;
+    int worst_copy;
+};
+
+/* One table: every class from 64 B where the row and the replaced plan choose differently (summing,
+ * or copying), timed and judged. */
+static void check_classes(struct bench_run *r, const struct ics_tuning *row, const struct ics_tuning *base, int copy,
+                          struct contenders *cs, const uint8_t *src, uint8_t *dst, struct tally *all)
+{
+    const char *cols[] = {"sizes (B)", "row's choice", "replaced's choice", "row ticks", "replaced ticks",
+                          "row / replaced", "A/A", "verdict"};
+    bench_table_head(r->out, cols, 8);
+    static struct class_result res;
+    for (size_t c = 64; c <= MAX_CLASS; c *= 2) {
+        char mine_buf[64], theirs_buf[64];
+        const char *mine = class_choice(row, c, copy, mine_buf, sizeof mine_buf),
+                   *theirs = class_choice(base, c, copy, theirs_buf, sizeof theirs_buf);
+        if (strcmp(mine, theirs) == 0) {
+            fprintf(r->out, "| %zu-%zu | %s | %s | | | | | same choice |\n", c, 2 * c - 1, mine, theirs);
+            continue;
+        }
+        time_class(r, cs, c, src, dst, &res);
+        all->timed++;
+        all->copies += (unsigned)copy;
+        double dev = res.aa > 1 ? res.aa - 1 : 1 - res.aa;
+        all->noise = dev > all->noise ? dev : all->noise;
+        const char *verdict = "holds";
+        if (res.ratio > 1 + SLACK + 2 * dev) { /* once more before calling it */
+            time_class(r, cs, c, src, dst, &res);
+            dev = res.aa > 1 ? res.aa - 1 : 1 - res.aa;
+            all->noise = dev > all->noise ? dev : all->noise;
+            if (res.ratio > 1 + SLACK + 2 * dev) {
+                verdict = "SLOWER";
+                all->slower++;
+            } else {
+                verdict = "holds (on a second timing)";
+            }
+        }
+        if (res.ratio > all->worst) {
+            all->worst = res.ratio;
+            all->worst_class = c;
+            all->worst_copy = copy;
+        }
+        fprintf(r->out, "| %zu-%zu | %s | %s | %.2f | %.2f | %.3f | %.3f | %s |\n", c, 2 * c - 1, mine, theirs,
+                res.row_ticks, res.base_ticks, res.ratio, res.aa, verdict);
+        struct figure_key key = {"row", copy ? "copy time ratio to the plan replaced" : "time ratio to the plan replaced",
+                                 "row", "pooled", (long)c};
+        struct stats_summary sum;
+        json_t *fig = bench_record(r, &key, "time ratio", res.ratios, res.n, &sum);
+        json_object_set_new(fig, "row_choice", json_string(mine));
+        json_object_set_new(fig, "replaced_choice", json_string(theirs));
+        json_object_set_new(fig, "aa", json_real(res.aa));
+        json_object_set_new(fig, "verdict", json_string(verdict));
+    }
+}
+
 int exp_row(struct bench_run *r)
 {
     const struct ics_tuning *row = ics_tuning_row(), *base = ics_tuning_fallback();
@@ -122,13 +198,6 @@ int exp_row(struct bench_run *r)
     bench_print_starts(r);
     fprintf(r->out, ", %d interleaved trials; the replaced plan timed twice (A/A) for the noise.\n\n", r->trials);
 
-    struct contenders cs = {.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .vpp = -1, .subject = 0, .inlined = -1};
-    cs.c[0] = contender_public("row");
-    cs.c[1] = contender_public("replaced");
-    cs.c[2] = contender_public("replaced again");
-    cs.c[0].prepare = cs.c[1].prepare = cs.c[2].prepare = use_row;
-    cs.c[0].prepare_arg = row;
-    cs.c[1].prepare_arg = cs.c[2].prepare_arg = base;
     if (ics_tuning_use(row) != 0 || ics_tuning_use(base) != 0) {
         fprintf(stderr, "inetcsum bench: row: no plan for the rows\n");
         return -1;
@@ -139,70 +208,35 @@ int exp_row(struct bench_run *r)
         return -1;
     }
 
-    const char *cols[] = {"sizes (B)", "row's choice", "replaced's choice", "row ticks", "replaced ticks",
-                          "row / replaced", "A/A", "verdict"};
-    bench_table_head(r->out, cols, 8);
-    static struct class_result res;
-    double noise = 0;
-    unsigned timed = 0, slower = 0;
-    size_t worst_class = 0;
-    double worst = 0;
-    for (size_t c = 64; c <= MAX_CLASS; c *= 2) {
-        char mine_buf[64], theirs_buf[64];
-        const char *mine = class_choice(row, c, mine_buf, sizeof mine_buf),
-                   *theirs = class_choice(base, c, theirs_buf, sizeof theirs_buf);
-        if (strcmp(mine, theirs) == 0) {
-            fprintf(r->out, "| %zu-%zu | %s | %s | | | | | same choice |\n", c, 2 * c - 1, mine, theirs);
-            continue;
-        }
-        time_class(r, &cs, c, src, dst, &res);
-        timed++;
-        double dev = res.aa > 1 ? res.aa - 1 : 1 - res.aa;
-        noise = dev > noise ? dev : noise;
-        const char *verdict = "holds";
-        if (res.ratio > 1 + SLACK + 2 * dev) { /* once more before calling it */
-            time_class(r, &cs, c, src, dst, &res);
-            dev = res.aa > 1 ? res.aa - 1 : 1 - res.aa;
-            noise = dev > noise ? dev : noise;
-            if (res.ratio > 1 + SLACK + 2 * dev) {
-                verdict = "SLOWER";
-                slower++;
-            } else {
-                verdict = "holds (on a second timing)";
-            }
-        }
-        if (res.ratio > worst) {
-            worst = res.ratio;
-            worst_class = c;
-        }
-        fprintf(r->out, "| %zu-%zu | %s | %s | %.2f | %.2f | %.3f | %.3f | %s |\n", c, 2 * c - 1, mine, theirs,
-                res.row_ticks, res.base_ticks, res.ratio, res.aa, verdict);
-        struct figure_key key = {"row", "time ratio to the plan replaced", "row", "pooled", (long)c};
-        struct stats_summary sum;
-        json_t *fig = bench_record(r, &key, "time ratio", res.ratios, res.n, &sum);
-        json_object_set_new(fig, "row_choice", json_string(mine));
-        json_object_set_new(fig, "replaced_choice", json_string(theirs));
-        json_object_set_new(fig, "aa", json_real(res.aa));
-        json_object_set_new(fig, "verdict", json_string(verdict));
-    }
+    static struct contenders sums, copies;
+    init_contenders(&sums, row, base, contender_public);
+    init_contenders(&copies, row, base, contender_public_copy);
+    struct tally all = {0};
+    fprintf(r->out, "### The sum (inetcsum_partial)\n\n");
+    check_classes(r, row, base, 0, &sums, src, dst, &all);
+    fprintf(r->out, "\n### The copy (inetcsum_partial_copy, from 64 B: below it the copy is inline on every CPU)\n\n");
+    check_classes(r, row, base, 1, &copies, src, dst, &all);
     inetcsum_set_impl(NULL); /* this CPU's own plan again */
     free(src);
     free(dst);
 
     fprintf(r->out, "\n(row / replaced: the row's time over the replaced plan's, summed over the class's sizes, "
                     "the median of the trials; ticks: the mean per call; A/A: the replaced plan against itself, the noise.)\n\n");
-    if (timed == 0)
-        bench_note(r, "row check: nothing to check (%s chooses as %s does at every size)", row->cpu, base_name);
-    else if (noise > NOISY)
+    if (all.timed == 0)
+        bench_note(r, "row check: nothing to check (%s chooses as %s does at every size, summing and copying)", row->cpu,
+                   base_name);
+    else if (all.noise > NOISY)
         bench_note(r, "row check: noisy (the A/A pair %.1f%% apart, over %.0f%%: no verdict; rerun on an idle machine)",
-                   100 * noise, 100 * NOISY);
-    else if (slower)
+                   100 * all.noise, 100 * NOISY);
+    else if (all.slower)
         bench_note(r,
-                   "row check: SLOWER: %s is slower than %s in %u of %u classes (worst %.3fx at %zu-%zu B, noise "
-                   "%.1f%%), twice: measure the row again (inetcsum bench sweep, bench/tuning_data.py)",
-                   row->cpu, base_name, slower, timed, worst, worst_class, 2 * worst_class - 1, 100 * noise);
+                   "row check: SLOWER: %s is slower than %s in %u of %u classes (%u of them copying; worst %.3fx at "
+                   "%zu-%zu B, %s, noise %.1f%%), twice: measure the row again (inetcsum bench sweep and copy, "
+                   "bench/tuning_data.py)",
+                   row->cpu, base_name, all.slower, all.timed, all.copies, all.worst, all.worst_class,
+                   2 * all.worst_class - 1, all.worst_copy ? "copying" : "summing", 100 * all.noise);
     else
-        bench_note(r, "row check: holds (%s against %s in %u classes: worst %.3fx, noise %.1f%%)", row->cpu, base_name,
-                   timed, worst, 100 * noise);
+        bench_note(r, "row check: holds (%s against %s in %u classes, %u of them copying: worst %.3fx, noise %.1f%%)",
+                   row->cpu, base_name, all.timed, all.copies, all.worst, 100 * all.noise);
     return 0;
 }

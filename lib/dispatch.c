@@ -364,6 +364,13 @@ const struct ics_kernel *ics_tuning_kernel_at(const struct ics_tuning *row, size
     return len < ICS_SMALL_MIN || len < p.inline_below ? NULL : p.kernel[ics_size_class(len)];
 }
 
+const struct ics_kernel *ics_tuning_copy_kernel_at(const struct ics_tuning *row, size_t len)
+{
+    struct plan p;
+    fill_row(&p, row);
+    return len < ICS_COPY_SMALL_MAX ? NULL : p.copy_kernel[ics_size_class(len)];
+}
+
 /* Plans for rows other than this CPU's, made on demand for the benchmark's row check and never
  * freed (a sum running in another thread may still be reading one). */
 #define ROW_PLANS 8

@@ -151,9 +151,11 @@ int ics_tuning_in_use(void);
 /* The kernel `row` (NULL: none, best first everywhere) runs at len bytes on this CPU, or NULL
  * where the sum is inline. */
 const struct ics_kernel *ics_tuning_kernel_at(const struct ics_tuning *row, size_t len);
+/* The same for the copy (inetcsum_partial_copy): NULL where it is inline. */
+const struct ics_kernel *ics_tuning_copy_kernel_at(const struct ics_tuning *row, size_t len);
 
-/* Makes the sum (not the copy) run as `row` (NULL: no row) would have it on this CPU, until the
- * next inetcsum_set_impl: the benchmark's row check times the public entry under each.  -1 when
+/* Makes the sum and the copy run as `row` (NULL: no row) would have them on this CPU, until the
+ * next inetcsum_set_impl: the benchmark's row check times the public entries under each.  -1 when
  * more distinct rows are asked for than it keeps plans for. */
 int ics_tuning_use(const struct ics_tuning *row);
 

@@ -295,6 +295,14 @@ static void tuning(void)
                   t ? t->cpu : "none", len, inetcsum_impl_name_at(len), k ? k->name : "inline");
             CHECK(inetcsum_fold(inetcsum_partial(p + 1, len, 7)) == ref_sum(p + 1, len, 7), "row %s, len %zu",
                   t ? t->cpu : "none", len);
+            /* The copy too (the row check times it under each row). */
+            const struct ics_kernel *ck = ics_tuning_copy_kernel_at(t, len);
+            CHECK(strcmp(ics_copy_name_at(len), ck ? ck->name : "inline") == 0, "row %s copies %zu B with %s, not %s",
+                  t ? t->cpu : "none", len, ics_copy_name_at(len), ck ? ck->name : "inline");
+            static uint8_t d[sizeof p];
+            CHECK(inetcsum_fold(inetcsum_partial_copy(d, p + 1, len, 7)) == ref_sum(p + 1, len, 7) &&
+                      memcmp(d, p + 1, len) == 0,
+                  "row %s, copy len %zu", t ? t->cpu : "none", len);
         }
     }
     /* Bounds inside a size class (the public entry's table marks such a class for a compare, and
