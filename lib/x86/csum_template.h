@@ -102,7 +102,8 @@ typedef __mmask32 vmask;
 #if WIDEN_SPLIT && !MASKED
 #error "WIDEN_SPLIT is written for the masked kernels only"
 #endif
-/* Copies the masked short path's chains take in a loop (csum_template.h's copy_mid), or 0. */
+/* How many vectors copies may take through the masked short path's four chains in a loop
+ * (copy_mid below), or 0. */
 #ifndef MID_COPY_VECTORS
 #define MID_COPY_VECTORS 0
 #endif
@@ -495,9 +496,11 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
 
 #if MID_COPY_VECTORS
 /* Copies of SHORT_COPY_VECTORS to MID_COPY_VECTORS - 1 whole vectors: the short path's four chains
- * as a loop of asm steps (the short path's intrinsics, compiled by GCC 12 into a loop, copied all
- * four accumulators twice a round; the chains are folded into two before the last whole vectors,
- * or two of them were moved between registers every round), then the short path's end. */
+ * in a loop, then its end.  The steps are asm (the short path's intrinsics, compiled by GCC 12 as a
+ * loop, copied all four accumulators twice a round), and the four chains are folded into two before
+ * the last whole vectors (with all four live after the loop, GCC moved two of them between
+ * registers every round). */
+_Static_assert(SHORT_COPY_VECTORS >= 4, "copy_mid's loop runs at least once");
 static inline __attribute__((always_inline)) uint32_t copy_mid(uint8_t *d, const uint8_t *s, size_t len, uint32_t sum)
 {
     const struct consts k = consts_make();
