@@ -249,7 +249,7 @@ static void tuning(void)
     printf("  tuning: %zu rows, %u plans checked; this CPU's row: %s\n", ics_tuning_count, plans,
            ics_tuning_row_name() ? ics_tuning_row_name() : "(none: best first)");
 
-    static uint8_t p[70000];
+    static uint8_t p[70000], d[sizeof p]; /* a source, and where the copies go */
     tu_fill_random(p, sizeof p);
     inetcsum_set_impl(NULL);
     for (size_t len = 1; len < sizeof p; len = len * 2 + 1) {
@@ -260,7 +260,6 @@ static void tuning(void)
         CHECK(known, "impl_name_at(%zu) = %s", len, at);
         CHECK(inetcsum_fold(inetcsum_partial(p + 1, len, 7)) == ref_sum(p + 1, len, 7), "tuned plan, len %zu (%s)", len,
               at);
-        static uint8_t d[sizeof p];
         CHECK(inetcsum_fold(inetcsum_partial_copy(d, p + 1, len, 7)) == ref_sum(p + 1, len, 7) &&
                   memcmp(d, p + 1, len) == 0,
               "tuned plan, copy len %zu (%s)", len, ics_copy_name_at(len));
@@ -299,7 +298,6 @@ static void tuning(void)
             const struct ics_kernel *ck = ics_tuning_copy_kernel_at(t, len);
             CHECK(strcmp(ics_copy_name_at(len), ck ? ck->name : "inline") == 0, "row %s copies %zu B with %s, not %s",
                   t ? t->cpu : "none", len, ics_copy_name_at(len), ck ? ck->name : "inline");
-            static uint8_t d[sizeof p];
             CHECK(inetcsum_fold(inetcsum_partial_copy(d, p + 1, len, 7)) == ref_sum(p + 1, len, 7) &&
                       memcmp(d, p + 1, len) == 0,
                   "row %s, copy len %zu", t ? t->cpu : "none", len);
