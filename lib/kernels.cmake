@@ -1,6 +1,6 @@
 # The kernel list: every kernel of the sum and of CRC32c declared once, best first, each a row
 #
-#   ics_kernel(FAMILY ID NAME SOURCE REQUIRES [FLAGS flag...] [EMULATE])
+#   ics_kernel(FAMILY ID NAME SOURCE REQUIRES [FLAGS flag...] [EMULATE] [SHORT_BLOCKS])
 #
 #   FAMILY    sum (ics_partial_<ID> and ics_copy_<ID>) or crc32c (ics_crc32c_<ID>)
 #   NAME      what INETCSUM_IMPL / INETCSUM_CRC32C_IMPL and the lists call it
@@ -8,6 +8,7 @@
 #   REQUIRES  the ICS_CPU_* bits (lib/registry.h) the CPU must have for it to be chosen
 #   EMULATE   the tests also build this source through SIMDe (ICS_EMULATE_AVX512), as <ID>_emu, so
 #             that it runs on CPUs without its instructions
+#   SHORT_BLOCKS  its sums' short path is a block per count of vectors (below: compiled to keep them)
 #
 # A kernel whose FLAGS this compiler does not take is left out of the build, with a message: each is
 # gated by its own instructions.  The rows become lib/ics_kernel_list.h in the build tree, which the
@@ -15,13 +16,32 @@
 # its source file plus one row here.
 include(CheckCCompilerFlag)
 
+# SHORT_BLOCKS kernels (the masked ones whose sums take csum_template.h's short path in one block of
+# straight-line code per count of vectors) are compiled without jump tables or cross-jumping, so
+# that the blocks stay apart: GCC 12 made a table of the compares that reach them and merged their
+# ends into shared tails reached by taken jumps, and the 512-bit VNNI kernel then summed 65-255 B
+# no faster than before the blocks, multiples of 64 B 10-25% slower (Zen 5 guest, docs/perf.md).
+# Not every kernel: without cross-jumping avx512vnni_unaligned (no blocks) summed 576-1,600 B 2-6%
+# slower.  Each flag only where the compiler takes it (clang has none for cross-jumping: its own
+# tail merging stays on there, unmeasured).
+set(ics_kernel_block_flags "")
+foreach(flag -fno-jump-tables -fno-crossjumping)
+  string(MAKE_C_IDENTIFIER "ICS_CC${flag}" check)
+  set(CMAKE_REQUIRED_FLAGS "${flag} -Werror")
+  check_c_compiler_flag("" ${check})
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(${check})
+    list(APPEND ics_kernel_block_flags ${flag})
+  endif()
+endforeach()
+
 set(ics_kernel_rows "")
 set(ics_kernel_sources "")
 set(ics_kernel_emulated_sources "")
 set(ics_kernel_names "")
 
 function(ics_kernel family id name source requires)
-  cmake_parse_arguments(K "EMULATE" "" "FLAGS" ${ARGN})
+  cmake_parse_arguments(K "EMULATE;SHORT_BLOCKS" "" "FLAGS" ${ARGN})
   if(K_FLAGS)
     string(MAKE_C_IDENTIFIER "ICS_CC_${id}" check)
     list(JOIN K_FLAGS " " joined)
@@ -36,6 +56,9 @@ function(ics_kernel family id name source requires)
   # small sums move by 10% with where their code falls, and that moved with unrelated changes.
   if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
     list(APPEND K_FLAGS -falign-functions=64)
+  endif()
+  if(K_SHORT_BLOCKS)
+    list(APPEND K_FLAGS ${ics_kernel_block_flags})
   endif()
   if(K_FLAGS)
     set_source_files_properties(${source} PROPERTIES COMPILE_OPTIONS "${K_FLAGS}")
@@ -60,14 +83,14 @@ endfunction()
 set(avx512 -mavx512f -mavx512bw -mavx512vl)
 if(INETCSUM_ARCH STREQUAL "x86" AND INETCSUM_SIMD)
   ics_kernel(sum avx512vnni avx512vnni x86/csum_avx512vnni.c "ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI"
-    FLAGS ${avx512} -mavx512vnni EMULATE)
+    FLAGS ${avx512} -mavx512vnni EMULATE SHORT_BLOCKS)
   ics_kernel(sum avx512vnni_ymm avx512vnni_ymm x86/csum_avx512vnni_ymm.c "ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI"
-    FLAGS ${avx512} -mavx512vnni EMULATE)
-  ics_kernel(sum avx512 avx512 x86/csum_avx512.c ICS_CPU_AVX512BW FLAGS ${avx512} EMULATE)
-  ics_kernel(sum avx512_ymm avx512_ymm x86/csum_avx512_ymm.c ICS_CPU_AVX512BW FLAGS ${avx512} EMULATE)
+    FLAGS ${avx512} -mavx512vnni EMULATE SHORT_BLOCKS)
+  ics_kernel(sum avx512 avx512 x86/csum_avx512.c ICS_CPU_AVX512BW FLAGS ${avx512} EMULATE SHORT_BLOCKS)
+  ics_kernel(sum avx512_ymm avx512_ymm x86/csum_avx512_ymm.c ICS_CPU_AVX512BW FLAGS ${avx512} EMULATE SHORT_BLOCKS)
   # Behind the others for the sum (four operations a vector where they have two): rows name it for
   # copying, where it is ahead on Zen 5 (lib/x86/csum_avx512_split.c).
-  ics_kernel(sum avx512_split avx512_split x86/csum_avx512_split.c ICS_CPU_AVX512BW FLAGS ${avx512} EMULATE)
+  ics_kernel(sum avx512_split avx512_split x86/csum_avx512_split.c ICS_CPU_AVX512BW FLAGS ${avx512} EMULATE SHORT_BLOCKS)
   # avx512vnni with its unaligned short path to 1,535 B: rows name it where it was measured ahead
   # (Zen 5), so it comes after the kernels CPUs without a row pick from
   # (lib/x86/csum_avx512vnni_unaligned.c).

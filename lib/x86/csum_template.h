@@ -466,11 +466,66 @@ static inline __attribute__((always_inline)) uint32_t short_end(const struct con
     return ics_add32(total, sum);
 }
 
+/* Summing the lengths that touch m vectors (m a constant once inlined: 1 to 6): m - 1 whole, then
+ * one byte-masked with 1 to VEC_BYTES bytes (never empty, so no branch: at a multiple of the vector
+ * its mask is whole), two chains, the 32-bit end of short_end.  d is never written. */
+static inline __attribute__((always_inline)) uint32_t short_block(const struct consts *k, uint8_t *d, const uint8_t *s,
+                                                                  size_t len, uint32_t sum, const size_t m)
+{
+    const size_t whole = m - 1;
+    const vmask rest = (vmask)(~(vmask)0 >> (VEC_BYTES - (len - (whole << LOG2_VEC))));
+    vec a = V_ZERO(), b = V_ZERO();
+    if (whole >= 1)
+        a = widen_first(k, take_unaligned(s, d, 0));
+    if (whole >= 2)
+        b = widen_first(k, take_unaligned(s + VEC_BYTES, d + VEC_BYTES, 0));
+    if (whole >= 3)
+        a = widen(k, a, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, 0));
+    if (whole >= 4)
+        b = widen(k, b, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, 0));
+    if (whole >= 5)
+        a = widen(k, a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, 0));
+    const vec last = take_masked(rest, s + (whole << LOG2_VEC), d + (whole << LOG2_VEC), 0);
+    if (whole & 1)
+        a = widen(k, a, last);
+    else if (whole)
+        b = widen(k, b, last);
+    else
+        a = widen_first(k, last);
+    return ics_add32((uint32_t)hsum(V_ADD32(a, b)) + (uint32_t)VEC_BIAS(m), sum);
+}
+
 static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, const uint8_t *s, size_t len,
                                                                 uint32_t sum, const int copy)
 {
     const struct consts k = consts_make();
     const size_t full = len >> LOG2_VEC; /* 0 .. SHORT_VECTORS - 1 (copying: SHORT_COPY_VECTORS - 1) */
+#if SHORT_VECTORS <= 6
+    /* Summing: one block of straight-line code for each count of vectors touched, reached through
+     * a chain of compares, the last vector byte-masked even when whole.  The ladder below (the count
+     * tested after each vector, its exits taken jumps to an end every count shares, a branch more
+     * for an empty masked vector) cost 0.5-0.6 TSC ticks a sum on the Zen 5 guest, 8-12% at
+     * 65-255 B (docs/perf.md).  The blocks hold only if the compiler keeps them apart: these
+     * kernels are SHORT_BLOCKS in lib/kernels.cmake.  Not for copies (the blocks, laid out anew,
+     * copied 5-10% slower at 64-127 B) nor where the short path goes on to four chains
+     * (avx512vnni_unaligned: no faster at 65-383 B, 2-7% slower at 256-383 B in one layout). */
+    if (!copy) {
+        const size_t m = (len + VEC_BYTES - 1) >> LOG2_VEC; /* vectors touched: 0 to 6 */
+        if (m == 1)
+            return short_block(&k, d, s, len, sum, 1);
+        if (m == 2)
+            return short_block(&k, d, s, len, sum, 2);
+        if (m == 3)
+            return short_block(&k, d, s, len, sum, 3);
+        if (m == 4)
+            return short_block(&k, d, s, len, sum, 4);
+        if (m == 5)
+            return short_block(&k, d, s, len, sum, 5);
+        if (m == 6)
+            return short_block(&k, d, s, len, sum, 6);
+        return ics_add32(0, sum); /* nothing to sum */
+    }
+#endif
     vec a = V_ZERO(), b = V_ZERO();
 #if SHORT_VECTORS > 6 || SHORT_COPY_VECTORS > 6
     if (full >= 6) {
