@@ -506,8 +506,9 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
      * tested after each vector, its exits taken jumps to an end every count shares, a branch more
      * for an empty masked vector) cost 0.5-0.6 TSC ticks a sum on the Zen 5 guest, 8-12% at
      * 65-255 B (docs/perf.md).  The blocks hold only if the compiler keeps them apart: these
-     * kernels are SHORT_BLOCKS in lib/kernels.cmake.  Not for copies (the blocks, laid out anew,
-     * copied 5-10% slower at 64-127 B) nor where the short path goes on to four chains
+     * kernels are SHORT_BLOCKS in lib/kernels.cmake.  Not for copies (with the same flags the
+     * blocks copied as fast at 65-127 B and 6-12% slower at 128-383 B) nor where the short path
+     * goes on to four chains
      * (avx512vnni_unaligned: no faster at 65-383 B, 2-7% slower at 256-383 B in one layout). */
     if (!copy) {
         const size_t m = (len + VEC_BYTES - 1) >> LOG2_VEC; /* vectors touched: 0 to 6 */
