@@ -508,8 +508,8 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
      * 65-255 B (docs/perf.md).  The blocks hold only if the compiler keeps them apart: these
      * kernels are SHORT_BLOCKS in lib/kernels.cmake.  Not for copies (with the same flags the
      * blocks copied as fast at 65-127 B and 6-12% slower at 128-383 B) nor where the short path
-     * goes on to four chains
-     * (avx512vnni_unaligned: no faster at 65-383 B, 2-7% slower at 256-383 B in one layout). */
+     * goes on to four chains (avx512vnni_unaligned: no faster at 65-383 B, 2-7% slower at
+     * 256-383 B in one layout). */
     if (!copy) {
         const size_t m = (len + VEC_BYTES - 1) >> LOG2_VEC; /* vectors touched: 0 to 6 */
         if (m == 1)
