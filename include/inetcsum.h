@@ -54,6 +54,70 @@ extern "C" {
  * csum_partial().  An odd trailing byte is summed as if followed by a zero byte. */
 INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum);
 
+/* The scalar pieces of the inline path on x86-64 (GCC and clang): the 64 -> 32-bit fold, the seed, and
+ * the two header lengths.  INETCSUM_INLINE_HEADERS is 1 where they are compiled in, else 0. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(INETCSUM_NO_INLINE)
+#define INETCSUM_INLINE_HEADERS 1
+
+/* 64 -> 32 bits with the end-around carry (add, adc $0), and a 32-bit total added to a seed
+ * likewise: the ends the inline paths share. */
+static inline uint32_t inetcsum_fold64_(uint64_t a)
+{
+    uint32_t lo = (uint32_t)a;
+    __asm__("addl %[h], %[l]\n\tadcl $0, %[l]" : [l] "+r"(lo) : [h] "r"((uint32_t)(a >> 32)) : "cc");
+    return lo;
+}
+
+static inline uint32_t inetcsum_add_seed_(uint32_t total, uint32_t sum)
+{
+    const uint32_t r = total + sum;
+    return r + (r < sum); /* the end-around carry */
+}
+
+/* The IPv6 and IPv4 headers' lengths (40 and 20 bytes) as one add-with-carry chain each, as the
+ * library's entry special-cases them (and Linux's csum_partial the 40): straight-line scalar code,
+ * 2.9 TSC ticks through the library on the Zen 5 guest against the vector path's 3.5, and a third
+ * of its latency.  A caller with the vector path takes them for any length that is 20 or 40 (a
+ * call into the library costs it more); any other x86-64 caller where the length is a constant
+ * (the macro below): there a call cost 2.4-3.1 ticks linked statically and 3.6-4.2 through the
+ * shared library's PLT, the chain 1.3-1.6 (Zen 5 guest, 2026-11-28), and two compares for every
+ * length that is not a constant would be paid by callers that never sum a header. */
+static inline uint32_t inetcsum_partial_40_(const void *buf, uint32_t sum)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t a = sum, w0, w1, w2, w3, w4;
+    memcpy(&w0, p, 8);
+    memcpy(&w1, p + 8, 8);
+    memcpy(&w2, p + 16, 8);
+    memcpy(&w3, p + 24, 8);
+    memcpy(&w4, p + 32, 8);
+    __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq %[w3], %[a]\n\t"
+            "adcq %[w4], %[a]\n\tadcq $0, %[a]"
+            : [a] "+r"(a)
+            : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "rm"(w2), [w3] "rm"(w3), [w4] "rm"(w4)
+            : "cc");
+    return inetcsum_fold64_(a);
+}
+
+static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint64_t a = sum, w0, w1;
+    uint32_t w2;
+    memcpy(&w0, p, 8);
+    memcpy(&w1, p + 8, 8);
+    memcpy(&w2, p + 16, 4);
+    __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq $0, %[a]"
+            : [a] "+r"(a)
+            : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "r"((uint64_t)w2)
+            : "cc");
+    return inetcsum_fold64_(a);
+}
+
+#else
+#define INETCSUM_INLINE_HEADERS 0
+#endif
+
 /* The vector half of the inline path (issue 35): callers compiled for AVX-512BW (-march=native on
  * Zen 4 and 5, Ice Lake and later; -march=x86-64-v4) or AVX2 (-march=native on Zen 3, Haswell and
  * later; -march=x86-64-v3) sum inputs from INETCSUM_INLINE_VECTOR_MIN bytes up to (not including)
@@ -98,58 +162,6 @@ INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum
 #if INETCSUM_INLINE_VECTOR_MAX <= INETCSUM_INLINE_VECTOR_MIN || INETCSUM_INLINE_VECTOR_MAX > 65536
 #error "INETCSUM_INLINE_VECTOR_MAX: above INETCSUM_INLINE_VECTOR_MIN and at most 65536"
 #endif
-
-/* 64 -> 32 bits with the end-around carry (add, adc $0), and a 32-bit total added to a seed
- * likewise: the ends the inline paths share. */
-static inline uint32_t inetcsum_fold64_(uint64_t a)
-{
-    uint32_t lo = (uint32_t)a;
-    __asm__("addl %[h], %[l]\n\tadcl $0, %[l]" : [l] "+r"(lo) : [h] "r"((uint32_t)(a >> 32)) : "cc");
-    return lo;
-}
-
-static inline uint32_t inetcsum_add_seed_(uint32_t total, uint32_t sum)
-{
-    const uint32_t r = total + sum;
-    return r + (r < sum); /* the end-around carry */
-}
-
-/* The IPv6 and IPv4 headers' lengths (40 and 20 bytes) as one add-with-carry chain each, as the
- * library's entry special-cases them (and Linux's csum_partial the 40): straight-line scalar code,
- * 2.9 TSC ticks through the library on the Zen 5 guest against the vector path's 3.5, and a third
- * of its latency.  In a caller that has the vector path a call into the library costs more, so
- * they are here. */
-static inline uint32_t inetcsum_partial_40_(const void *buf, uint32_t sum)
-{
-    const unsigned char *p = (const unsigned char *)buf;
-    uint64_t a = sum, w0, w1, w2, w3, w4;
-    memcpy(&w0, p, 8);
-    memcpy(&w1, p + 8, 8);
-    memcpy(&w2, p + 16, 8);
-    memcpy(&w3, p + 24, 8);
-    memcpy(&w4, p + 32, 8);
-    __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq %[w3], %[a]\n\t"
-            "adcq %[w4], %[a]\n\tadcq $0, %[a]"
-            : [a] "+r"(a)
-            : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "rm"(w2), [w3] "rm"(w3), [w4] "rm"(w4)
-            : "cc");
-    return inetcsum_fold64_(a);
-}
-
-static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
-{
-    const unsigned char *p = (const unsigned char *)buf;
-    uint64_t a = sum, w0, w1;
-    uint32_t w2;
-    memcpy(&w0, p, 8);
-    memcpy(&w1, p + 8, 8);
-    memcpy(&w2, p + 16, 4);
-    __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq $0, %[a]"
-            : [a] "+r"(a)
-            : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "r"((uint64_t)w2)
-            : "cc");
-    return inetcsum_fold64_(a);
-}
 
 #if defined(__AVX512BW__)
 /* One 64-byte vector into a chain.  Each 16-bit word w is biased into signed range (w ^ 0x8000
@@ -276,7 +288,8 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
 /* inetcsum_partial with short inputs summed inline, in the caller: under 16 bytes in scalar code
  * (for those a call costs more than the sum: 8 bytes take half the time of an out-of-line call on
  * Zen 3, and compilers inline DPDK's rte_raw_cksum at every call site), and with AVX-512BW or AVX2
- * in the caller's flags from 16 B (32 B with AVX2 alone) to under 1 KiB in vector code (above).  Other
+ * in the caller's flags from 16 B (32 B with AVX2 alone) to under 1 KiB in vector code (above); on
+ * x86-64 a constant 20 or 40 in straight-line scalar code (the header lengths, above).  Other
  * inputs go to the exported function.  inetcsum_partial(...) below is a macro for this;
  * (inetcsum_partial)(...) or a function pointer reaches the exported function.  Define
  * INETCSUM_NO_INLINE before including to turn all of it off. */
@@ -325,7 +338,16 @@ static inline uint32_t inetcsum_partial_inline(const void *buf, size_t len, uint
     return inetcsum_partial(buf, len, sum);
 }
 #if !defined(INETCSUM_NO_INLINE)
+#if INETCSUM_INLINE_HEADERS && !INETCSUM_INLINE_VECTOR
+/* A constant 40 or 20 takes the header lengths' chain; any other length is as before (len is
+ * evaluated once: only where it is a constant is it compared). */
+#define inetcsum_partial(buf, len, sum)                                                             \
+    (__builtin_constant_p(len) && (len) == 40   ? inetcsum_partial_40_(buf, sum)                   \
+     : __builtin_constant_p(len) && (len) == 20 ? inetcsum_partial_20_(buf, sum)                   \
+                                                : inetcsum_partial_inline(buf, len, sum))
+#else
 #define inetcsum_partial(buf, len, sum) inetcsum_partial_inline(buf, len, sum)
+#endif
 #endif
 
 /* Copies src[0..len) to dst (the regions must not overlap) and returns the same value

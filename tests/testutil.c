@@ -135,9 +135,15 @@ void guarded_free(struct guarded *g)
 /* ---- kernels under test ---- */
 
 /* inetcsum_partial as a caller writes it: through the header's macro, so inputs under 16 bytes take
- * the inline path (the "public-api" entry's function pointer reaches the exported function). */
+ * the inline path (the "public-api" entry's function pointer reaches the exported function), and
+ * the header lengths (20 and 40 B) are passed as constants, as a caller filling an IPv4 header or
+ * summing an IPv6 one writes them: on x86-64 those take the header's add-with-carry chains. */
 static uint32_t via_header_inline(const void *buf, size_t len, uint32_t sum)
 {
+    if (len == 20)
+        return inetcsum_partial(buf, 20, sum);
+    if (len == 40)
+        return inetcsum_partial(buf, 40, sum);
     return inetcsum_partial(buf, len, sum);
 }
 

@@ -14,14 +14,16 @@ cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/n
 cmake --build "$work/cmake" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_shared"
 "$work/cmake/consumer_static"
-# The header's inline vector path (AVX2, AVX-512) as callers with strict warnings compile it, in C
-# and C++ (g++ 12 reports a false maybe-uninitialized inside GCC's own AVX-512 intrinsics): compiled
-# only, since this CPU may not run it (tests/header_inline_simd.c runs it where the CPU can).
+# The header's inline path (scalar with a constant 20 or 40 B; AVX2, AVX-512) as callers with strict
+# warnings compile it, in C and C++ (g++ 12 reports a false maybe-uninitialized inside GCC's own
+# AVX-512 intrinsics): compiled only, since this CPU may not run it (tests/header_inline_simd.c
+# runs it where the CPU can).
 if [ "$(uname -m)" = x86_64 ]; then
-  printf '#include <inetcsum.h>\nuint32_t f(const void *b, size_t n, uint32_t s) { return inetcsum_partial(b, n, s); }\n' \
+  printf '#include <inetcsum.h>\nuint32_t f(const void *b, size_t n, uint32_t s) { return inetcsum_partial(b, n, s); }\n%s\n' \
+    'uint32_t g(const void *b, uint32_t s) { return inetcsum_partial(b, 20, s) ^ inetcsum_partial(b, 40, s); }' \
     > "$work/inline_path.c"
   cp "$work/inline_path.c" "$work/inline_path.cc"
-  for arch in x86-64-v3 x86-64-v4; do
+  for arch in x86-64 x86-64-v3 x86-64-v4; do
     cc -std=c11 -march=$arch -O2 -Wall -Wextra -Wpedantic -Wconversion -Werror $(pkg-config --cflags inetcsum) \
       -c "$work/inline_path.c" -o "$work/inline_path_$arch.o"
     if command -v c++ >/dev/null; then
