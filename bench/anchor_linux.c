@@ -35,33 +35,33 @@ static TIMED_ALIGN uint32_t linux_partial(const void *buf, size_t len, uint32_t 
     if (len == 40) {
         __asm__("addq 0(%[p]), %[s]\n\t" ADC8(s, p, 8) ADC8(s, p, 16) ADC8(s, p, 24) ADC8(s, p, 32)
                 "adcq $0, %[s]"
-                : [s] "+r"(s)
+                : [s] "+&r"(s)
                 : [p] "r"(p), "m"(*(const uint8_t(*)[40])p));
     } else {
         for (; len >= 64; p += 64, len -= 64)
             __asm__("addq 0(%[p]), %[s]\n\t" ADC8(s, p, 8) ADC8(s, p, 16) ADC8(s, p, 24) ADC8(s, p, 32)
                         ADC8(s, p, 40) ADC8(s, p, 48) ADC8(s, p, 56) "adcq $0, %[s]"
-                    : [s] "+r"(s)
+                    : [s] "+&r"(s)
                     : [p] "r"(p), "m"(*(const uint8_t(*)[64])p));
         if (len & 32) {
             __asm__("addq 0(%[p]), %[s]\n\t" ADC8(s, p, 8) ADC8(s, p, 16) ADC8(s, p, 24) "adcq $0, %[s]"
-                    : [s] "+r"(s)
+                    : [s] "+&r"(s)
                     : [p] "r"(p), "m"(*(const uint8_t(*)[32])p));
             p += 32;
         }
         if (len & 16) {
             __asm__("addq 0(%[p]), %[s]\n\t" ADC8(s, p, 8) "adcq $0, %[s]"
-                    : [s] "+r"(s)
+                    : [s] "+&r"(s)
                     : [p] "r"(p), "m"(*(const uint8_t(*)[16])p));
             p += 16;
         }
         if (len & 8) {
-            __asm__("addq 0(%[p]), %[s]\n\tadcq $0, %[s]" : [s] "+r"(s) : [p] "r"(p), "m"(*(const uint64_t *)p));
+            __asm__("addq 0(%[p]), %[s]\n\tadcq $0, %[s]" : [s] "+&r"(s) : [p] "r"(p), "m"(*(const uint64_t *)p));
             p += 8;
         }
         if (len & 7) {
             const uint64_t t = tail_word(p, len & 7);
-            __asm__("addq %[t], %[s]\n\tadcq $0, %[s]" : [s] "+r"(s) : [t] "r"(t));
+            __asm__("addq %[t], %[s]\n\tadcq $0, %[s]" : [s] "+&r"(s) : [t] "r"(t));
         }
     }
     /* Fold: the high half of s + (s rotated by 32) is the sum of the halves with its end-around

@@ -93,7 +93,7 @@ static inline uint32_t inetcsum_partial_40_(const void *buf, uint32_t sum)
     memcpy(&w4, p + 32, 8);
     __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq %[w3], %[a]\n\t"
             "adcq %[w4], %[a]\n\tadcq $0, %[a]"
-            : [a] "+r"(a)
+            : [a] "+&r"(a) /* early clobber: the chain reads inputs after writing a */
             : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "rm"(w2), [w3] "rm"(w3), [w4] "rm"(w4)
             : "cc");
     return inetcsum_fold64_(a);
@@ -108,7 +108,7 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
     memcpy(&w1, p + 8, 8);
     memcpy(&w2, p + 16, 4);
     __asm__("addq %[w0], %[a]\n\tadcq %[w1], %[a]\n\tadcq %[w2], %[a]\n\tadcq $0, %[a]"
-            : [a] "+r"(a)
+            : [a] "+&r"(a) /* early clobber: the chain reads inputs after writing a */
             : [w0] "rm"(w0), [w1] "rm"(w1), [w2] "r"((uint64_t)w2)
             : "cc");
     return inetcsum_fold64_(a);

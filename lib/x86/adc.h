@@ -6,12 +6,17 @@
 
 #if defined(__x86_64__)
 /* acc += x + y with end-around carry, as one short add/adc/adc $0 chain.  x and y may be memory
- * operands; a chain that opens with add does not wait on another chain's carry flag. */
+ * operands; a chain that opens with add does not wait on another chain's carry flag.
+ * The accumulator is early-clobbered ("+&r") wherever a chain reads an input after its first write
+ * to it: without that GCC may give an input the accumulator's register when it knows both hold the
+ * same value (a seed of 0 and a word of the data that is 0 where the data is known when compiling,
+ * as a header built on the stack can be), and the chain then adds the sum to itself.  The header's
+ * chains (include/inetcsum.h) summed such a 20-byte header to 0x114 instead of 0x45. */
 #define ICS_ADC2(acc, x, y)                                                                        \
     __asm__("addq %[xx], %[a]\n\t"                                                               \
             "adcq %[yy], %[a]\n\t"                                                               \
             "adcq $0, %[a]"                                                                        \
-            : [a] "+r"(acc)                                                                        \
+            : [a] "+&r"(acc)                                                                       \
             : [xx] "rm"((uint64_t)(x)), [yy] "rm"((uint64_t)(y))                                   \
             : "cc")
 #define ICS_ADC1(acc, x)                                                                           \
@@ -29,7 +34,7 @@
             "adcq %[w2], %[a]\n\t"                                                               \
             "adcq %[w3], %[a]\n\t"                                                               \
             "adcq $0, %[a]"                                                                        \
-            : [a] "+r"(acc)                                                                        \
+            : [a] "+&r"(acc)                                                                       \
             : [w0] "rm"(ics_load64(p)), [w1] "rm"(ics_load64((p) + 8)),                            \
               [w2] "rm"(ics_load64((p) + 16)), [w3] "rm"(ics_load64((p) + 24))                     \
             : "cc")
@@ -44,7 +49,7 @@
             "adcq %[w3], %[a]\n\t"                                                               \
             "adcq %[w4], %[a]\n\t"                                                               \
             "adcq $0, %[a]"                                                                        \
-            : [a] "+r"(acc)                                                                        \
+            : [a] "+&r"(acc)                                                                       \
             : [w0] "rm"(ics_load64(p)), [w1] "rm"(ics_load64((p) + 8)),                            \
               [w2] "rm"(ics_load64((p) + 16)), [w3] "rm"(ics_load64((p) + 24)),                    \
               [w4] "rm"(ics_load64((p) + 32))                                                      \
@@ -56,7 +61,7 @@
             "adcq %[w1], %[a]\n\t"                                                               \
             "adcq %[w2], %[a]\n\t"                                                               \
             "adcq $0, %[a]"                                                                        \
-            : [a] "+r"(acc)                                                                        \
+            : [a] "+&r"(acc)                                                                       \
             : [w0] "rm"(ics_load64(p)), [w1] "rm"(ics_load64((p) + 8)),                            \
               [w2] "r"((uint64_t)ics_load32((p) + 16))                                             \
             : "cc")
