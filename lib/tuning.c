@@ -77,6 +77,12 @@ const struct ics_tuning ics_tunings[] = {
      * 7.2-7.5 ticks through the entry, a layout effect (5.1-5.5 in a function of its own), where
      * the kernel takes 5.9-6.2: so the kernel from 65 B (-6 and -7 runs: 64-127 B median 1.11,
      * 128-255 B 1.12; `bench row` 0.96).
+     * At 65-127 B avx512_split since 2026-11-28: with the masked kernels' sums in one block per
+     * vector count (csum_template.h) it summed 65-127 B in 4.84 ticks called directly against
+     * avx512vnni's 5.27 (medians of sixteen `bench sweep --trials 9` runs; before the blocks 5.42
+     * and 5.44), and the -3 and -4 runs of 2026-11-28 call it the fastest there; through the entry
+     * the gain is smaller: `bench row --starts packet` 0.967-0.983 of avx512vnni in three runs
+     * (their A/A 0.986-1.006).
      * At 256-2047 B the kernel whose unaligned short path reaches 1,535 B (avx512vnni_unaligned,
      * 2026-11-27, issue 35): split loads cost this core less than the aligned path's setup.  The
      * -8 and -9 runs (898bb43), class means called directly: 256-511 B 7.8-7.9 ticks against
@@ -102,8 +108,9 @@ const struct ics_tuning ics_tunings[] = {
                  "inline_below: the -4 to -7 runs (ce128b6 and after); avx512vnni_unaligned at 256-2047 B: "
                  "the -8 and -9 runs (898bb43), its copy steps `bench copy` twice at 898bb43; checked at the "
                  "starts packets have (0, 1, 34, 54 B past a line): amd-epyc-f26-m2-2026-11-28.csv and -2.csv (2c451bd); copies to 8191 B by avx512vnni_unaligned: "
-                 "`bench copy` twice, 2026-11-28",
-     .steps = {{0, "avx512vnni"}, {256, "avx512vnni_unaligned"}, {2048, "avx512vnni"}},
+                 "`bench copy` twice, 2026-11-28; avx512_split at 64-127 B: amd-epyc-f26-m2-2026-11-28-3.csv "
+                 "and -4.csv (277f804) and `bench row` three times",
+     .steps = {{0, "avx512_split"}, {128, "avx512vnni"}, {256, "avx512vnni_unaligned"}, {2048, "avx512vnni"}},
      .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni_unaligned"}, {8192, "avx512"}},
      .inline_below = 65},
     /* Intel Xeon, Sapphire Rapids class (AVX-512 with VNNI and FP16, AMX, AVX-VNNI; KVM shows it as
