@@ -466,6 +466,29 @@ static inline __attribute__((always_inline)) uint32_t short_end(const struct con
     return ics_add32(total, sum);
 }
 
+/* Up to five whole vectors from s (to d when copying) into two chains, taking turns: the short
+ * path's start, for a count known only when running (the ladder in sum_short) or a constant once
+ * inlined (short_block, where the tests fold away). */
+struct chains2 {
+    vec a, b;
+};
+static inline __attribute__((always_inline)) struct chains2 two_chains(const struct consts *k, const uint8_t *s,
+                                                                       uint8_t *d, size_t n, const int copy)
+{
+    struct chains2 q = {V_ZERO(), V_ZERO()};
+    if (n >= 1)
+        q.a = widen_first(k, take_unaligned(s, d, copy));
+    if (n >= 2)
+        q.b = widen_first(k, take_unaligned(s + VEC_BYTES, d + VEC_BYTES, copy));
+    if (n >= 3)
+        q.a = widen(k, q.a, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
+    if (n >= 4)
+        q.b = widen(k, q.b, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
+    if (n >= 5)
+        q.a = widen(k, q.a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
+    return q;
+}
+
 /* Summing the lengths that touch m vectors (m a constant once inlined: 1 to 6): m - 1 whole, then
  * one byte-masked with 1 to VEC_BYTES bytes (never empty, so no branch: at a multiple of the vector
  * its mask is whole), two chains, the 32-bit end of short_end.  d is never written. */
@@ -474,17 +497,8 @@ static inline __attribute__((always_inline)) uint32_t short_block(const struct c
 {
     const size_t whole = m - 1;
     const vmask rest = (vmask)(~(vmask)0 >> (VEC_BYTES - (len - (whole << LOG2_VEC))));
-    vec a = V_ZERO(), b = V_ZERO();
-    if (whole >= 1)
-        a = widen_first(k, take_unaligned(s, d, 0));
-    if (whole >= 2)
-        b = widen_first(k, take_unaligned(s + VEC_BYTES, d + VEC_BYTES, 0));
-    if (whole >= 3)
-        a = widen(k, a, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, 0));
-    if (whole >= 4)
-        b = widen(k, b, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, 0));
-    if (whole >= 5)
-        a = widen(k, a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, 0));
+    const struct chains2 q = two_chains(k, s, d, whole, 0);
+    vec a = q.a, b = q.b;
     const vec last = take_masked(rest, s + (whole << LOG2_VEC), d + (whole << LOG2_VEC), 0);
     if (whole & 1)
         a = widen(k, a, last);
@@ -536,16 +550,9 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
     } else
 #endif
     {
-        if (full >= 1)
-            a = widen_first(&k, take_unaligned(s, d, copy));
-        if (full >= 2)
-            b = widen_first(&k, take_unaligned(s + VEC_BYTES, d + VEC_BYTES, copy));
-        if (full >= 3)
-            a = widen(&k, a, take_unaligned(s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy));
-        if (full >= 4)
-            b = widen(&k, b, take_unaligned(s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy));
-        if (full >= 5)
-            a = widen(&k, a, take_unaligned(s + 4 * VEC_BYTES, d + 4 * VEC_BYTES, copy));
+        const struct chains2 q = two_chains(&k, s, d, full, copy);
+        a = q.a;
+        b = q.b;
     }
     return short_end(&k, a, b, s, d, len, full, sum, copy);
 }
