@@ -5,8 +5,9 @@
  * inetcsum_set_impl and INETCSUM_IMPL choose) and a tuned one (this CPU's tuning row,
  * lib/tuning.c, else the registry's best-first kernel).  An atomic pointer names the plan in use;
  * the entry points read a copy of its kernels in a table at a fixed address (`hot`), so the public
- * entry, after its inline code for short inputs, costs a compare, an lzcnt, one load and one
- * indirect tail jump into the kernel.  Pointer and table start at a resolver plan whose functions
+ * entry, after its inline code for short inputs, costs two compares with the bounds of the plan's
+ * first run and a tail jump into its kernel, or past that run an lzcnt, one load and an indirect
+ * tail jump through the table.  Pointer and table start at a resolver plan whose functions
  * build the plans once (pthread_once), pick one (INETCSUM_IMPL, else tuned), publish it and
  * forward the call, so the hot path has no "initialised yet?" test.  Plans are written only before
  * they are published and never after.  Racing first calls pick the same plan; a compare-exchange
@@ -173,15 +174,20 @@ static _Atomic(const void *) active = &resolver; /* a struct plan */
  * then hot.partial).  One load instead of two (the bound, then the kernel) for every length a
  * kernel sums: on the Zen 5 guest each load the call makes before the kernel's own cost 0.5-0.9
  * TSC ticks at 1-1.5 KiB when the data starts off a 64-byte boundary (the kernel's split loads
- * keep the load units busy), next to nothing when it starts on one (docs/perf.md). */
+ * keep the load units busy), next to nothing when it starts on one (docs/perf.md).  Lengths in
+ * the plan's first run do not read it (run_of, below). */
 enum { ENTRY_INLINE = 0, ENTRY_SPLIT = 1 };
 static struct {
+    _Atomic(ics_partial_fn) run_kernel; /* the plan's first run (run_of); NULL: none, the table */
+    _Atomic size_t run_inline_below, run_until;
     _Atomic uintptr_t entry[ICS_CLASSES];
     _Atomic size_t inline_below;
     _Atomic(ics_partial_fn) partial[ICS_CLASSES];
     _Atomic(ics_copy_fn) copy[ICS_CLASSES];
     _Atomic(ics_iov_fn) iov[ICS_CLASSES];
-} hot = {{[0 ... ICS_CLASSES - 1] = ENTRY_SPLIT}, /* unresolved: the bound, then the resolver */
+} hot = {NULL, /* unresolved: the table, whose slots resolve */
+         ICS_SMALL_MIN, ICS_SMALL_MIN,
+         {[0 ... ICS_CLASSES - 1] = ENTRY_SPLIT}, /* the bound, then the resolver */
          ICS_SMALL_MIN,
          {[0 ... ICS_CLASSES - 1] = resolve_partial},
          {[0 ... ICS_CLASSES - 1] = resolve_copy},
@@ -201,6 +207,46 @@ static uintptr_t entry_of(const struct plan *p, unsigned c)
     return hi < p->inline_below ? ENTRY_INLINE : ENTRY_SPLIT;
 }
 
+/* A plan's first run, which the public entry takes from 65 B without the class table: up to
+ * `until` (not included) the inline code below `inline_below`, then one kernel.  The table only
+ * from `until` on.  On the Zen 3 guest (family 25 model 1: no row, so inline below 256 B and the
+ * AVX2 kernel from there to any length) the table's path (bsr, a load at an address that depends
+ * on it, a compare on what it loads) took about 2 TSC ticks a call more than these two compares
+ * at 65-255 B, about 1 at 256-511 B, next to nothing beyond (docs/perf.md, "The entry on Zen 3").  Plans with three
+ * kernels or more (the Zen 5 row, tuned with the table's costs) keep the table from 65 B: only
+ * the test of run.kernel before it is new there. */
+struct run {
+    ics_partial_fn kernel; /* NULL: no run, the table from 65 B */
+    size_t inline_below, until;
+};
+
+static struct run run_of(const struct plan *p)
+{
+    const struct run none = {NULL, ICS_SMALL_MIN, ICS_SMALL_MIN};
+    if (p == &resolver)
+        return none;
+    const unsigned first = ics_size_class(p->inline_below > ICS_SMALL_MIN ? p->inline_below : ICS_SMALL_MIN);
+    unsigned changes = 0, until = ICS_CLASSES;
+    for (unsigned c = first + 1; c < ICS_CLASSES; c++)
+        if (p->partial[c] != p->partial[c - 1] && changes++ == 0)
+            until = c;
+    if (changes > 1)
+        return none;
+    return (struct run){p->partial[first], p->inline_below, until < ICS_CLASSES ? (size_t)1 << until : SIZE_MAX};
+}
+
+/* What the class table says for len (from 65 B): its class's kernel, or NULL for the inline code. */
+static inline ics_partial_fn table_kernel(size_t len)
+{
+    const unsigned c = ics_size_class(len);
+    const uintptr_t e = atomic_load_explicit(&hot.entry[c], memory_order_relaxed);
+    if (__builtin_expect(e > ENTRY_SPLIT, 1))
+        return (ics_partial_fn)e;
+    if (e == ENTRY_SPLIT && len >= atomic_load_explicit(&hot.inline_below, memory_order_relaxed))
+        return atomic_load_explicit(&hot.partial[c], memory_order_relaxed);
+    return NULL;
+}
+
 static void sync_hot(void)
 {
     pthread_mutex_lock(&hot_lock);
@@ -214,6 +260,10 @@ static void sync_hot(void)
         atomic_store_explicit(&hot.iov[c], p->iov[c], memory_order_relaxed);
     }
     atomic_store_explicit(&hot.inline_below, p->inline_below, memory_order_relaxed);
+    const struct run r = run_of(p);
+    atomic_store_explicit(&hot.run_kernel, r.kernel, memory_order_relaxed);
+    atomic_store_explicit(&hot.run_inline_below, r.inline_below, memory_order_relaxed);
+    atomic_store_explicit(&hot.run_until, r.until, memory_order_relaxed);
     pthread_mutex_unlock(&hot_lock);
 }
 
@@ -221,7 +271,11 @@ int ics_dispatch_consistent(void)
 {
     pthread_mutex_lock(&hot_lock);
     const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
-    int same = atomic_load_explicit(&hot.inline_below, memory_order_relaxed) == p->inline_below;
+    const struct run r = run_of(p);
+    int same = atomic_load_explicit(&hot.inline_below, memory_order_relaxed) == p->inline_below &&
+               atomic_load_explicit(&hot.run_kernel, memory_order_relaxed) == r.kernel &&
+               atomic_load_explicit(&hot.run_inline_below, memory_order_relaxed) == r.inline_below &&
+               atomic_load_explicit(&hot.run_until, memory_order_relaxed) == r.until;
     for (unsigned c = 0; c < ICS_CLASSES; c++)
         same &= atomic_load_explicit(&hot.entry[c], memory_order_relaxed) == entry_of(p, c) &&
                 atomic_load_explicit(&hot.partial[c], memory_order_relaxed) == p->partial[c] &&
@@ -270,20 +324,23 @@ __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t 
 {
     /* The IPv6 header first (the hot case of seed 001), then the sizes a kernel may sum, with one
      * compare, then the IPv4 header: each test costs every size after it.  Constant lengths let
-     * the compiler unroll the header sums (and 64 bytes) into straight-line code.  From 65 B one
-     * load (hot.entry) before the kernel's jump. */
+     * the compiler unroll the header sums (and 64 bytes) into straight-line code.  From 65 B the
+     * plan's first run by two compares (run_of), past it the class table (hot.entry). */
     if (len == 40)
         return ics_partial_small(buf, 40, sum);
-    _Static_assert(ICS_SMALL_MIN == 65, "the entry sums 64 bytes itself and the table from 65");
+    _Static_assert(ICS_SMALL_MIN == 65, "the entry sums 64 bytes itself and the plan from 65");
     if (__builtin_expect(len >= 64, 0)) { /* (expect: the short sizes' code falls through, no taken jump) */
         if (len == 64)
             return ics_partial_small(buf, 64, sum);
-        const unsigned c = ics_size_class(len);
-        const uintptr_t e = atomic_load_explicit(&hot.entry[c], memory_order_relaxed);
-        if (__builtin_expect(e > ENTRY_SPLIT, 1))
-            return ((ics_partial_fn)e)(buf, len, sum);
-        if (e == ENTRY_SPLIT && len >= atomic_load_explicit(&hot.inline_below, memory_order_relaxed))
-            return atomic_load_explicit(&hot.partial[c], memory_order_relaxed)(buf, len, sum);
+        ics_partial_fn k = atomic_load_explicit(&hot.run_kernel, memory_order_relaxed);
+        if (k != NULL && len < atomic_load_explicit(&hot.run_until, memory_order_relaxed)) {
+            if (len < atomic_load_explicit(&hot.run_inline_below, memory_order_relaxed))
+                k = NULL; /* the plan's first run (run_of): inline, then its kernel */
+        } else {
+            k = table_kernel(len);
+        }
+        if (k != NULL)
+            return k(buf, len, sum);
     } else {
         if (len == 20)
             return ics_partial_small(buf, 20, sum);
@@ -373,7 +430,7 @@ const struct ics_kernel *ics_tuning_copy_kernel_at(const struct ics_tuning *row,
 
 /* Plans for rows other than this CPU's, made on demand for the benchmark's row check and never
  * freed (a sum running in another thread may still be reading one). */
-#define ROW_PLANS 8
+#define ROW_PLANS 16
 static struct plan row_plans[ROW_PLANS];
 static const struct ics_tuning *row_plan_row[ROW_PLANS];
 static unsigned row_plans_made;

@@ -326,6 +326,31 @@ static void tuning(void)
                   bounds[b], len);
         }
     }
+    /* The entry's two paths from 65 B (lib/dispatch.c run_of): a plan's first run (inline below its
+     * bound, then one kernel up to where a second starts) by compares, the rest by the class table;
+     * a plan with three kernels, the table from 65 B.  Rows made of kernels this CPU runs, every
+     * length across each step summed right at an odd start. */
+    const char *usable[16];
+    const size_t nu = inetcsum_impl_list(usable, 16);
+    if (nu >= 3) {
+        static struct ics_tuning shapes[3];
+        shapes[0] = (struct ics_tuning){.cpu = "one run, then the table (test)", .measured = "test_api",
+                                        .steps = {{0, usable[nu - 1]}, {1024, usable[0]}}, .inline_below = 100};
+        shapes[1] = (struct ics_tuning){.cpu = "three kernels: the table (test)", .measured = "test_api",
+                                        .steps = {{0, usable[1]}, {128, usable[0]}, {512, usable[nu - 1]}},
+                                        .inline_below = 65};
+        shapes[2] = (struct ics_tuning){.cpu = "one kernel from 65 B (test)", .measured = "test_api",
+                                        .steps = {{0, usable[nu - 1]}}, .inline_below = 65};
+        for (size_t r = 0; r < 3; r++) {
+            CHECK(ics_tuning_use(&shapes[r]) == 0, "%s: no plan for it", shapes[r].cpu);
+            CHECK(ics_dispatch_consistent(), "%s: the entry's table is the plan's", shapes[r].cpu);
+            for (size_t len = 60; len <= 2100; len++)
+                CHECK(inetcsum_fold(inetcsum_partial(p + 3, len, 9)) == ref_sum(p + 3, len, 9), "%s, len %zu",
+                      shapes[r].cpu, len);
+        }
+    } else {
+        printf("  skipped: the entry's run and table paths with several kernels (%zu usable here)\n", nu);
+    }
     inetcsum_set_impl(NULL);
     for (size_t len = 1; len < sizeof p; len = len * 3 + 1) {
         const struct ics_kernel *k = ics_tuning_kernel_at(ics_tuning_row(), len);
