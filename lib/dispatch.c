@@ -178,14 +178,14 @@ static _Atomic(const void *) active = &resolver; /* a struct plan */
  * the plan's first run do not read it (run_of, below). */
 enum { ENTRY_INLINE = 0, ENTRY_SPLIT = 1 };
 static struct {
-    _Atomic(ics_partial_fn) run_kernel; /* the plan's first run (run_of); NULL: none, the table */
+    _Atomic(ics_partial_fn) run_kernel; /* the plan's first run (run_of) */
     _Atomic size_t run_inline_below, run_until;
     _Atomic uintptr_t entry[ICS_CLASSES];
     _Atomic size_t inline_below;
     _Atomic(ics_partial_fn) partial[ICS_CLASSES];
     _Atomic(ics_copy_fn) copy[ICS_CLASSES];
     _Atomic(ics_iov_fn) iov[ICS_CLASSES];
-} hot = {NULL, /* unresolved: the table, whose slots resolve */
+} hot = {resolve_partial, /* unresolved: no run, the table, whose slots resolve */
          ICS_SMALL_MIN, ICS_SMALL_MIN,
          {[0 ... ICS_CLASSES - 1] = ENTRY_SPLIT}, /* the bound, then the resolver */
          ICS_SMALL_MIN,
@@ -208,24 +208,25 @@ static uintptr_t entry_of(const struct plan *p, unsigned c)
 }
 
 /* A plan's first run, which the public entry takes from 65 B without the class table: up to
- * `until` (not included) the inline code below `inline_below`, then one kernel.  The table only
+ * `until` (not included) the inline code below `inline_below`, then one kernel; the table only
  * from `until` on.  On the Zen 3 guest (family 25 model 1: no row, so inline below 256 B and the
- * AVX2 kernel from there to any length) the table's path (bsr, a load at an address that depends
- * on it, a compare on what it loads) took about 2 TSC ticks a call more than these two compares
- * at 65-255 B, about 1 at 256-511 B, next to nothing beyond (docs/perf.md, "The entry on Zen 3").  Plans with three
- * kernels or more (the Zen 5 row, tuned with the table's costs) keep the table from 65 B: only
- * the test of run.kernel before it is new there. */
+ * AVX2 kernel from there to any length) the entry cost 4.6-8 TSC ticks a call more than its
+ * inline code or kernel called directly at 65 B up; with the table's lookup (bsr, a load at an
+ * address that depends on it, a compare on what it loads, taken jumps around it) replaced by one
+ * range compare and the kernel's jump as the fall-through, 3-4.8 at 65-255 B and 3-4 from 256 B
+ * (docs/perf.md, "The entry on Zen 3").  Plans with three kernels or more (the Zen 5 row, tuned
+ * with the table's costs) keep the table from 65 B: only the range compare before it is new. */
 struct run {
-    ics_partial_fn kernel; /* NULL: no run, the table from 65 B */
-    size_t inline_below, until;
+    ics_partial_fn kernel; /* never NULL: a reader may pair it with another plan's bounds */
+    size_t inline_below, until; /* until == inline_below (65): no run, the table from 65 B */
 };
 
 static struct run run_of(const struct plan *p)
 {
-    const struct run none = {NULL, ICS_SMALL_MIN, ICS_SMALL_MIN};
+    const unsigned first = ics_size_class(p->inline_below > ICS_SMALL_MIN ? p->inline_below : ICS_SMALL_MIN);
+    const struct run none = {p->partial[first], ICS_SMALL_MIN, ICS_SMALL_MIN};
     if (p == &resolver)
         return none;
-    const unsigned first = ics_size_class(p->inline_below > ICS_SMALL_MIN ? p->inline_below : ICS_SMALL_MIN);
     unsigned changes = 0, until = ICS_CLASSES;
     for (unsigned c = first + 1; c < ICS_CLASSES; c++)
         if (p->partial[c] != p->partial[c - 1] && changes++ == 0)
@@ -332,15 +333,18 @@ __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t 
     if (__builtin_expect(len >= 64, 0)) { /* (expect: the short sizes' code falls through, no taken jump) */
         if (len == 64)
             return ics_partial_small(buf, 64, sum);
-        ics_partial_fn k = atomic_load_explicit(&hot.run_kernel, memory_order_relaxed);
-        if (k != NULL && len < atomic_load_explicit(&hot.run_until, memory_order_relaxed)) {
-            if (len < atomic_load_explicit(&hot.run_inline_below, memory_order_relaxed))
-                k = NULL; /* the plan's first run (run_of): inline, then its kernel */
-        } else {
-            k = table_kernel(len);
+        /* The plan's first run (run_of): its kernel from its inline bound to its end, in one
+         * unsigned compare (an empty range where the plan has none); below it the inline code,
+         * past it the table. */
+        const size_t lo = atomic_load_explicit(&hot.run_inline_below, memory_order_relaxed);
+        const size_t end = atomic_load_explicit(&hot.run_until, memory_order_relaxed);
+        if (__builtin_expect(len - lo < end - lo, 1))
+            return atomic_load_explicit(&hot.run_kernel, memory_order_relaxed)(buf, len, sum);
+        if (len >= lo) {
+            const ics_partial_fn k = table_kernel(len);
+            if (k != NULL)
+                return k(buf, len, sum);
         }
-        if (k != NULL)
-            return k(buf, len, sum);
     } else {
         if (len == 20)
             return ics_partial_small(buf, 20, sum);
