@@ -176,6 +176,8 @@ static _Atomic(const void *) active = &resolver; /* a struct plan */
  * TSC ticks at 1-1.5 KiB when the data starts off a 64-byte boundary (the kernel's split loads
  * keep the load units busy), next to nothing when it starts on one (docs/perf.md).  Lengths in
  * the plan's first run do not read it (run_of, below). */
+
+
 enum { ENTRY_INLINE = 0, ENTRY_SPLIT = 1 };
 static struct {
     _Atomic(ics_partial_fn) run_kernel; /* the plan's first run (run_of) */
@@ -208,31 +210,27 @@ static uintptr_t entry_of(const struct plan *p, unsigned c)
 }
 
 /* A plan's first run, which the public entry takes from 65 B without the class table: up to
- * `until` (not included) the inline code below `inline_below`, then one kernel; the table only
- * from `until` on.  On the Zen 3 guest (family 25 model 1: no row, so inline below 256 B and the
- * AVX2 kernel from there to any length) the entry cost 4.6-8 TSC ticks a call more than its
- * inline code or kernel called directly at 65 B up; with the table's lookup (bsr, a load at an
- * address that depends on it, a compare on what it loads, taken jumps around it) replaced by one
- * range compare and the kernel's jump as the fall-through, 3-4.8 at 65-255 B and 3-4 from 256 B
- * (docs/perf.md, "The entry on Zen 3").  Plans with three kernels or more (the Zen 5 row, tuned
- * with the table's costs) keep the table from 65 B: only the range compare before it is new. */
+ * `until` (not included) the inline code below `inline_below`, then the one kernel the plan has
+ * from there; the table only past `until` (the Zen 5 row from 128 B, the Intel rows from 128 B;
+ * the plan without a row and the Zen 4 row never reach it below 2 MiB).  On the Zen 3 guest
+ * (family 25 model 1: no row, so inline below 256 B and the AVX2 kernel from there to any
+ * length) the entry cost 5-8 TSC ticks a call more than its inline code or kernel called
+ * directly at every length from 65 B: the table's lookup (bsr, a load at an address that depends
+ * on it, a compare on what it loads) and the taken jumps around it, each of which costs Zen 3
+ * about a tick (docs/perf.md, "The entry on Zen 3"). */
 struct run {
     ics_partial_fn kernel; /* never NULL: a reader may pair it with another plan's bounds */
-    size_t inline_below, until; /* until == inline_below (65): no run, the table from 65 B */
+    size_t inline_below, until; /* until == inline_below (65, the resolver): the table from 65 B */
 };
 
 static struct run run_of(const struct plan *p)
 {
     const unsigned first = ics_size_class(p->inline_below > ICS_SMALL_MIN ? p->inline_below : ICS_SMALL_MIN);
-    const struct run none = {p->partial[first], ICS_SMALL_MIN, ICS_SMALL_MIN};
-    if (p == &resolver)
-        return none;
-    unsigned changes = 0, until = ICS_CLASSES;
-    for (unsigned c = first + 1; c < ICS_CLASSES; c++)
-        if (p->partial[c] != p->partial[c - 1] && changes++ == 0)
-            until = c;
-    if (changes > 1)
-        return none;
+    if (p == &resolver) /* no run: every length from 65 B to the table, whose slots resolve */
+        return (struct run){p->partial[first], ICS_SMALL_MIN, ICS_SMALL_MIN};
+    unsigned until = first + 1;
+    while (until < ICS_CLASSES && p->partial[until] == p->partial[first])
+        until++;
     return (struct run){p->partial[first], p->inline_below, until < ICS_CLASSES ? (size_t)1 << until : SIZE_MAX};
 }
 
@@ -320,37 +318,43 @@ static uint32_t resolve_iov(const struct iovec *iov, size_t n, uint32_t sum)
     return inetcsum_partial_iov(iov, n, sum);
 }
 
+/* The public entry's inline code from 65 B (below the plan's inline bound): out of line, one
+ * copy for the run's and the table's inline lengths, and the entry's code for short lengths
+ * needs no saved registers (with it inline GCC 12 pushed two, 4 ticks at 41-63 B on Zen 3). */
+static __attribute__((noinline)) uint32_t sum_to_bound(const void *buf, size_t len, uint32_t sum)
+{
+    return ics_partial_small(buf, len, sum);
+}
+
 /* aligned(64): see lib/CMakeLists.txt (the entry's layout pinned) */
 __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keeps the header macro off */
 {
-    /* The IPv6 header first (the hot case of seed 001), then the sizes a kernel may sum, with one
+    /* The IPv6 header first (the hot case of seed 001), then the sizes from 64 B, with one
      * compare, then the IPv4 header: each test costs every size after it.  Constant lengths let
      * the compiler unroll the header sums (and 64 bytes) into straight-line code.  From 65 B the
-     * plan's first run by two compares (run_of), past it the class table (hot.entry). */
+     * plan's first run (run_of) with its kernel's jump as the fall-through, past it the class
+     * table; the inline code's lengths (below the plan's bound) out of line, in sum_to_bound.
+     * On the Zen 3 guest each taken jump on the way cost about a tick (docs/perf.md); the kernel
+     * test before the 64-B one took the run's kernel another 1-1.5 ticks faster but cost every
+     * length under 64 a load and a compare, 0.5-1 tick at 41-63 B. */
     if (len == 40)
         return ics_partial_small(buf, 40, sum);
     _Static_assert(ICS_SMALL_MIN == 65, "the entry sums 64 bytes itself and the plan from 65");
-    if (__builtin_expect(len >= 64, 0)) { /* (expect: the short sizes' code falls through, no taken jump) */
+    if (__builtin_expect(len >= 64, 0)) {
         if (len == 64)
             return ics_partial_small(buf, 64, sum);
-        /* The plan's first run (run_of): its kernel from its inline bound to its end, in one
-         * unsigned compare (an empty range where the plan has none); below it the inline code,
-         * past it the table. */
-        const size_t lo = atomic_load_explicit(&hot.run_inline_below, memory_order_relaxed);
-        const size_t end = atomic_load_explicit(&hot.run_until, memory_order_relaxed);
-        if (__builtin_expect(len - lo < end - lo, 1))
-            return atomic_load_explicit(&hot.run_kernel, memory_order_relaxed)(buf, len, sum);
-        if (len >= lo) {
+        if (__builtin_expect(len >= atomic_load_explicit(&hot.run_inline_below, memory_order_relaxed), 1)) {
+            if (__builtin_expect(len < atomic_load_explicit(&hot.run_until, memory_order_relaxed), 1))
+                return atomic_load_explicit(&hot.run_kernel, memory_order_relaxed)(buf, len, sum);
             const ics_partial_fn k = table_kernel(len);
             if (k != NULL)
                 return k(buf, len, sum);
         }
-    } else {
-        if (len == 20)
-            return ics_partial_small(buf, 20, sum);
-        return ics_partial_under64(buf, len, sum);
+        return sum_to_bound(buf, len, sum);
     }
-    return ics_partial_small(buf, len, sum);
+    if (len == 20)
+        return ics_partial_small(buf, 20, sum);
+    return ics_partial_under64(buf, len, sum);
 }
 
 uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t sum)

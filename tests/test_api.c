@@ -327,16 +327,16 @@ static void tuning(void)
         }
     }
     /* The entry's two paths from 65 B (lib/dispatch.c run_of): a plan's first run (inline below its
-     * bound, then one kernel up to where a second starts) by compares, the rest by the class table;
-     * a plan with three kernels, the table from 65 B.  Rows made of kernels this CPU runs, every
-     * length across each step summed right at an odd start. */
+     * bound, then one kernel up to where a second starts) by compares, the rest by the class table.
+     * Rows made of kernels this CPU runs, every length across each step summed right at an odd
+     * start, the entry's copy of the plan checked after each. */
     const char *usable[16];
     const size_t nu = inetcsum_impl_list(usable, 16);
     if (nu >= 3) {
         static struct ics_tuning shapes[3];
         shapes[0] = (struct ics_tuning){.cpu = "one run, then the table (test)", .measured = "test_api",
                                         .steps = {{0, usable[nu - 1]}, {1024, usable[0]}}, .inline_below = 100};
-        shapes[1] = (struct ics_tuning){.cpu = "three kernels: the table (test)", .measured = "test_api",
+        shapes[1] = (struct ics_tuning){.cpu = "three kernels: a run, the table twice (test)", .measured = "test_api",
                                         .steps = {{0, usable[1]}, {128, usable[0]}, {512, usable[nu - 1]}},
                                         .inline_below = 65};
         shapes[2] = (struct ics_tuning){.cpu = "one kernel from 65 B (test)", .measured = "test_api",
