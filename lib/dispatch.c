@@ -318,25 +318,17 @@ static uint32_t resolve_iov(const struct iovec *iov, size_t n, uint32_t sum)
     return inetcsum_partial_iov(iov, n, sum);
 }
 
-/* The public entry's inline code from 65 B (below the plan's inline bound): out of line, one
- * copy for the run's and the table's inline lengths, and the entry's code for short lengths
- * needs no saved registers (with it inline GCC 12 pushed two, 4 ticks at 41-63 B on Zen 3). */
-static __attribute__((noinline)) uint32_t sum_to_bound(const void *buf, size_t len, uint32_t sum)
-{
-    return ics_partial_small(buf, len, sum);
-}
-
 /* aligned(64): see lib/CMakeLists.txt (the entry's layout pinned) */
 __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t len, uint32_t sum) /* () keeps the header macro off */
 {
     /* The IPv6 header first (the hot case of seed 001), then the sizes from 64 B, with one
      * compare, then the IPv4 header: each test costs every size after it.  Constant lengths let
      * the compiler unroll the header sums (and 64 bytes) into straight-line code.  From 65 B the
-     * plan's first run (run_of) with its kernel's jump as the fall-through, past it the class
-     * table; the inline code's lengths (below the plan's bound) out of line, in sum_to_bound.
+     * plan's first run (run_of), its kernel's jump the fall-through, past it the class table.
      * On the Zen 3 guest each taken jump on the way cost about a tick (docs/perf.md); the kernel
-     * test before the 64-B one took the run's kernel another 1-1.5 ticks faster but cost every
-     * length under 64 a load and a compare, 0.5-1 tick at 41-63 B. */
+     * test before the 64-B one took the run's kernel 3-5% further at 65-575 B but cost every
+     * length under 64 a load and a compare (0.5-1 tick at 41-63 B), and the inline code from 65 B
+     * out of line one more taken jump (2-6% at 64-255 B). */
     if (len == 40)
         return ics_partial_small(buf, 40, sum);
     _Static_assert(ICS_SMALL_MIN == 65, "the entry sums 64 bytes itself and the plan from 65");
@@ -350,7 +342,7 @@ __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t 
             if (k != NULL)
                 return k(buf, len, sum);
         }
-        return sum_to_bound(buf, len, sum);
+        return ics_partial_small(buf, len, sum); /* (one copy: the run's and the table's inline lengths) */
     }
     if (len == 20)
         return ics_partial_small(buf, 20, sum);
