@@ -160,9 +160,11 @@ const struct ics_tuning ics_tunings[] = {
      * alternatives cost more somewhere: the AMD rows' shape (inline below 128) 1.25 at 64-127 B on
      * Emerald Rapids, the Intel rows' (the 256-bit kernel at 64-127 B) 1.05-1.09 on Zen 5, and
      * having no row (the inline code up to 256 B) 1.25-1.65 at 128-255 B everywhere.
-     * A CPU with AVX2 and no AVX-512 keeps the registry's order (the AVX2 kernel from 256 B): no
-     * such core has been swept since the short path (predicted from the AVX2 kernel's figures on
-     * the AVX-512 machines: the inline code and it are within 8% of each other at 128-255 B). */
+     * A CPU with AVX2 and no AVX-512 keeps the registry's order (the inline code below 256 B, the
+     * AVX2 kernel from there), measured on the Zen 3 guest (family 25 model 1, 2026-11-28, three
+     * runs: bench/tuning-data/amd-epyc-f25-m1-2026-11-28*.csv): `tuning_data.py summary` calls
+     * for exactly that there (the inline code 1.08-1.13x ahead of the kernel at 64-255 B, the
+     * kernel 1.08x ahead at 256-511 B and 1.25-2.2x from 512 B), so it has no row of its own. */
     {.cpu = "default for AVX-512 VNNI", .features = ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI,
      .measured = "rated on the five runs since the short path (amd-epyc-f25-m17-*, amd-epyc-f26-m2-*, "
                  "intel-xeon-processor-f6-m207-2026-11-26-2.csv)",
