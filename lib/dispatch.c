@@ -176,8 +176,6 @@ static _Atomic(const void *) active = &resolver; /* a struct plan */
  * TSC ticks at 1-1.5 KiB when the data starts off a 64-byte boundary (the kernel's split loads
  * keep the load units busy), next to nothing when it starts on one (docs/perf.md).  Lengths in
  * the plan's first run do not read it (run_of, below). */
-
-
 enum { ENTRY_INLINE = 0, ENTRY_SPLIT = 1 };
 static struct {
     _Atomic(ics_partial_fn) run_kernel; /* the plan's first run (run_of) */
