@@ -12,6 +12,10 @@ if [ "${1:-}" = "--quick" ]; then export INETCSUM_TEST_QUICK=1; fuzz_seconds=10;
 
 scripts/install-deps.sh
 mkdir -p "$out"
+# tshark's output for the agreement tests, made once in this run and read by every later build
+# (tests/cli/common.py, tshark(): keyed by the capture's bytes, so what a build writes is new).
+export INETCSUM_TSHARK_CACHE="$out/tshark-cache"
+rm -rf "$INETCSUM_TSHARK_CACHE"
 jobs=$(nproc)
 failed=()
 findings=() # fuzz findings, printed last with their inputs
@@ -24,14 +28,17 @@ build_and_test() {
   step "$name"
   if cmake -S "$root" -B "$out/$name" -G Ninja "$@" >"$out/$name.configure.log" 2>&1 &&
      cmake --build "$out/$name" -j "$jobs" >"$out/$name.build.log" 2>&1; then
-    (cd "$out/$name" && ctest --output-on-failure -j "$jobs") || failed+=("$name")
+    (cd "$out/$name" && ctest --output-on-failure -j "$jobs" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"}) || failed+=("$name")
   else
     cat "$out/$name.configure.log" "$out/$name.build.log" | tail -40
     failed+=("$name (build)")
   fi
 }
 
-build_and_test release -DCMAKE_BUILD_TYPE=Release
+# (test_python left out here: the Python package step below runs the same tests/python, with the
+# same command and shared data, against the wheel built from this tree and installed; here it took
+# 2 minutes and more, run alone.)
+CTEST_EXCLUDE='^test_python$' build_and_test release -DCMAKE_BUILD_TYPE=Release
 # Sanitizer and emulated builds walk fewer alignments: the full sweep ran natively above.
 INETCSUM_TEST_QUICK=1 build_and_test asan-ubsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINETCSUM_SANITIZE=address,undefined
 INETCSUM_TEST_QUICK=1 TSAN_OPTIONS=halt_on_error=1 build_and_test tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -2,6 +2,7 @@
 the shared captures' paths (set by the runner), running it, made frames and captures, tshark's
 verdicts."""
 import concurrent.futures
+import hashlib
 import json
 import os
 import random
@@ -129,14 +130,43 @@ TSHARK_LAST = {"pgm"}
 TSHARK_AS = {"carp": "vrrp"}
 
 
+def tshark(args, check=False):
+    """tshark run with ARGS (text output) as subprocess.run would return it.  Where the environment
+    names a cache directory (INETCSUM_TSHARK_CACHE: scripts/test-all.sh gives its builds one), a
+    run that succeeded is kept there under a hash of tshark's binary, the arguments, and the bytes of
+    every argument that is a file: tshark's half of an agreement test is the same in every build
+    (it cost a sanitizer build 1-2 minutes again), while the command's half, and every capture the
+    command writes, still run and are hashed anew."""
+    cache = os.environ.get("INETCSUM_TSHARK_CACHE")
+    cmd = ["tshark", *args]
+    if not cache:
+        return subprocess.run(cmd, capture_output=True, text=True, check=check)
+    binary = os.stat(shutil.which("tshark"))
+    key = hashlib.sha256(f"{binary.st_size} {binary.st_mtime_ns}".encode())
+    for arg in args:
+        key.update(b"\0")
+        key.update(hashlib.sha256(read_bytes(arg)).digest() if os.path.isfile(arg) else arg.encode())
+    kept = os.path.join(cache, key.hexdigest())
+    if os.path.exists(kept):
+        with open(kept) as f:
+            return subprocess.CompletedProcess(cmd, 0, f.read(), "")
+    res = subprocess.run(cmd, capture_output=True, text=True, check=check)
+    if res.returncode == 0:
+        os.makedirs(cache, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=cache, delete=False) as f:
+            f.write(res.stdout)
+        os.replace(f.name, kept)  # whole or not at all, for the threads that run tshark together
+    return res
+
+
 def tshark_verdicts(path):
     """tshark's verdicts on a capture as {(frame, column): [letters, outermost first]}."""
     fields = ["frame.number"] + list(TSHARK_FIELDS.values())
-    cmd = ["tshark", "-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=a", "-E", "separator=\t",
-           "-E", "aggregator=,"]
+    args = ["-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=a", "-E", "separator=\t",
+            "-E", "aggregator=,"]
     for f in fields:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        args += ["-e", f]
+    out = tshark(args, check=True).stdout
     verdicts = {}
     for line in out.splitlines():
         cells = line.split("\t")

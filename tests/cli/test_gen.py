@@ -50,9 +50,9 @@ class Gen(unittest.TestCase):
         tunnel inside and judges the inner checksums over the part of the datagram present; verify
         does not look inside a first fragment (what it carries cannot be verified), so only the
         fragment's own header is compared there."""
-        cmd = ["tshark", "-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=f", "-e", "frame.number",
-               "-Y", "ip.flags.mf == 1 && ip.frag_offset == 0 && ip.checksum.status == 0"]
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        args = ["-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=f", "-e", "frame.number",
+                "-Y", "ip.flags.mf == 1 && ip.frag_offset == 0 && ip.checksum.status == 0"]
+        out = tshark(args, check=True).stdout
         return {int(x) for x in out.split()}
 
     def check_against_tshark(self, path):

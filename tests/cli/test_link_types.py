@@ -138,8 +138,7 @@ class LinkTypes(unittest.TestCase):
             out = read_bytes(fixed)
             self.assertEqual(out[24 + 16:24 + 16 + len(good)], good)  # frame 1 untouched
             if shutil.which("tshark"):
-                text = subprocess.run(["tshark", "-n", "-r", fixed, "-o", "eth.check_fcs:TRUE", "-T", "fields", "-e",
-                                       "eth.fcs.status"], capture_output=True, text=True).stdout.split()
+                text = tshark(["-n", "-r", fixed, "-o", "eth.check_fcs:TRUE", "-T", "fields", "-e", "eth.fcs.status"]).stdout.split()
                 self.assertEqual(text[:3], ["1", "1", "1"], text)
 
     def test_unknown_link_type_is_not_clean(self):
@@ -251,8 +250,7 @@ class LinkTypes(unittest.TestCase):
                         self.assertNotEqual(read_bytes(out), read_bytes(path))  # the checksum put right
                     if shutil.which("tshark"):
                         field = "ipv6.fragment.overlap.conflict" if v6 else "ip.fragment.overlap.conflict"
-                        marked = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "frame.number", "-e", field],
-                                                capture_output=True, text=True).stdout.split()
+                        marked = tshark(["-r", path, "-T", "fields", "-e", "frame.number", "-e", field]).stdout.split()
                         self.assertEqual("3" in marked and marked[marked.index("3") + 1:][:1] == ["1"], conflict,
                                          marked)
 
@@ -267,8 +265,8 @@ class LinkTypes(unittest.TestCase):
             res = run("verify", path)
             self.assertIn(b"frame 1 inner UDP 0x", res.stdout)
             if shutil.which("tshark"):
-                out = subprocess.run(["tshark", "-r", path, "-o", "udp.check_checksum:TRUE", "-o", "capwap.swap_fc:FALSE",
-                                      "-T", "fields", "-e", "udp.checksum.status"], capture_output=True, text=True)
+                out = tshark(["-r", path, "-o", "udp.check_checksum:TRUE", "-o", "capwap.swap_fc:FALSE", "-T", "fields", "-e",
+                              "udp.checksum.status"])
                 self.assertEqual(out.stdout.split(), ["1,0"], out.stderr)
 
     def test_pppoe_length_named_wrong(self):
@@ -293,7 +291,6 @@ class LinkTypes(unittest.TestCase):
             self.assertEqual([(o["frame"], o["reason"], o["offset"]) for o in records if o["type"] == "frame"],
                              [(2, "malformed", 14), (3, "malformed", 14)])
             if shutil.which("tshark"):
-                out = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "frame.number", "-e",
-                                      "_ws.expert.message"], capture_output=True, text=True).stdout
+                out = tshark(["-r", path, "-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message"]).stdout
                 flagged = {int(line.split("\t")[0]) for line in out.splitlines() if "bad payload length" in line}
                 self.assertEqual(flagged, {2, 3}, out)

@@ -77,13 +77,12 @@ class ChecksumProtocols(unittest.TestCase):
                     write_bytes(path, pcap(1, [damaged(frame, 1) if wrong else frame]))
                     res = run("verify", "--json", path)
                     statuses = [o["status"] for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "check"]
-                    text = subprocess.run(["tshark", "-n", "-r", path, "-V"], capture_output=True, text=True).stdout
+                    text = tshark(["-n", "-r", path, "-V"]).stdout
                     self.assertEqual(statuses[-1], "bad" if wrong else "good", name)
                     self.assertEqual("[incorrect, should be" in text, wrong, f"{name}: {text}")
                     fixed = os.path.join(d, f"{name}-fixed.pcap")
                     self.assertEqual(run("fix", "--quiet", path, fixed).returncode, 0, name)
-                    self.assertNotIn("[incorrect", subprocess.run(["tshark", "-n", "-r", fixed, "-V"], capture_output=True,
-                                                                  text=True).stdout, name)
+                    self.assertNotIn("[incorrect", tshark(["-n", "-r", fixed, "-V"]).stdout, name)
 
 
 class CorpusProtocols(unittest.TestCase):

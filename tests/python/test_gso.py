@@ -196,12 +196,13 @@ def udp_summing_to_zero(version):
     ip = IP(src=A4, dst=B4) if version == 4 else IPv6(src=A6, dst=B6)
     body = bytearray(payload(3000))
     frame = bytearray(bytes(ETH / ip / udp() / Raw(bytes(body))))
-    # Adjust two bytes of the second segment until its own checksum is 0 (0xFFFF on the wire).
+    # Two bytes at an even offset of the second segment's payload, zero, leave it a checksum C (the
+    # complement of its sum S); the same two bytes set to C make the sum S + ~S = 0xFFFF, whose
+    # complement is the 0 sent as 0xFFFF.  (C is never 0xFFFF here: the payload is not all zeros.)
     seg_start = len(frame) - 3000 + 1000
-    for value in range(0x10000):
-        frame[seg_start : seg_start + 2] = struct.pack("!H", value)
-        if Ether(segment(bytes(frame), gso_size=1000)[1])[UDP].chksum == 0xFFFF:
-            break
+    frame[seg_start : seg_start + 2] = b"\0\0"
+    value = Ether(segment(bytes(frame), gso_size=1000)[1])[UDP].chksum
+    frame[seg_start : seg_start + 2] = struct.pack("!H", value)
     return bytes(frame)
 
 
