@@ -65,6 +65,14 @@ static size_t cursor_next(struct cursor *c, size_t want, const uint8_t **src)
  * computes, tunnels' included, through local checksum offload). */
 static uint32_t copy_from(struct cursor *c, uint8_t *dst, size_t n, int sum)
 {
+    if (c->at + n <= c->iov->iov_len) { /* in the current buffer (a super-packet in one): one call */
+        const uint8_t *src = (const uint8_t *)c->iov->iov_base + c->at;
+        c->at += n;
+        if (sum)
+            return inetcsum_partial_copy(dst, src, n, 0);
+        memcpy(dst, src, n);
+        return 0;
+    }
     uint32_t total = 0;
     for (size_t done = 0, k; done < n; done += k) {
         const uint8_t *src;
@@ -293,6 +301,49 @@ static void plan_fast(struct plan *pl, const uint8_t *hdr)
     pl->fast = even;
 }
 
+/* A segment's virtio-net header: its headers' length, and where the device completes the TCP or
+ * UDP checksum when it does (l4_off: the segmented header's offset). */
+static void put_vnet(uint8_t *buf, size_t vnet_size, size_t hdr_len, int partial, size_t l4_off, int tcp)
+{
+    struct inetcsum_vnet_hdr vh = {.hdr_len = (uint16_t)hdr_len};
+    if (partial) {
+        vh.flags = INETCSUM_VNET_F_NEEDS_CSUM;
+        vh.csum_start = (uint16_t)l4_off;
+        vh.csum_offset = tcp ? ICS_TCP_CHECK : ICS_UDP_CHECK;
+    }
+    inetcsum_vnet_put(buf, vnet_size, &vh);
+}
+
+/* The common case in a loop of its own: the fast plan, the payload copied from one buffer (payload:
+ * its first byte; step and last: each segment's length and the last one's).  With nothing else
+ * live, its values stay in registers; the general loop below loads them from the stack again each
+ * segment, and walks the buffer list.  A 1,448-byte TCP/IPv4 segment with its checksum left to the
+ * device: 155 instructions of segment()'s own instead of 210, beside memcpy's 192 (callgrind), and
+ * on the Zen 3 guest 7-11% less time (docs/perf.md). */
+static inline __attribute__((always_inline)) void fast_copy_loop(const struct plan *pl, const uint8_t *hdr,
+                                                                 const uint8_t *payload, size_t step, size_t last,
+                                                                 struct inetcsum_segment *seg, size_t vnet_size,
+                                                                 const unsigned nlevels)
+{
+    const size_t hdr_len = pl->hdr_len;
+    const uint32_t segments = pl->segments;
+    const int sum = !pl->how.partial;
+    for (uint32_t i = 0; i < segments; i++) {
+        const size_t n = i + 1 < segments ? step : last;
+        uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
+        memcpy(out, hdr, hdr_len);
+        uint32_t psum = 0;
+        if (sum)
+            psum = inetcsum_partial_copy(out + hdr_len, payload + step * i, n, 0);
+        else
+            memcpy(out + hdr_len, payload + step * i, n);
+        fast_segment(pl, out, i, n, psum, nlevels);
+        if (vnet_size)
+            put_vnet(seg[i].data, vnet_size, hdr_len, !sum, pl->l4_off, pl->tcp);
+        seg[i].len = vnet_size + hdr_len + n;
+    }
+}
+
 /* Whether g's offsets lie inside its headers (it may come from a caller, not from the walker). */
 static int plausible(const struct inetcsum_gso *g)
 {
@@ -372,22 +423,40 @@ static long segment(const struct inetcsum_gso *g, const struct iovec *iov, size_
     pl.how.zero_seed = offload && (offload->flags & INETCSUM_OFFLOAD_ZERO_SEED);
     pl.how.partial = (pl.how.device & ics_gso_l4_kind(in, g->nlevels - 1u, g->proto)) != 0;
     pl.csum_field = in->l4_off + (g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_CHECK : ICS_UDP_CHECK);
-    ics_gso_values_of(g, hdr, (size_t)g->hdr_len + g->payload_len, &pl.super);
+    /* (filled apart and copied: pl's address passed out would let every store to a segment reach
+     * it, and its fields be loaded again after each one) */
+    struct ics_gso_values super;
+    ics_gso_values_of(g, hdr, (size_t)g->hdr_len + g->payload_len, &super);
+    pl.super = super;
     plan_fast(&pl, hdr);
     const int fast = pl.fast && !ics_gso_force_general;
 
-    for (uint32_t i = 0; i < g->segments; i++) {
-        const size_t n = i + 1 < g->segments ? step : g->payload_len - step * i;
+    /* g's values the loop reads, held here: the caller's g may lie anywhere, so each would be
+     * loaded again after every store to a segment. */
+    const uint32_t segments = g->segments;
+    const unsigned nlevels = g->nlevels;
+    const size_t hdr_len = g->hdr_len, payload_len = g->payload_len;
+    if (fast && copy && cur.at + payload_len <= cur.iov->iov_len) {
+        const uint8_t *payload = (const uint8_t *)cur.iov->iov_base + cur.at;
+        const size_t last = payload_len - step * (segments - 1u);
+        if (nlevels == 1)
+            fast_copy_loop(&pl, hdr, payload, step, last, seg, vnet_size, 1);
+        else
+            fast_copy_loop(&pl, hdr, payload, step, last, seg, vnet_size, 2);
+        return (long)segments;
+    }
+    for (uint32_t i = 0; i < segments; i++) {
+        const size_t n = i + 1 < segments ? step : payload_len - step * i;
         uint8_t *out = (uint8_t *)seg[i].data + vnet_size;
-        memcpy(out, hdr, g->hdr_len);
+        memcpy(out, hdr, hdr_len);
         uint32_t psum = 0;
         if (copy)
-            psum = copy_from(&cur, out + g->hdr_len, n, !pl.how.partial);
+            psum = copy_from(&cur, out + hdr_len, n, !pl.how.partial);
         else if (!pl.how.partial)
             psum = sum_from(&cur, n);
         else
             skip_from(&cur, n);
-        if (fast && g->nlevels == 1) {
+        if (fast && nlevels == 1) {
             fast_segment(&pl, out, i, n, psum, 1);
         } else if (fast) {
             fast_segment(&pl, out, i, n, psum, 2);
@@ -397,18 +466,11 @@ static long segment(const struct inetcsum_gso *g, const struct iovec *iov, size_
             ics_gso_write_values(g, out, &v);
             ics_gso_fill_checksums(g, out, v.len, psum, &pl.how);
         }
-        if (vnet_size) {
-            struct inetcsum_vnet_hdr vh = {.hdr_len = g->hdr_len};
-            if (pl.how.partial) {
-                vh.flags = INETCSUM_VNET_F_NEEDS_CSUM;
-                vh.csum_start = in->l4_off;
-                vh.csum_offset = g->proto == INETCSUM_GSO_L4_TCP ? ICS_TCP_CHECK : ICS_UDP_CHECK;
-            }
-            inetcsum_vnet_put(seg[i].data, vnet_size, &vh);
-        }
-        seg[i].len = vnet_size + g->hdr_len + (copy ? n : 0);
+        if (vnet_size)
+            put_vnet(seg[i].data, vnet_size, hdr_len, pl.how.partial, in->l4_off, g->proto == INETCSUM_GSO_L4_TCP);
+        seg[i].len = vnet_size + hdr_len + (copy ? n : 0);
     }
-    return (long)g->segments;
+    return (long)segments;
 }
 
 long inetcsum_gso_segment_iov(const struct inetcsum_gso *g, const struct iovec *iov, size_t iovcnt,
