@@ -451,13 +451,14 @@ static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
 
 /* One of the ways a packet in a train goes astray: a header bit (its checksums made right again,
  * or not), a payload bit, bytes cut off without its lengths saying so, its IPv4 ID, its TCP
- * sequence number. */
+ * sequence number, a bit of a checksum field (the outer IPv4 header's or the segmented one's:
+ * all else as the train has it, so the shortcut's checks see it). */
 static void sc_mutate(uint8_t *p, size_t *len)
 {
     struct inetcsum_gso g;
     const int described = inetcsum_gso_describe(&g, p, *len, INETCSUM_LINK_ETHERNET, 0xFFFF) == 0;
     const size_t hdr = described ? g.hdr_len : 54;
-    switch (tu_rand() % 6) {
+    switch (tu_rand() % 7) {
     case 0:
     case 1:
         p[tu_rand() % hdr] ^= (uint8_t)(1u << (tu_rand() % 8));
@@ -476,6 +477,13 @@ static void sc_mutate(uint8_t *p, size_t *len)
     case 4:
         if (described && g.level[0].ip_version == 4)
             p[g.level[0].ip_off + 5] += 1;
+        break;
+    case 5:
+        if (described && g.level[0].ip_version == 4 && (tu_rand() & 1))
+            p[g.level[0].ip_off + 10 + (tu_rand() & 1)] ^= (uint8_t)(1u << (tu_rand() % 8));
+        else if (described)
+            p[g.level[g.nlevels - 1].l4_off + (g.proto == INETCSUM_GSO_L4_TCP ? 16 : 6) + (tu_rand() & 1)] ^=
+                (uint8_t)(1u << (tu_rand() % 8));
         break;
     default:
         if (described && g.proto == INETCSUM_GSO_L4_TCP)
