@@ -208,6 +208,7 @@ class LinkTypes(unittest.TestCase):
         marks the conflict on the same frame (and judges over its own choice)."""
         scapy_or_skip(self)
         from scapy.all import IP, UDP, Ether, IPv6, IPv6ExtHdrFragment, Raw, wrpcap
+        ether = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")  # (both given: no ARP lookup)
 
         def frags(v6, conflict):
             ip = (lambda **k: IPv6(src="2001:db8::1", dst="2001:db8::2", nh=44)) if v6 else \
@@ -222,9 +223,9 @@ class LinkTypes(unittest.TestCase):
             out = []
             for offset, more, data in ((0, 1, u[:24]), (2, 1, mid), (5, 0, u[40:])):
                 if v6:
-                    out.append(Ether() / ip() / IPv6ExtHdrFragment(nh=17, offset=offset, m=more, id=7) / Raw(bytes(data)))
+                    out.append(ether / ip() / IPv6ExtHdrFragment(nh=17, offset=offset, m=more, id=7) / Raw(bytes(data)))
                 else:
-                    out.append(Ether() / ip(flags="MF" if more else 0, frag=offset) / Raw(bytes(data)))
+                    out.append(ether / ip(flags="MF" if more else 0, frag=offset) / Raw(bytes(data)))
             return out
 
         with tempfile.TemporaryDirectory() as d:

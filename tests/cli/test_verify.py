@@ -216,7 +216,12 @@ class Verify(unittest.TestCase):
                 last_start = len(read_bytes(os.path.join(d, "out")))
                 frames = int(re.search(rb": (\d+) frames?,", run("verify", os.path.join(d, "out")).stdout).group(1))
                 before_last = [l for l in whole if json.loads(l)["frame"] <= frames]
-                for end in range(last_start + 1, len(src)):
+                ends = range(last_start + 1, len(src))
+                if os.environ.get("INETCSUM_TEST_QUICK"):
+                    # A quick run (sanitizer and no-SIMD builds; the release build walks them all):
+                    # every end inside the record's header and its first bytes, then every 13th.
+                    ends = [e for e in ends if e - last_start <= 48 or (e - last_start) % 13 == 0 or e == len(src) - 1]
+                for end in ends:
                     write_bytes(cut, src[:end])
                     res = run("verify", "--json", cut)
                     self.assertEqual(res.returncode, 3, (name, end, res.stderr))

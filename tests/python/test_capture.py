@@ -20,6 +20,9 @@ from scapy.utils import RawPcapNgReader, RawPcapReader, wrpcap
 import inetcsum
 from inetcsum import Capture, CaptureCheck, CaptureWriter, Cut, FixResult, Frame, Layer, Link, Status, Summary, Undecoded, fix_capture
 
+# Both addresses given: for a missing one scapy asks ARP (2 s a frame, answers differ by machine).
+ETHER = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
+
 
 def scapy_frames(path):
     """[(data, wirelen, link, time_ns)] by scapy's own readers."""
@@ -247,8 +250,8 @@ def fragmented_capture(path, bad_udp):
     if bad_udp:
         dgram[UDP].chksum ^= 0x1234
     frags = fragment(dgram, fragsize=1480)
-    frames = [Ether() / f for f in reversed(frags)]
-    whole = Ether() / IP(src="192.0.2.9", dst="198.51.100.7", chksum=0x0BAD) / UDP(sport=1, dport=2) / b"hi"
+    frames = [ETHER / f for f in reversed(frags)]
+    whole = ETHER / IP(src="192.0.2.9", dst="198.51.100.7", chksum=0x0BAD) / UDP(sport=1, dport=2) / b"hi"
     wrpcap(str(path), frames + [whole])
     return len(frags)
 
@@ -318,7 +321,7 @@ def test_verify_reports_datagrams_never_completed_and_undecoded_frames(tmp_path)
 def made_capture(path, frames=10):
     """A capture made here: TCP over IPv4, every TCP checksum wrong (the tests' own data, always there)."""
     from scapy.layers.inet import TCP
-    wrpcap(str(path), [Ether() / IP(src="10.0.0.1", dst="10.0.0.2") / TCP(sport=1000 + i, dport=80, chksum=0x1234)
+    wrpcap(str(path), [ETHER / IP(src="10.0.0.1", dst="10.0.0.2") / TCP(sport=1000 + i, dport=80, chksum=0x1234)
                        / (b"x" * (20 + i)) for i in range(frames)])
     return path
 
@@ -451,7 +454,7 @@ def test_a_closed_or_finished_capture_raises(tmp_path):
     """Reading a Capture after close(), or after it was read to its end, raises ValueError as a
     closed file does: it gave nothing, and a loop over it reported a clean file (issue 37, item 6)."""
     path = tmp_path / "two.pcap"
-    wrpcap(str(path), [Ether() / IP(dst="10.0.0.2") / UDP(dport=9) / b"x", Ether() / IP() / UDP() / b"y"])
+    wrpcap(str(path), [ETHER / IP(dst="10.0.0.2") / UDP(dport=9) / b"x", ETHER / IP() / UDP() / b"y"])
     cap = Capture(path)
     cap.close()
     with pytest.raises(ValueError, match="closed capture"):
@@ -480,7 +483,7 @@ def test_a_capture_from_a_stream_or_bytes(tmp_path):
     bytes (bytearray, memoryview): the same frames and verdicts as from its file; a text file, a
     stream that fails midway and junk say so, naming the source, never a clean end (issue 37)."""
     path = tmp_path / "made.pcap"
-    wrpcap(str(path), [Ether() / IP(dst="10.0.0.2") / UDP(dport=9, chksum=0x1234) / (b"x" * n) for n in range(1, 40)])
+    wrpcap(str(path), [ETHER / IP(dst="10.0.0.2") / UDP(dport=9, chksum=0x1234) / (b"x" * n) for n in range(1, 40)])
     data = path.read_bytes()
     want = [(f.number, f.data, f.wirelen) for f in Capture(path)]
     sources = [io.BytesIO(data), io.BytesIO(gzip.compress(data)), bytearray(data), memoryview(data)]
@@ -520,7 +523,7 @@ def test_only_and_skip_as_the_command(tmp_path):
     chosen, as verify and fix --only/--skip do (issue 37): the checks given, the summary's counts
     and what fix writes."""
     path = tmp_path / "mixed.pcap"
-    wrpcap(str(path), [Ether() / IP(dst="10.0.0.2", chksum=0x1111) / UDP(dport=9, chksum=0x2222) / (b"x" * n)
+    wrpcap(str(path), [ETHER / IP(dst="10.0.0.2", chksum=0x1111) / UDP(dport=9, chksum=0x2222) / (b"x" * n)
                        for n in (1, 2, 3)])
     every = list(Capture(path).verify())
     assert sorted({c.check.layer for c in every}) == [Layer.IPV4, Layer.UDP]
@@ -545,7 +548,7 @@ def test_capture_writer_round_trips(tmp_path):
     wire lengths and times, in pcap and pcapng, compressed by name; fixed in a pipeline they verify
     clean; an exception inside the with block leaves nothing; the errors say why."""
     src = tmp_path / "src.pcap"
-    wrpcap(str(src), [Ether() / IP(dst="10.0.0.2") / UDP(dport=9, chksum=0x1234) / (b"x" * n) for n in range(1, 20)])
+    wrpcap(str(src), [ETHER / IP(dst="10.0.0.2") / UDP(dport=9, chksum=0x1234) / (b"x" * n) for n in range(1, 20)])
     frames = list(Capture(src))
     for name in ("out.pcap", "out.pcapng", "out.pcap.xz", "out.pcapng.gz"):
         out = tmp_path / name

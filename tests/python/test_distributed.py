@@ -17,16 +17,19 @@ from scapy.utils import wrpcap  # noqa: E402
 from inetcsum import Capture  # noqa: E402
 from inetcsum.distributed import expand, verify_files  # noqa: E402
 
+# Both addresses given: for a missing one scapy asks ARP (2 s a frame, answers differ by machine).
+ETHER = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
+
 
 def made_captures(d):
     """Captures of every outcome: good, with wrong checksums, cut inside its last record, gzip,
     not a capture at all."""
     paths = []
     for i in range(12):
-        frames = [Ether() / IP(src="10.0.0.1", dst=f"10.0.1.{i}") / TCP(sport=1000 + k, dport=80,
+        frames = [ETHER / IP(src="10.0.0.1", dst=f"10.0.1.{i}") / TCP(sport=1000 + k, dport=80,
                                                                         chksum=0x1234 if (k + i) % 5 == 0 else None)
                   / (b"x" * (10 + k)) for k in range(20 + i)]
-        frames.append(Ether() / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=9999, dport=8888) / b"hello")
+        frames.append(ETHER / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=9999, dport=8888) / b"hello")
         p = d / f"c{i:02d}.pcap"
         wrpcap(str(p), frames)
         paths.append(p)

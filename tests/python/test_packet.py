@@ -18,6 +18,9 @@ from scapy.utils import RawPcapReader
 import inetcsum
 from inetcsum import CheckFlag, FrameFlag, Layer, Link, Offload, Status
 
+# Both addresses given: for a missing one scapy asks ARP (2 s a frame, answers differ by machine).
+ETHER = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
+
 # Where each layer's checksum field lies in its header, and how wide it is.
 FIELD = {"ipv4": 10, "tcp": 16, "udp": 6, "udplite": 6, "icmp": 2, "icmpv6": 2, "igmp": 2, "gre": 4, "sctp": 8, "mh": 4, "pim": 2, "ospf": 12,
          "vrrp": 6, "eigrp": 2, "dccp": 6, "rsvp": 2, "nhrp": 12, "pgm": 6}
@@ -135,16 +138,16 @@ def test_fill_round_trip_on_captures(shared):
 # ---- packets built by scapy -------------------------------------------------------------------------
 
 SCAPY_PACKETS = {
-    "ipv4 tcp": Ether() / IP(src="192.0.2.1", dst="198.51.100.7") / TCP(sport=40000, dport=80, flags="PA") / (b"GET / " * 50),
-    "ipv4 options udp": Ether() / IP(src="10.1.2.3", dst="10.3.2.1", options=[IPOption_NOP()] * 4) / UDP(sport=53, dport=5353) / b"odd",
-    "vlan ipv6 tcp": Ether() / Dot1Q(vlan=7) / IPv6(src="2001:db8::1", dst="2001:db8::2") / TCP(sport=1, dport=2) / (b"x" * 1001),
-    "ipv6 udp": Ether() / IPv6(src="fe80::1", dst="ff02::1") / UDP(sport=546, dport=547) / b"hello",
-    "icmpv6": Ether() / IPv6(src="2001:db8::1", dst="2001:db8::99") / ICMPv6EchoRequest(data=b"ping" * 10),
-    "icmp": Ether() / IP(src="192.0.2.9", dst="192.0.2.10") / ICMP() / b"abcdefgh",
-    "igmp": Ether() / IP(src="192.0.2.9", dst="224.0.0.1") / IGMP(),
-    "gre with checksum": Ether() / IP(src="1.1.1.1", dst="2.2.2.2") / GRE(chksum_present=1) / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=7, dport=9) / b"inner",
-    "vxlan": Ether() / IP(src="1.1.1.1", dst="2.2.2.2") / UDP(sport=5555, dport=4789) / VXLAN(vni=42) / Ether() / IP(src="10.0.0.1", dst="10.0.0.2") / TCP(sport=3, dport=4) / b"tunnelled",
-    "sctp": Ether() / IP(src="192.0.2.1", dst="192.0.2.2") / SCTP(sport=3868, dport=3868) / SCTPChunkData(data=b"diameter"),
+    "ipv4 tcp": ETHER / IP(src="192.0.2.1", dst="198.51.100.7") / TCP(sport=40000, dport=80, flags="PA") / (b"GET / " * 50),
+    "ipv4 options udp": ETHER / IP(src="10.1.2.3", dst="10.3.2.1", options=[IPOption_NOP()] * 4) / UDP(sport=53, dport=5353) / b"odd",
+    "vlan ipv6 tcp": ETHER / Dot1Q(vlan=7) / IPv6(src="2001:db8::1", dst="2001:db8::2") / TCP(sport=1, dport=2) / (b"x" * 1001),
+    "ipv6 udp": ETHER / IPv6(src="fe80::1", dst="ff02::1") / UDP(sport=546, dport=547) / b"hello",
+    "icmpv6": ETHER / IPv6(src="2001:db8::1", dst="2001:db8::99") / ICMPv6EchoRequest(data=b"ping" * 10),
+    "icmp": ETHER / IP(src="192.0.2.9", dst="192.0.2.10") / ICMP() / b"abcdefgh",
+    "igmp": ETHER / IP(src="192.0.2.9", dst="224.0.0.1") / IGMP(),
+    "gre with checksum": ETHER / IP(src="1.1.1.1", dst="2.2.2.2") / GRE(chksum_present=1) / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=7, dport=9) / b"inner",
+    "vxlan": ETHER / IP(src="1.1.1.1", dst="2.2.2.2") / UDP(sport=5555, dport=4789) / VXLAN(vni=42) / ETHER / IP(src="10.0.0.1", dst="10.0.0.2") / TCP(sport=3, dport=4) / b"tunnelled",
+    "sctp": ETHER / IP(src="192.0.2.1", dst="192.0.2.2") / SCTP(sport=3868, dport=3868) / SCTPChunkData(data=b"diameter"),
 }
 
 SCAPY_LAYERS = {Layer.IPV4: IP, Layer.TCP: TCP, Layer.UDP: UDP, Layer.ICMP: ICMP, Layer.ICMPV6: ICMPv6EchoRequest,
@@ -356,7 +359,7 @@ def test_udp_first_fragment_is_not_malformed():
 
     v4 = IP(src="10.0.0.1", dst="10.0.0.2", flags="MF") / UDP(sport=1000, dport=2000, len=3008) / Raw(b"x" * 1000)
     v6 = IPv6(src="::1", dst="::2") / IPv6ExtHdrFragment(id=9, m=1) / UDP(sport=1, dport=2, len=3008) / Raw(b"y" * 1000)
-    for packet in (Ether() / v4, Ether() / v6):
+    for packet in (ETHER / v4, ETHER / v6):
         report = inetcsum.verify(bytes(packet))
         udp = report[-1]
         assert udp.layer == Layer.UDP and udp.status == Status.UNVERIFIABLE and udp.flags == CheckFlag.FRAGMENT, udp
@@ -369,7 +372,7 @@ def test_pppoe_length_named_wrong():
     in `why`, and the checksums judged by the IP length (issue 36); a right one with padding: clean."""
     from scapy.layers.ppp import PPP, PPPoE
 
-    frame = bytearray(bytes(Ether() / PPPoE(sessionid=1) / PPP(proto=0x21) / IP(src="10.0.0.1", dst="10.0.0.2")
+    frame = bytearray(bytes(ETHER / PPPoE(sessionid=1) / PPP(proto=0x21) / IP(src="10.0.0.1", dst="10.0.0.2")
                             / TCP(sport=1, dport=2) / Raw(b"hello world, data")))
     assert inetcsum.verify(bytes(frame)).flags == FrameFlag(0)
     frame[18:20] = (30).to_bytes(2, "big")
