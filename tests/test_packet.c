@@ -688,6 +688,8 @@ static void lco(void)
         uh[6] = uh[7] = 0;
         uint32_t sum = inetcsum_lco_sum(uh, (size_t)(th - uh), 16);
         uint16_t c = inetcsum_tcpudp_magic(udp->src, udp->dst, (uint32_t)udp->len, 17, sum);
+        if (c == 0) /* as Linux's udp_set_csum does: 0 on the wire is "no checksum" (one frame in 65,536) */
+            c = 0xFFFF;
         memcpy(uh + 6, &c, 2);
         inetcsum_complete_partial(p, len, (size_t)(th - p), 16, 0); /* the device */
         reference_good(&f, "lco");
