@@ -8,4 +8,5 @@
 #define MASKED 0
 #define WIDEN_VNNI 0
 #define ACCS 4
+#define SHORT_COPY_VECTORS 32 /* copies under 1 KiB by the short path (csum_template.h) */
 #include "csum_template.h"
