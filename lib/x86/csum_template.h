@@ -730,12 +730,12 @@ LONG_PATH uint32_t long_partial(const uint8_t *src, size_t len, uint32_t sum)
 /* Copies of ALIGNED_STORES_FROM bytes and more to a destination off the vector's alignment: the
  * bytes before its first aligned vector copied by one unaligned vector and summed from it (their
  * first `head` bytes kept), the rest copied from there with aligned stores, its sum put back into
- * the buffer's pairing when head is odd.  Otherwise every other 32-byte store splits a cache line:
- * on the Zen 3 guest copies to a destination 3, 10 or 54 bytes past alignment took 1.24-1.34x
- * memcpy at 9,000 B, 0.90-0.96x this way, and 1.54-1.69x -> 1.28-1.50x at 2,048 B; below 2 KiB the
- * extra vector and sum cost more than the split stores (1,536-1,792 B: 4-17% slower), so shorter
- * copies keep the plain path (docs/perf.md).  Its own function, so that the plain path's code
- * stays as it was. */
+ * the buffer's pairing when head is odd (ics_iov_pair).  Otherwise every other 32-byte store splits
+ * a cache line: on the Zen 3 guest copies to a destination 3, 10 or 54 bytes past alignment took
+ * 1.24-1.34x memcpy at 9,000 B, 0.90-0.96x this way, and 1.54-1.69x -> 1.28-1.50x at 2,048 B; below
+ * 2 KiB the extra vector and sum cost more than the split stores (1,536-1,792 B: 4-17% slower), so
+ * shorter copies keep the plain path (docs/perf.md).  Its own function, so that the plain path's
+ * code stays as it was. */
 #define ALIGNED_STORES_FROM 2048
 static __attribute__((noinline)) uint32_t long_copy_aligning(uint8_t *dst, const uint8_t *src, size_t len,
                                                              uint32_t sum)
@@ -750,7 +750,7 @@ static __attribute__((noinline)) uint32_t long_copy_aligning(uint8_t *dst, const
      * realigned stack) */
     __asm__("" : "+r"(h));
     const uint32_t r = sum_long(dst + head, src + head, len - head, 0, 1);
-    return ics_add32(ics_add32(h, (head & 1) ? (r >> 8) | (r << 24) : r), sum);
+    return ics_add32(ics_add32(h, ics_iov_pair(r, head)), sum);
 }
 #endif
 
