@@ -4,11 +4,11 @@
  * bits 4-5: where the packet is split into buffers), then the packet from byte 13.
  * Besides the sanitizers' checks (every output buffer is allocated to its exact size) it asserts:
  * what is accepted is segmented as the reference of the rules says (tests/gso_ref.c), the same
- * from buffers as from one block, the same once a device's share is completed as when all is done
- * in software, the same through the shared rewrite as through the fast path (with every mix of
- * checksums left to the device), and a buffer one byte short is refused; then the segments, coalesced again, carry
- * the same payload in the same order, and every packet that comes out, its checksum completed,
- * verifies. */
+ * once a device's share is completed as when all is done in software, and a buffer one byte short
+ * is refused; then the segments, coalesced again, carry the same payload in the same order, and
+ * every packet that comes out, its checksum completed, verifies.  Up to 256 segments also: the
+ * same from buffers as from one block, headers alone as with the payload, and the same through the
+ * shared rewrite as through the fast path (with every mix of checksums left to the device). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
