@@ -171,10 +171,12 @@ static int fix_packet(struct cap_record *rec, struct sink *k, struct reassembly 
                       const struct fix_opts *o, struct tally *t)
 {
     struct inetcsum_report r;
-    inetcsum_fill_layers(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, o->flags,
-                         fill_layers(t), &r);
+    const unsigned wrote = inetcsum_fill_layers(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link,
+                                                o->flags, fill_layers(t), &r);
     tally_as_verify(view, rec, &r);
-    const int whole = o->reassemble && reassembly_take(df, rec, &r, k->ops->place(k, rec));
+    /* (where the frame lies in OUT only for a fragment: the reassembler takes nothing else) */
+    const int whole = o->reassemble && (r.flags & INETCSUM_FRAME_FRAGMENT) &&
+                      reassembly_take(df, rec, &r, k->ops->place(k, rec));
     count_left(t, r.checks, r.count);
     t->left += (unsigned long long)report_unjudged(t, &r);
     if (o->checks)
@@ -198,6 +200,10 @@ static int fix_packet(struct cap_record *rec, struct sink *k, struct reassembly 
             patched = 1;
         }
     }
+    /* In place, a frame fill left as it was has nothing to write (most frames): in_place_take would
+     * look through its checks for none. */
+    if (k->in_place && !wrote && !patched)
+        return 0;
     return k->ops->take(k, rec, &r, patched);
 }
 
