@@ -253,8 +253,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     /* Every rule that depends on how many segments there are is reached by 256: UDP's bound of 128
      * (describe.c), the coalescer's 64 datagrams and 64 KB.  More (up to 4,096: a small segment
      * size) are segmented, checked against the reference, completed, coalesced and refused one
-     * byte short as the others are, but not segmented again by other_ways (19 more segmentations each):
-     * such inputs took three quarters of the target's time. */
+     * byte short as the others are, but not segmented again by other_ways (19 segmentations more
+     * each): such inputs took three quarters of the target's time. */
     if (g.segments <= 256)
         other_ways(&g, pkt, len, in, seg);
 
