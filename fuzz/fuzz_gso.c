@@ -23,6 +23,9 @@ static const enum inetcsum_link links[4] = {INETCSUM_LINK_ETHERNET, INETCSUM_LIN
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
 
+/* Segment counts up to which every input is also segmented by other_ways (below its use: why). */
+enum { OTHER_WAYS_MAX_SEGMENTS = 256 };
+
 /* Segments into exactly sized buffers (vnet bytes before each); NULL on refusal (*rc says why). */
 static struct inetcsum_segment *run(const struct inetcsum_gso *g, const struct iovec *iov, size_t n,
                                     const struct inetcsum_offload *ofl, size_t vnet, long *rc)
@@ -255,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
      * size) are segmented, checked against the reference, completed, coalesced and refused one
      * byte short as the others are, but not segmented again by other_ways (19 segmentations more
      * each): such inputs took three quarters of the target's time. */
-    if (g.segments <= 256)
+    if (g.segments <= OTHER_WAYS_MAX_SEGMENTS)
         other_ways(&g, pkt, len, in, seg);
 
     /* The segmented checksum left for a device, then completed: the same bytes. */
