@@ -18,6 +18,8 @@ import time
 import unittest
 import zlib
 
+import sharkd
+
 CLI = CAPTURES = None
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 SAMPLE = os.path.join(REPO, "examples", "sample.pcap")
@@ -130,17 +132,18 @@ TSHARK_LAST = {"pgm"}
 TSHARK_AS = {"carp": "vrrp"}
 
 
-def tshark(args, check=False):
+def tshark(args, check=False, answer=None):
     """tshark run with ARGS (text output) as subprocess.run would return it.  Where the environment
     names a cache directory (INETCSUM_TSHARK_CACHE: scripts/test-all.sh gives its builds one), a
     run that succeeded is kept there under a hash of tshark's binary, the arguments, and the bytes of
     every argument that is a file: tshark's half of an agreement test is the same in every build
     (it cost a sanitizer build 1-2 minutes again), while the command's half, and every capture the
-    command writes, still run and are hashed anew."""
+    command writes, still run and are hashed anew.  ANSWER, where given, gives the same text as
+    tshark would faster, or None (tshark then runs)."""
     cache = os.environ.get("INETCSUM_TSHARK_CACHE")
     cmd = ["tshark", *args]
     if not cache:
-        return subprocess.run(cmd, capture_output=True, text=True, check=check)
+        return tshark_answer(cmd, check, answer)
     binary = os.stat(shutil.which("tshark"))
     key = hashlib.sha256(f"{binary.st_size} {binary.st_mtime_ns}".encode())
     for arg in args:
@@ -150,7 +153,7 @@ def tshark(args, check=False):
     if os.path.exists(kept):
         with open(kept) as f:
             return subprocess.CompletedProcess(cmd, 0, f.read(), "")
-    res = subprocess.run(cmd, capture_output=True, text=True, check=check)
+    res = tshark_answer(cmd, check, answer)
     if res.returncode == 0:
         os.makedirs(cache, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=cache, delete=False) as f:
@@ -159,14 +162,35 @@ def tshark(args, check=False):
     return res
 
 
+def tshark_answer(cmd, check, answer):
+    """tshark's output for CMD: ANSWER's (a callable giving the same text, or None when it cannot)
+    where there is one, else tshark's own."""
+    out = answer() if answer else None
+    if out is not None:
+        return subprocess.CompletedProcess(cmd, 0, out, "")
+    return subprocess.run(cmd, capture_output=True, text=True, check=check)
+
+
 def tshark_verdicts(path):
     """tshark's verdicts on a capture as {(frame, column): [letters, outermost first]}."""
+    args, answer = verdict_query(path)
+    return parse_verdicts(tshark(args, check=True, answer=answer).stdout)
+
+
+def verdict_query(path):
+    """The tshark arguments that print PATH's checksum verdicts, and what gives the same text from
+    a sharkd that stays up (tests/cli/sharkd.py; None where it cannot)."""
     fields = ["frame.number"] + list(TSHARK_FIELDS.values())
     args = ["-n", "-r", path, *TSHARK_OPTS, "-T", "fields", "-E", "occurrence=a", "-E", "separator=\t",
             "-E", "aggregator=,"]
     for f in fields:
         args += ["-e", f]
-    out = tshark(args, check=True).stdout
+    last = [TSHARK_FIELDS[c] for c in TSHARK_LAST]
+    return args, lambda: sharkd.fields(path, TSHARK_OPTS[1::2], fields[1:], last)
+
+
+def parse_verdicts(out):
+    """verdict_query's text as {(frame, column): [letters, outermost first]}."""
     verdicts = {}
     for line in out.splitlines():
         cells = line.split("\t")
