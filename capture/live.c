@@ -22,6 +22,10 @@
 #ifdef ICS_HAVE_PCAP
 #include <pcap/pcap.h>
 #endif
+#ifdef ICS_PCAP_SONAME
+#include <dlfcn.h>
+#include <pthread.h>
+#endif
 
 /* The ring: 8 blocks of 4 MiB (a GSO super-packet of 64 KiB fits many times), handed over when
  * full or after 50 ms, so that a quiet interface's frames are not held back long. */
@@ -47,10 +51,53 @@ static int fail(struct live *l, const char *what, const char *iface)
     return -1;
 }
 
+#ifdef ICS_PCAP_SONAME
+/* libpcap's five calls the filter needs, from the library loaded the first time a filter is
+ * compiled (capture/CMakeLists.txt says why it is not linked); their types are the header's. */
+static struct {
+    __typeof__(pcap_open_dead) *open_dead;
+    __typeof__(pcap_compile) *compile;
+    __typeof__(pcap_geterr) *geterr;
+    __typeof__(pcap_close) *close;
+    __typeof__(pcap_freecode) *freecode;
+    char why[200]; /* empty when loaded */
+} pcap;
+static pthread_once_t pcap_once = PTHREAD_ONCE_INIT;
+
+static void pcap_load(void)
+{
+    void *lib = dlopen(ICS_PCAP_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(pcap.why, sizeof pcap.why, "%s", dlerror());
+        return;
+    }
+    /* (dlsym's object pointer to a function pointer: POSIX requires this to work) */
+    *(void **)&pcap.open_dead = dlsym(lib, "pcap_open_dead");
+    *(void **)&pcap.compile = dlsym(lib, "pcap_compile");
+    *(void **)&pcap.geterr = dlsym(lib, "pcap_geterr");
+    *(void **)&pcap.close = dlsym(lib, "pcap_close");
+    *(void **)&pcap.freecode = dlsym(lib, "pcap_freecode");
+    if (!pcap.open_dead || !pcap.compile || !pcap.geterr || !pcap.close || !pcap.freecode)
+        snprintf(pcap.why, sizeof pcap.why, "%s lacks pcap_compile or its companions", ICS_PCAP_SONAME);
+}
+#define pcap_open_dead pcap.open_dead
+#define pcap_compile pcap.compile
+#define pcap_geterr pcap.geterr
+#define pcap_close pcap.close
+#define pcap_freecode pcap.freecode
+#endif
+
 /* Attaches filter, compiled for the interface's link type. */
 static int attach_filter(struct live *l, const char *iface, const char *filter)
 {
 #ifdef ICS_HAVE_PCAP
+#ifdef ICS_PCAP_SONAME
+    pthread_once(&pcap_once, pcap_load);
+    if (pcap.why[0]) {
+        snprintf(l->err, sizeof l->err, "%s: filters need libpcap, which could not be loaded: %s", iface, pcap.why);
+        return -1;
+    }
+#endif
     struct bpf_program prog;
     pcap_t *dead = pcap_open_dead(l->link == LINKTYPE_RAW ? DLT_RAW : DLT_EN10MB, 262144);
     if (!dead || pcap_compile(dead, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {

@@ -1,6 +1,7 @@
 /* inetcsum bench: the seed documents' experiments on this machine (bench/), their tables on
  * stdout, every figure with the machine and settings in --json, plots drawn by a small matplotlib
- * script; and `bench compare`, which figures differ between two --json runs. */
+ * script; and `bench compare`, which figures differ between two --json runs.  A program of its own,
+ * inetcsum-bench (bench_main.c), which `inetcsum bench` runs in its place (bench_exec.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -16,15 +17,6 @@
 #include "cli.h"
 #include "inetcsum.h"
 
-#if !defined(ICS_CLI_BENCH)
-int cmd_bench(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    cli_error("bench: this build has no benchmark (it needs jansson: install libjansson-dev and rebuild)");
-    return EXIT_USAGE;
-}
-#else
 #include "experiments.h"
 
 extern char **environ;
@@ -343,4 +335,3 @@ int cmd_bench(int argc, char **argv)
         unlink(json_path);
     return rc;
 }
-#endif

@@ -159,8 +159,11 @@ fi
 step "install: pkg-config and find_package consumers"
 prefix="$out/prefix"
 rm -rf "$prefix" "$out/consumer"
+# (the installed command runs the benchmark's program from libexec/, found relative to itself: the
+# prefix given here is not the one the build was configured with)
 if cmake --install "$out/release" --prefix "$prefix" >"$out/install.log" 2>&1 &&
-   PKG_CONFIG_PATH="$prefix/lib/pkgconfig" tests/install/consumer-check.sh "$prefix" "$out/consumer"; then
+   PKG_CONFIG_PATH="$prefix/lib/pkgconfig" tests/install/consumer-check.sh "$prefix" "$out/consumer" &&
+   { [ ! -x "$prefix/libexec/inetcsum/inetcsum-bench" ] || "$prefix/bin/inetcsum" bench --help >/dev/null; }; then
   echo "install: ok"
 else
   tail -40 "$out/install.log"; failed+=("install")
