@@ -209,7 +209,9 @@ class SmokeRun(unittest.TestCase):
             self.assertEqual((f["min"], f["max"]), (x[0], x[-1]))
             self.assertLessEqual(f["q1"], f["median"])
             self.assertLessEqual(f["median"], f["q3"])
-            if not f["metric"].startswith("overhead"):  # a difference of two times may be below 0
+            # A difference of two times may be below 0: an overhead, or the time a step adds ("added
+            # by", bench dpdk: a few ns against the run's noise; -9 ns seen in a no-SIMD build).
+            if not f["metric"].startswith("overhead") and not f["contender"].startswith("added by"):
                 self.assertGreaterEqual(f["min"], 0, f["name"])
 
     def test_sizes_has_every_kernel_size_and_alignment(self):

@@ -4,7 +4,7 @@ The package under test is whichever `import inetcsum` finds: the build tree's (c
 PYTHONPATH=<build>/python) or an installed wheel (scripts/test-all.sh).  Environment:
 INETCSUM_SHARED_DIR  the team's shared/ folder (vectors, captures); default ../shared beside the repo
 INETCSUM_CLI         the inetcsum command, to compare the binding with it on every capture (optional)
-INETCSUM_TEST_QUICK  fewer hypothesis examples (sanitizer builds)
+INETCSUM_TEST_QUICK  fewer hypothesis examples and kernel GRO trains (sanitizer builds)
 """
 
 import os
