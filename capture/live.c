@@ -80,6 +80,7 @@ static void pcap_load(void)
     if (!pcap.open_dead || !pcap.compile || !pcap.geterr || !pcap.close || !pcap.freecode)
         snprintf(pcap.why, sizeof pcap.why, "%s lacks pcap_compile or its companions", ICS_PCAP_SONAME);
 }
+/* libpcap's names called through the table above, so attach_filter is one code path linked or loaded */
 #define pcap_open_dead pcap.open_dead
 #define pcap_compile pcap.compile
 #define pcap_geterr pcap.geterr
