@@ -34,6 +34,8 @@ struct ics_dpdk_caps {
     uint8_t l4_undoable;  /* bit v set: L4 request v (ol_flags bits 52-53) needs software */
     uint8_t l4_mixed;     /* some L4 checksums but not all: l4_undoable is asked per packet */
     uint8_t tunnel_aware; /* takes a tunnel flag with outer lengths (outer checksum or tunnel TSO) */
+    uint32_t kinds;       /* the packet layer's checksum kinds the port computes (ics_dpdk_capa_kinds):
+                           * every packet's fallback asks, 15-20 instructions to work out */
 };
 
 struct inetcsum_dpdk_tx {

@@ -266,7 +266,7 @@ static enum inetcsum_layer l4_layer(uint64_t f)
  * the library's own sums (test_dpdk holds the bytes to the packet layer's).  Anything else takes
  * the general path, which holds the walk's report to the metadata; nothing is written before the
  * packet is known to be the common case.  Returns 1 when done. */
-static int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t f, uint32_t port)
+static inline __attribute__((always_inline)) int common_case(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, uint64_t f, uint32_t port)
 {
     const uint64_t l4req = f & RTE_MBUF_F_TX_L4_MASK;
     if (l4req == RTE_MBUF_F_TX_SCTP_CKSUM ||
@@ -438,7 +438,8 @@ int ics_dpdk_insert_vlan(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsign
     return 0;
 }
 
-int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
+/* Every packet but the common case without a tag to insert: the tag, then the walk. */
+static __attribute__((noinline)) int prepare_general(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
 {
     int vrc = ics_dpdk_vlan_owed(tx, m) ? ics_dpdk_insert_vlan(tx, m, index) : 0;
     if (vrc)
@@ -448,7 +449,7 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
         tx->stats.prepared++;
         return 0;
     }
-    if (!(f & ICS_DPDK_SEG_REQUESTS) && common_case(tx, m, f, ics_dpdk_capa_kinds(tx->capa)))
+    if (!(f & ICS_DPDK_SEG_REQUESTS) && common_case(tx, m, f, tx->caps.kinds))
         return 0;
     if (f & ICS_DPDK_SEG_REQUESTS)
         return ics_dpdk_refuse(tx, index, EPROTONOSUPPORT, "%s on a port without it: segmentation in software is not done yet",
@@ -464,7 +465,7 @@ int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
     if ((rc = place(tx, m, index, &pl)))
         return rc;
 
-    const uint32_t port = ics_dpdk_capa_kinds(tx->capa);
+    const uint32_t port = tx->caps.kinds;
     uint32_t in_req = l4_kinds(f) | ((f & RTE_MBUF_F_TX_IP_CKSUM) ? INETCSUM_OFL_IPV4 : 0u), in_dev = in_req & port;
     uint32_t out_req = 0, out_dev = 0;
     if (f & RTE_MBUF_F_TX_OUTER_IP_CKSUM) {
@@ -549,4 +550,16 @@ flatten:
     m->ol_flags = f;
     tx->stats.prepared++;
     return 0;
+}
+
+/* The common case first, in a function of its own: inlined into the general path it shared that
+ * path's stack frame, six saved registers and spills, about 30 of the 300 instructions a 64-byte
+ * TCP/IPv4 packet took (callgrind); the rest is a tail call. */
+int ics_dpdk_prepare(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned index)
+{
+    const uint64_t f = m->ol_flags;
+    if ((f & ICS_DPDK_CSUM_REQUESTS) && !(f & ICS_DPDK_SEG_REQUESTS) && !ics_dpdk_vlan_owed(tx, m) &&
+        common_case(tx, m, f, tx->caps.kinds))
+        return 0;
+    return prepare_general(tx, m, index);
 }

@@ -188,7 +188,7 @@ int ics_dpdk_segment(struct inetcsum_dpdk_tx *tx, struct rte_mbuf *m, unsigned i
      * without them when the flattened l2_len fits). */
     const size_t l3 = g.level[g.nlevels - 1].ip_off;
     const int two = g.nlevels == 2, flatten = tunnel && !tx->caps.tunnel_aware;
-    uint32_t inner_dev = ics_dpdk_capa_kinds(tx->capa), outer_dev = 0;
+    uint32_t inner_dev = tx->caps.kinds, outer_dev = 0;
     if (tunnel && tx->caps.tunnel_aware) {
         outer_dev |= (tx->capa & RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM) ? INETCSUM_OFL_IPV4 : 0u;
         outer_dev |= (tx->capa & RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM) ? INETCSUM_OFL_UDP4 | INETCSUM_OFL_UDP6 : 0u;

@@ -47,6 +47,7 @@ void ics_dpdk_tx_set_capa(struct inetcsum_dpdk_tx *tx, uint64_t capa)
     if (tx->caps.l4_undoable == 0xE)
         tx->caps.undoable |= RTE_MBUF_F_TX_L4_MASK;
     tx->caps.tunnel_aware = (capa & ICS_DPDK_TUNNEL_CAPA) != 0;
+    tx->caps.kinds = ics_dpdk_capa_kinds(capa);
     /* Tunnel types (ol_flags bits 45-48) and the capability that segments each. */
     static const struct {
         uint64_t type, capa;
