@@ -1055,6 +1055,15 @@ static void protocol_table(void)
             if (kinds[k] != ICS_H_STOP && kinds[k] != ICS_H_UNKNOWN)
                 CHECK(kinds[k] < ICS_H_COUNT && ics_protocols[kinds[k]].walk, "number 0x%x names kind %u", n, kinds[k]);
     }
+    /* The UDP ports' prefilter against the rows alone: every destination port beside a source
+     * port in and out of the tunnel ports' range, and the reverse. */
+    static const uint32_t others[] = {0, 53, ICS_UDP_TUNNEL_PORT_LOW - 1, ICS_PORT_GTPU, ICS_PORT_VXLAN,
+                                      ICS_UDP_TUNNEL_PORT_HIGH + 1, 40000, 0xFFFF};
+    for (uint32_t n = 0; n <= 0xFFFF; n++)
+        for (size_t k = 0; k < sizeof others / sizeof others[0]; k++)
+            CHECK(ics_follow_udp(n, others[k]) == ics_follow_udp_rows(n, others[k]) &&
+                      ics_follow_udp(others[k], n) == ics_follow_udp_rows(others[k], n),
+                  "UDP ports %u and %u: the prefilter and the rows disagree", n, others[k]);
     for (int link = 0; link < 300; link++) {
         const enum ics_hdr h = ics_follow_link((enum inetcsum_link)link);
         CHECK(h == ICS_H_UNKNOWN || ics_protocols[h].walk, "link type %d names kind %u", link, h);

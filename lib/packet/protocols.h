@@ -267,9 +267,9 @@ static inline enum ics_hdr ics_follow_ipproto(uint32_t proto)
     return ICS_H_UNKNOWN;
 }
 
-/* The tunnel a UDP datagram carries, by its ports: a row per tunnel, first match wins; most are
- * known by the destination port alone, Teredo, GTP and others by either. */
-static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
+/* The tunnel a UDP datagram carries, by its ports, from the table: a row per tunnel, first match
+ * wins; most are known by the destination port alone, Teredo, GTP and others by either. */
+static inline enum ics_hdr ics_follow_udp_rows(uint32_t sport, uint32_t dport)
 {
     static const struct {
         uint16_t port;
@@ -293,6 +293,21 @@ static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
         if (dport == rows[i].port || (rows[i].either && sport == rows[i].port))
             return (enum ics_hdr)rows[i].hdr;
     return ICS_H_STOP;
+}
+
+/* Every port of the rows above lies in [LOW, HIGH] (test_packet holds ics_follow_udp to the rows
+ * at every port): most datagrams' ports (DNS, QUIC, NTP, the ephemeral ones from 32768) lie
+ * outside, and are told from a tunnel by two compares instead of the twelve rows' 24, about 30
+ * of the 236 instructions the fast path took to verify a 64-byte IPv6/UDP frame (callgrind). */
+enum { ICS_UDP_TUNNEL_PORT_LOW = ICS_PORT_GTPC, ICS_UDP_TUNNEL_PORT_HIGH = ICS_PORT_MPLS_IN_UDP };
+
+/* The tunnel a UDP datagram carries, by its ports (ICS_H_STOP: none). */
+static inline enum ics_hdr ics_follow_udp(uint32_t sport, uint32_t dport)
+{
+    const uint32_t span = ICS_UDP_TUNNEL_PORT_HIGH - ICS_UDP_TUNNEL_PORT_LOW;
+    if (dport - ICS_UDP_TUNNEL_PORT_LOW > span && sport - ICS_UDP_TUNNEL_PORT_LOW > span)
+        return ICS_H_STOP;
+    return ics_follow_udp_rows(sport, dport);
 }
 
 /* What a TCP segment's payload holds that the walk goes into, by its ports: only OpenFlow (a
