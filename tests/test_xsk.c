@@ -81,6 +81,7 @@ static struct inetcsum_xsk_tx *fake_tx(const struct inetcsum_xsk_caps *caps, uin
     tx->caps = *caps;
     tx->device_path = ics_xsk_decide(&tx->conf, &tx->caps, &tx->why);
     tx->device = INETCSUM_OFL_ALL; /* (as tx_new: the offload keeps to TCP and UDP) */
+    tx->chunk_mask = ics_xsk_chunk_mask(FRAME);
     return tx;
 }
 
@@ -179,6 +180,15 @@ static void test_refusals(void)
     CHECK(inetcsum_xsk_tx_prepare(tx, &outside, INETCSUM_OFL_ALL, NULL) == -EINVAL, "a frame outside the UMEM");
     CHECK(inetcsum_xsk_tx_prepare(tx, &no_room, INETCSUM_OFL_ALL, NULL) == -EINVAL, "no room for the metadata");
     CHECK(inetcsum_xsk_tx_prepare(tx, &contd, INETCSUM_OFL_ALL, NULL) == -EINVAL, "a multi-buffer frame");
+    /* Chunks of a size that is no power of two (unaligned mode allows it): the metadata's room
+     * found by division. */
+    tx->conf.frame_size = 3000;
+    tx->chunk_mask = ics_xsk_chunk_mask(3000);
+    struct xdp_desc odd_room = {3000 * 2 + META, 100, 0}, odd_none = {3000 * 2 + 8, 100, 0};
+    CHECK(tx->chunk_mask == 0 && inetcsum_xsk_tx_prepare(tx, &odd_none, INETCSUM_OFL_ALL, NULL) == -EINVAL,
+          "3000-byte chunks: no room for the metadata");
+    CHECK(inetcsum_xsk_tx_prepare(tx, &odd_room, INETCSUM_OFL_ALL, NULL) != -EINVAL,
+          "3000-byte chunks: room for the metadata");
     inetcsum_xsk_tx_free(tx);
     tx = fake_tx(&copy, 100, 0);
     struct xdp_desc big = {FRAME * 3 + META, (uint32_t)len, 0};

@@ -72,6 +72,7 @@ struct inetcsum_xsk_tx *inetcsum_xsk_tx_new(const struct inetcsum_xsk_tx_conf *c
         errno = err;
         return NULL;
     }
+    tx->chunk_mask = ics_xsk_chunk_mask(conf->frame_size);
     tx->device_path = ics_xsk_decide(&tx->conf, &tx->caps, &tx->why);
     /* (INETCSUM_OFFLOAD_ONE_CHECKSUM keeps these to the TCP and UDP kinds a start and an offset name) */
     tx->device = conf->device ? conf->device : INETCSUM_OFL_ALL;
@@ -96,6 +97,12 @@ int inetcsum_xsk_tx_uses_device(const struct inetcsum_xsk_tx *tx, const char **w
 void inetcsum_xsk_tx_stats(const struct inetcsum_xsk_tx *tx, struct inetcsum_xsk_tx_stats *stats)
 {
     *stats = tx->stats;
+}
+
+/* Where addr lies in its chunk. */
+static uint64_t in_chunk(const struct inetcsum_xsk_tx *tx, uint64_t addr)
+{
+    return tx->chunk_mask ? addr & tx->chunk_mask : addr % tx->conf.frame_size;
 }
 
 /* The link header before the IP header: Ethernet's 14 bytes and up to two VLAN tags; 0 for a
@@ -163,7 +170,7 @@ static long prepare_packet(struct inetcsum_xsk_tx *tx, struct xdp_desc *d, const
     const uint32_t room = tx->conf.tx_metadata_len;
     /* The kernel finds the metadata tx_metadata_len bytes before every frame of such a UMEM, in
      * the frame's chunk. */
-    if (room && d[0].addr % tx->conf.frame_size < room) {
+    if (room && in_chunk(tx, d[0].addr) < room) {
         tx->stats.refused++;
         return -EINVAL;
     }
@@ -174,7 +181,7 @@ static long prepare_packet(struct inetcsum_xsk_tx *tx, struct xdp_desc *d, const
                                          : inetcsum_offload_iov(pk->iov, pk->n, tx->conf.link, &o, r);
     tx->stats.not_followed += (r->flags & INETCSUM_FRAME_NOT_FOLLOWED) != 0; /* (never silent) */
     const struct inetcsum_check *left = NULL;
-    for (unsigned i = 0; i < r->count && !left; i++)
+    for (unsigned i = 0; tx->device_path && i < r->count && !left; i++) /* (none without it) */
         if (r->checks[i].flags & INETCSUM_CHECK_DEVICE)
             left = &r->checks[i];
     uint8_t *first = pk->iov[0].iov_base;
@@ -215,7 +222,7 @@ long inetcsum_xsk_tx_prepare(struct inetcsum_xsk_tx *tx, struct xdp_desc *desc, 
 static void give_back(struct inetcsum_xsk_tx *tx, struct inetcsum_xsk_frames *free_frames, uint64_t addr)
 {
     if (free_frames->n < free_frames->cap)
-        free_frames->addr[free_frames->n++] = addr - addr % tx->conf.frame_size;
+        free_frames->addr[free_frames->n++] = addr - in_chunk(tx, addr);
 }
 
 /* Segments the packet whose descriptors are d[0..pk->n) (over the MTU) into chunks from free,
