@@ -65,4 +65,7 @@ static inline uint32_t ics_crc32c_shift(const uint32_t t[4][256], uint32_t reg)
 uint32_t ics_crc32c_clmul(uint32_t reg, const uint8_t *p, size_t len);
 uint32_t ics_crc32c_table(uint32_t reg, const uint8_t *p, size_t len);
 
+/* Whether inetcsum_crc32c calls the kernel inetcsum_crc32c_impl_name names (tests; lib/dispatch.c). */
+int ics_crc32c_consistent(void);
+
 #endif /* ICS_CRC32C_H */

@@ -55,17 +55,29 @@ static inline uint32_t crc_load32le(const uint8_t *p)
         (reg) = ics_crc32c_shift((shift), r0_) ^ r2_;                                              \
     } while (0)
 
+/* One stream over all of p[0..len): what is left after the streams, and whole short inputs. */
+#define CRC_SERIAL(reg, p, len)                                                                    \
+    do {                                                                                           \
+        for (; (len) >= 8; (p) += 8, (len) -= 8)                                                   \
+            CRC_STEP64(reg, crc_load64le(p));                                                      \
+        CRC_TAIL7(reg, p, len);                                                                    \
+    } while (0)
+
+/* (The tables are asked for only by the lengths that join streams: the call that asked, with the
+ * register saved across it, cost a 12-byte CRC half its time on the Zen 3 guest, 16.6 -> 8.3 TSC
+ * ticks in the sse42-clmul kernel.  Moving the streams into a function of their own, so that the
+ * short path saves no registers either, changed nothing measurable there.) */
 #define INTERLEAVED_CRC32C(name)                                                                   \
     uint32_t name(uint32_t reg, const uint8_t *p, size_t len)                                      \
     {                                                                                              \
-        const struct ics_crc32c_tables *t = ics_crc32c_init();                                     \
-        for (; len >= 3 * ICS_CRC32C_LONG; p += 3 * ICS_CRC32C_LONG, len -= 3 * ICS_CRC32C_LONG)   \
-            CRC_THREE_STREAMS(reg, p, (size_t)ICS_CRC32C_LONG, t->shift_long);                     \
-        for (; len >= 3 * ICS_CRC32C_SHORT; p += 3 * ICS_CRC32C_SHORT, len -= 3 * ICS_CRC32C_SHORT) \
-            CRC_THREE_STREAMS(reg, p, (size_t)ICS_CRC32C_SHORT, t->shift_short);                   \
-        for (; len >= 8; p += 8, len -= 8)                                                         \
-            CRC_STEP64(reg, crc_load64le(p));                                                      \
-        CRC_TAIL7(reg, p, len);                                                                    \
+        if (len >= 3 * ICS_CRC32C_SHORT) {                                                         \
+            const struct ics_crc32c_tables *t = ics_crc32c_init();                                 \
+            for (; len >= 3 * ICS_CRC32C_LONG; p += 3 * ICS_CRC32C_LONG, len -= 3 * ICS_CRC32C_LONG) \
+                CRC_THREE_STREAMS(reg, p, (size_t)ICS_CRC32C_LONG, t->shift_long);                 \
+            for (; len >= 3 * ICS_CRC32C_SHORT; p += 3 * ICS_CRC32C_SHORT, len -= 3 * ICS_CRC32C_SHORT) \
+                CRC_THREE_STREAMS(reg, p, (size_t)ICS_CRC32C_SHORT, t->shift_short);               \
+        }                                                                                          \
+        CRC_SERIAL(reg, p, len);                                                                   \
         return reg;                                                                                \
     }
 

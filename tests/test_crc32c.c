@@ -76,6 +76,7 @@ static void selection(void)
               built[i], r);
         if (!runs)
             continue;
+        CHECK(ics_crc32c_consistent(), "crc32c set_impl(%s): the entry calls that kernel", built[i]);
         for (size_t len = 0; len <= sizeof buf - 64; len = len < 600 ? len + 1 : len * 5 / 4 + 3)
             for (size_t a = 0; a < 3; a++) {
                 uint32_t seed = (uint32_t)tu_rand();
@@ -84,7 +85,8 @@ static void selection(void)
             }
     }
     CHECK(inetcsum_crc32c_set_impl("no-such-kernel") == -1, "unknown crc32c kernel refused");
-    CHECK(inetcsum_crc32c_set_impl(NULL) == 0 && strcmp(inetcsum_crc32c_impl_name(), usable[0]) == 0,
+    CHECK(inetcsum_crc32c_set_impl(NULL) == 0 && strcmp(inetcsum_crc32c_impl_name(), usable[0]) == 0 &&
+              ics_crc32c_consistent(),
           "crc32c set_impl(NULL) = best");
 }
 

@@ -46,19 +46,19 @@ static inline __attribute__((always_inline)) uint32_t three_streams(uint32_t reg
 
 uint32_t ics_crc32c_clmul(uint32_t reg, const uint8_t *p, size_t len)
 {
-    const struct ics_crc32c_tables *t = ics_crc32c_init();
-    for (; len >= 3 * ICS_CRC32C_LONG; p += 3 * ICS_CRC32C_LONG, len -= 3 * ICS_CRC32C_LONG)
-        reg = three_streams(reg, p, ICS_CRC32C_LONG, t->clmul_long);
-    for (; len >= 3 * ICS_CRC32C_SHORT; p += 3 * ICS_CRC32C_SHORT, len -= 3 * ICS_CRC32C_SHORT)
-        reg = three_streams(reg, p, ICS_CRC32C_SHORT, t->clmul_k[ICS_CRC32C_SHORT / 8]);
-    if (len >= CLMUL_SPLIT_MIN) {
-        size_t block = len / 24 * 8; /* 24..120 bytes per stream */
-        reg = three_streams(reg, p, block, t->clmul_k[block / 8]);
-        p += 3 * block;
-        len -= 3 * block;
+    if (len >= CLMUL_SPLIT_MIN) { /* (shorter inputs need no table: see INTERLEAVED_CRC32C) */
+        const struct ics_crc32c_tables *t = ics_crc32c_init();
+        for (; len >= 3 * ICS_CRC32C_LONG; p += 3 * ICS_CRC32C_LONG, len -= 3 * ICS_CRC32C_LONG)
+            reg = three_streams(reg, p, ICS_CRC32C_LONG, t->clmul_long);
+        for (; len >= 3 * ICS_CRC32C_SHORT; p += 3 * ICS_CRC32C_SHORT, len -= 3 * ICS_CRC32C_SHORT)
+            reg = three_streams(reg, p, ICS_CRC32C_SHORT, t->clmul_k[ICS_CRC32C_SHORT / 8]);
+        if (len >= CLMUL_SPLIT_MIN) {
+            size_t block = len / 24 * 8; /* 24..120 bytes per stream */
+            reg = three_streams(reg, p, block, t->clmul_k[block / 8]);
+            p += 3 * block;
+            len -= 3 * block;
+        }
     }
-    for (; len >= 8; p += 8, len -= 8)
-        CRC_STEP64(reg, crc_load64le(p));
-    CRC_TAIL7(reg, p, len);
+    CRC_SERIAL(reg, p, len);
     return reg;
 }

@@ -65,9 +65,7 @@ uint32_t KERNEL_NAME(uint32_t reg, const uint8_t *p, size_t len);
 uint32_t KERNEL_NAME(uint32_t reg, const uint8_t *p, size_t len)
 {
     if (len < SERIAL_MAX) {
-        for (; len >= 8; p += 8, len -= 8)
-            CRC_STEP64(reg, crc_load64le(p));
-        CRC_TAIL7(reg, p, len);
+        CRC_SERIAL(reg, p, len);
         return reg;
     }
     if (len < FOLD_MIN)
