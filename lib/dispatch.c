@@ -495,8 +495,9 @@ static const struct ics_crc32c_kernel crc_resolver = {"(unresolved)", 0, resolve
 static _Atomic(const void *) active_crc = &crc_resolver; /* a struct ics_crc32c_kernel */
 /* What inetcsum_crc32c calls: active_crc's function, copied out of it (as hot.* is for the sum),
  * so that a call loads its kernel in one load, not two dependent ones (the kernel's descriptor,
- * then its function): 3.5-4 TSC ticks of a 12-byte CRC's 12 were the entry on the Zen 3 guest.
- * Copied under crc_lock after every change of active_crc, so the last copy is the last change's. */
+ * then its function).  The entry took 3.5-4 TSC ticks of a 12-byte CRC's 12 on the Zen 3 guest;
+ * the second load was about one of them.  Copied under crc_lock after every change of
+ * active_crc, so the last copy is the last change's. */
 typedef uint32_t (*ics_crc_fn)(uint32_t reg, const uint8_t *p, size_t len);
 static _Atomic(ics_crc_fn) crc_fn = resolve_crc;
 static pthread_mutex_t crc_lock = PTHREAD_MUTEX_INITIALIZER;
