@@ -2,6 +2,7 @@
 #include "subject_inlined.h"
 
 #include "inetcsum.h"
+#include "inetcsum_proto.h"
 
 int subject_inlined_compiled(void)
 {
@@ -15,3 +16,15 @@ uint32_t subject_inlined_partial(const void *buf, size_t len, uint32_t seed)
 
 DEFINE_TIMED_LOOP(, loop_inlined, inetcsum_partial(src, len, 0))
 DEFINE_LATENCY_LOOP(, loop_inlined_latency, inetcsum_partial(src, len, 0))
+
+int subject_inlined_crc32c_compiled(void)
+{
+    return INETCSUM_INLINE_CRC32C;
+}
+
+uint32_t subject_inlined_crc32c(const void *buf, size_t len, uint32_t crc)
+{
+    return inetcsum_crc32c(buf, len, crc);
+}
+
+DEFINE_TIMED_LOOP(, loop_inlined_crc32c, inetcsum_crc32c(src, len, 0))

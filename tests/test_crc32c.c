@@ -57,6 +57,34 @@ static void kernels_against_reference(void)
     printf("  crc32c active kernel: %s\n", inetcsum_crc32c_impl_name());
 }
 
+#ifdef ICS_TEST_HEADER_INLINE_CRC32C
+uint32_t header_inline_crc32c(const void *buf, size_t len, uint32_t crc);
+
+/* The header's inline path (tests/header_inline_crc32c.c) at every length to well past its bound,
+ * every start in a word, chained across its bound, against the reference. */
+static void header_inline(void)
+{
+    if (!(ics_cpu_features() & ICS_CPU_SSE42)) {
+        printf("  crc32c header inline path: this CPU has no SSE4.2, not tested\n");
+        return;
+    }
+    static uint8_t buf[600];
+    tu_fill_random(buf, sizeof buf);
+    const unsigned long before = tu_failed;
+    for (size_t len = 0; len <= 300; len++)
+        for (size_t a = 0; a < 8; a++) {
+            const uint32_t seed = (uint32_t)tu_rand();
+            CHECK(header_inline_crc32c(buf + a, len, seed) == tu_ref_crc32c(buf + a, len, seed),
+                  "crc32c header inline len %zu align %zu", len, a);
+        }
+    const uint32_t whole = tu_ref_crc32c(buf, 500, 0);
+    for (size_t s = 0; s <= 500; s++)
+        CHECK(header_inline_crc32c(buf + s, 500 - s, header_inline_crc32c(buf, s, 0)) == whole,
+              "crc32c header inline split at %zu", s);
+    printf("  crc32c header inline path %s\n", tu_failed == before ? "ok" : "FAILED");
+}
+#endif
+
 /* Selection by name: every kernel this CPU runs through the public entry (across the three-stream
  * and folding boundaries), the lists agreeing with the registry, refusals changing nothing. */
 static void selection(void)
@@ -143,6 +171,9 @@ int main(int argc, char **argv)
     tu_init(argc, argv, "test_crc32c");
     kernels_against_reference();
     selection();
+#ifdef ICS_TEST_HEADER_INLINE_CRC32C
+    header_inline();
+#endif
     vectors(INETCSUM_VECTORS_DIR);
     return tu_finish();
 }

@@ -17,8 +17,12 @@
 #include "../crc32c_interleave.h"
 
 /* Remainders from this many bytes are split three ways: below it the two joins (a multiply and a
- * crc32 each, on the critical path) cost more than the parallel streams save. */
-#define CLMUL_SPLIT_MIN 72
+ * crc32 each, on the critical path) cost more than the parallel streams save.  It was 72; on the
+ * Zen 3 guest one stream was faster to about 240 B (`bench crc32c`, slow spell: 100 B 33 TSC
+ * ticks against 42-48 split, 128 B 42-44 against 48-54, 200 B 59-62 against 64-66; 255 B 73-75
+ * against 64-70), and on Sapphire Rapids the split gained only 11% over one stream at 256 B (the
+ * sse42 kernel, README), so it cannot gain much below there (a prediction). */
+#define CLMUL_SPLIT_MIN 256
 
 static inline uint32_t shift(uint32_t reg, uint32_t k)
 {
@@ -39,10 +43,7 @@ static inline __attribute__((always_inline)) uint32_t three_streams(uint32_t reg
     return shift(shift((uint32_t)r0, k) ^ (uint32_t)r1, k) ^ (uint32_t)r2;
 }
 
-#define CRC_STEP64(reg, word) ((reg) = (uint32_t)_mm_crc32_u64((reg), (word)))
-#define CRC_STEP32(reg, word) ((reg) = _mm_crc32_u32((reg), (word)))
-#define CRC_STEP16(reg, half) ((reg) = _mm_crc32_u16((reg), (half)))
-#define CRC_STEP8(reg, byte) ((reg) = _mm_crc32_u8((reg), (byte)))
+#include "crc32c_steps.h"
 
 uint32_t ics_crc32c_clmul(uint32_t reg, const uint8_t *p, size_t len)
 {

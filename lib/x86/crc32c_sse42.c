@@ -4,9 +4,6 @@
 
 #include "../crc32c_interleave.h"
 
-#define CRC_STEP64(reg, word) ((reg) = (uint32_t)_mm_crc32_u64((reg), (word)))
-#define CRC_STEP32(reg, word) ((reg) = _mm_crc32_u32((reg), (word)))
-#define CRC_STEP16(reg, half) ((reg) = _mm_crc32_u16((reg), (half)))
-#define CRC_STEP8(reg, byte) ((reg) = _mm_crc32_u8((reg), (byte)))
+#include "crc32c_steps.h"
 
 INTERLEAVED_CRC32C(ics_crc32c_sse42)

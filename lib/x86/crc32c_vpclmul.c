@@ -33,10 +33,7 @@
 #include "../crc32c.h"
 #include "../crc32c_interleave.h"
 
-#define CRC_STEP64(reg, word) ((reg) = (uint32_t)_mm_crc32_u64((reg), (word)))
-#define CRC_STEP32(reg, word) ((reg) = _mm_crc32_u32((reg), (word)))
-#define CRC_STEP16(reg, half) ((reg) = _mm_crc32_u16((reg), (half)))
-#define CRC_STEP8(reg, byte) ((reg) = _mm_crc32_u8((reg), (byte)))
+#include "crc32c_steps.h"
 
 /* x moved forward by the distance k holds (k: {first half's constant, last half's}, per lane). */
 static inline __attribute__((always_inline)) __m512i fold512(__m512i x, __m512i k)
@@ -106,8 +103,6 @@ uint32_t KERNEL_NAME(uint32_t reg, const uint8_t *p, size_t len)
     uint32_t r = 0;
     CRC_STEP64(r, (uint64_t)_mm_cvtsi128_si64(x));
     CRC_STEP64(r, (uint64_t)_mm_extract_epi64(x, 1));
-    for (; len >= 8; p += 8, len -= 8)
-        CRC_STEP64(r, crc_load64le(p));
-    CRC_TAIL7(r, p, len);
+    CRC_SERIAL(r, p, len);
     return r;
 }
