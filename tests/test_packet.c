@@ -401,6 +401,27 @@ static int all_good(const struct inetcsum_report *r)
     return 1;
 }
 
+/* The frame as an mbuf chain holds it, three pieces (first bytes, then the rest cut in two) in
+ * places of their own with poisoned bytes between them: a path that read a piece as if the next
+ * followed it in memory reads the poison. */
+enum { CHAIN_PLACE = 4096 + 64 };
+static void spread_chain(const uint8_t *frame, size_t len, size_t first, uint8_t *area, struct iovec chain[3])
+{
+    const size_t mid = (len - first) / 2, lens[3] = {first, mid, len - first - mid};
+    memset(area, 0xA5, 3 * CHAIN_PLACE);
+    for (size_t k = 0, at = 0; k < 3; at += lens[k], k++) {
+        chain[k] = (struct iovec){area + k * CHAIN_PLACE + 32 * k, lens[k]};
+        memcpy(chain[k].iov_base, frame + at, lens[k]);
+    }
+}
+
+/* The chain's bytes in one buffer. */
+static void gather_chain(const struct iovec chain[3], uint8_t *out)
+{
+    for (size_t k = 0, at = 0; k < 3; at += chain[k].iov_len, k++)
+        memcpy(out + at, chain[k].iov_base, chain[k].iov_len);
+}
+
 static void random_frames(void)
 {
     static struct frame f;
@@ -476,19 +497,40 @@ static void random_frames(void)
                   memcmp(rs.checks, r.checks, r.count * sizeof r.checks[0]) == 0,
               "frame %u: offload in %zu segments differs from one buffer", n, ns);
         /* And as an mbuf chain holds it: the headers in the first segment (the shortcut over
-         * segments), the payload cut after; from the frame as it was before either offload. */
+         * segments), the payload cut after, each piece apart; from the frame as it was before
+         * either offload.  verify and fill through such a chain too, against one buffer. */
         {
             /* (a first segment of exactly the headers, 54 bytes for TCP/IPv4, or more) */
             const size_t want = 40 + (size_t)(tu_rand() % 160), first = want < len ? want : len;
-            const size_t mid = (len - first) / 2;
-            memcpy(copy, fresh, len);
-            struct iovec chain[3] = {{copy, first}, {copy + first, mid}, {copy + first + mid, len - first - mid}};
-            struct inetcsum_report rc;
+            static uint8_t area[3 * CHAIN_PLACE], flat[4096];
+            struct iovec chain[3];
+            struct inetcsum_report rc, rf;
+            spread_chain(fresh, len, first, area, chain);
             const uint32_t sw_chain = inetcsum_offload_iov(chain, 3, INETCSUM_LINK_ETHERNET, &o, &rc);
-            CHECK(sw_chain == sw && memcmp(copy, p, len) == 0 && rc.count == r.count &&
+            gather_chain(chain, flat);
+            CHECK(sw_chain == sw && memcmp(flat, p, len) == 0 && rc.count == r.count &&
                       memcmp(rc.checks, r.checks, r.count * sizeof r.checks[0]) == 0,
                   "frame %u: offload with the headers in the first of 3 segments (%zu bytes) differs from one buffer",
                   n, first);
+            spread_chain(fresh, len, first, area, chain);
+            memcpy(flat, fresh, len);
+            const unsigned pv = inetcsum_verify(flat, len, 0, INETCSUM_LINK_ETHERNET, 0, &rf);
+            CHECK(inetcsum_verify_iov(chain, 3, 0, INETCSUM_LINK_ETHERNET, 0, &rc) == pv && rc.count == rf.count &&
+                      memcmp(rc.checks, rf.checks, rf.count * sizeof rf.checks[0]) == 0,
+                  "frame %u: verify with the headers in the first of 3 segments (%zu bytes) differs", n, first);
+            const unsigned wf = inetcsum_fill(flat, len, 0, INETCSUM_LINK_ETHERNET, 0, &rf);
+            const unsigned wc = inetcsum_fill_iov(chain, 3, 0, INETCSUM_LINK_ETHERNET, 0, &rc);
+            gather_chain(chain, copy);
+            CHECK(wc == wf && memcmp(copy, flat, len) == 0 && rc.count == rf.count &&
+                      memcmp(rc.checks, rf.checks, rf.count * sizeof rf.checks[0]) == 0,
+                  "frame %u: fill with the headers in the first of 3 segments (%zu bytes) differs", n, first);
+            struct iovec one = {copy, len};
+            memcpy(copy, fresh, len);
+            memcpy(flat, fresh, len);
+            CHECK(inetcsum_verify_iov(&one, 1, 0, INETCSUM_LINK_ETHERNET, 0, &rc) ==
+                          inetcsum_verify(flat, len, 0, INETCSUM_LINK_ETHERNET, 0, &rf) &&
+                      rc.count == rf.count && memcmp(rc.checks, rf.checks, rf.count * sizeof rf.checks[0]) == 0,
+                  "frame %u: verify of one segment differs", n);
         }
         /* Only an inner SCTP CRC under an outer checksum computed here is taken from the device:
          * its final value could not be counted otherwise. */

@@ -161,11 +161,12 @@ static inline void ics_fast_report(struct inetcsum_check *c, unsigned layer, uin
     c->expected = vd->expected;
 }
 
-/* The common case without the general walk (fast.h): the same report, the same problems. */
-static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *fr, unsigned flags,
-                            struct inetcsum_report *report)
+/* The common case without the general walk (fast.h): the same report, the same problems.  sg: as
+ * for ics_fast_l4_verdict_of (every header lies in the first segment, f). */
+static inline unsigned ics_fast_verify_sg(const uint8_t *f, const struct ics_fast *fr, unsigned flags,
+                                          struct inetcsum_report *report, const struct ics_view *sg)
 {
-    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, ics_fast_pseudo(f, fr), flags, NULL);
+    struct inetcsum_verdict l4 = ics_fast_l4_verdict(f, fr, ics_fast_pseudo(f, fr), flags, sg);
     unsigned problems = ics_status_problem(l4.status), n = 0;
     if (!fr->v6) {
         struct inetcsum_verdict ip = ics_fast_ipv4_verdict(f + fr->ip, flags);
@@ -178,6 +179,12 @@ static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *
     report->unfollowed = INETCSUM_FOLLOWED;
     report->malformed = INETCSUM_MALFORMED_UNSAID;
     return problems;
+}
+
+static inline unsigned ics_fast_verify(const uint8_t *f, const struct ics_fast *fr, unsigned flags,
+                                       struct inetcsum_report *report)
+{
+    return ics_fast_verify_sg(f, fr, flags, report, NULL);
 }
 
 /* One common-case checksum for fill (o NULL: written as fill_view decides) or for offload (left
