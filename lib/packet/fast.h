@@ -259,9 +259,10 @@ static inline __attribute__((always_inline)) uint32_t ics_fast_write(uint8_t *f,
 }
 
 /* The shortcut for a frame held as segments whose first holds every header the shortcut reads and
- * writes (an mbuf chain's usual shape: the headers, then payload in the others): 1 and *fr when it
- * applies. */
-static inline int ics_fast_recognise_sg(const struct ics_view *v, enum inetcsum_link link, struct ics_fast *fr)
+ * writes (an mbuf chain's usual shape: the headers, then payload in the others), captured whole
+ * (wirelen 0 or the segments' length, as for ics_fast_recognise): 1 and *fr when it applies. */
+static inline int ics_fast_recognise_sg(const struct ics_view *v, size_t wirelen, enum inetcsum_link link,
+                                        struct ics_fast *fr)
 {
     /* Every read of the recogniser lies within the first 22 + 40 + 8 bytes (two VLAN tags, IPv6,
      * the first 8 of the L4 header): it reads a copy of them, then the headers it found must lie in
@@ -276,7 +277,7 @@ static inline int ics_fast_recognise_sg(const struct ics_view *v, enum inetcsum_
         memcpy(head + have, v->seg[i].iov_base, take);
         have += take;
     }
-    if (v->nseg < 2 || !ics_fast_recognise(head, v->len, 0, link, fr))
+    if (v->nseg < 2 || !ics_fast_recognise(head, v->len, wirelen, link, fr))
         return 0;
     return (size_t)fr->l4 + (fr->layer == INETCSUM_LAYER_TCP ? ICS_TCP_HLEN : ICS_UDP_HLEN) <= v->seg[0].iov_len;
 }

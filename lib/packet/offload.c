@@ -180,7 +180,7 @@ uint32_t inetcsum_offload_iov(const struct iovec *seg, size_t nseg, enum inetcsu
     o = one_checksum(o, &one);
     const struct ics_view v = ics_view_segments(seg, nseg);
     struct ics_fast fr;
-    if (ics_fast_recognise_sg(&v, link, &fr)) {
+    if (ics_fast_recognise_sg(&v, 0, link, &fr)) {
         if ((o->flags & INETCSUM_OFFLOAD_ONE_CHECKSUM) && (size_t)fr.l4 + fr.l4len != v.len)
             one.device = 0; /* (as in inetcsum_offload) */
         return ics_fast_write_sg((uint8_t *)seg[0].iov_base, &fr, 0, o, report, &v);

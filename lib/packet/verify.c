@@ -146,7 +146,7 @@ unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirele
         report = &unasked;
     struct ics_view v = ics_view_segments(seg, nseg);
     struct ics_fast fr;
-    if ((wirelen == 0 || wirelen == v.len) && ics_fast_recognise_sg(&v, link, &fr))
+    if (ics_fast_recognise_sg(&v, wirelen, link, &fr))
         return ics_fast_verify_sg((const uint8_t *)seg[0].iov_base, &fr, flags, report, &v);
     return verify_view(&v, wirelen, link, flags, report);
 }
@@ -167,7 +167,7 @@ unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen,
         return inetcsum_fill(seg[0].iov_base, seg[0].iov_len, wirelen, link, flags, report);
     struct ics_view v = ics_view_segments(seg, nseg);
     struct ics_fast fr;
-    if ((wirelen == 0 || wirelen == v.len) && ics_fast_recognise_sg(&v, link, &fr))
+    if (ics_fast_recognise_sg(&v, wirelen, link, &fr))
         return ics_fast_write_sg((uint8_t *)seg[0].iov_base, &fr, flags, NULL, report, &v);
     return fill_view(&v, wirelen, link, flags, INETCSUM_LAYERS_ALL, report);
 }
