@@ -58,7 +58,7 @@ static inline uint32_t crc_load32le(const uint8_t *p)
 
 /* One stream over all of p[0..len): what is left after the streams, and whole short inputs.  The
  * register is held in 64 bits through the 8-byte steps (CRC_STEP64_WIDE): on the Zen 3 guest a
- * 100-byte CRC took 51-56 TSC ticks with it in 32, 16-18 so. */
+ * 100-byte CRC took 51-56 TSC ticks with it in 32 bits, 33 so, in the same slow spell. */
 #define CRC_SERIAL(reg, p, len)                                                                    \
     do {                                                                                           \
         uint64_t wide_ = (reg);                                                                    \
