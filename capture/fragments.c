@@ -20,12 +20,17 @@ void frag_store_init(struct frag_store *r, size_t max_datagrams, size_t max_byte
     r->ctx = ctx;
 }
 
+/* The addresses taken eight bytes at a time, each word multiplied apart and the products folded:
+ * the byte-at-a-time chain it replaced took a tenth of reassembly's instructions. */
 static uint32_t hash(const struct inetcsum_fragment *d)
 {
-    uint32_t h = d->id * 0x9E3779B1u ^ d->version ^ (uint32_t)d->depth << 8;
-    for (int i = 0; i < 16; i++)
-        h = (h ^ d->src[i] ^ (uint32_t)d->dst[i] << 8) * 0x01000193u;
-    return h;
+    uint64_t w[4];
+    memcpy(w, d->src, 16);
+    memcpy(w + 2, d->dst, 16);
+    uint64_t h = ((uint64_t)d->id << 16 ^ (uint64_t)d->version << 8 ^ d->depth) * 0x9E3779B97F4A7C15u;
+    h ^= (w[0] ^ 0x243F6A8885A308D3u) * 0xC2B2AE3D27D4EB4Fu ^ (w[1] ^ 0x13198A2E03707344u) * 0x165667B19E3779F9u;
+    h ^= (w[2] ^ 0xA4093822299F31D0u) * 0x85EBCA77C2B2AE63u ^ (w[3] ^ 0x082EFA98EC4E6C89u) * 0x27D4EB2F165667C5u;
+    return (uint32_t)(h ^ h >> 29 ^ h >> 47);
 }
 
 static int same(const struct frag_datagram *g, const struct inetcsum_fragment *d)
@@ -38,12 +43,12 @@ static int same(const struct frag_datagram *g, const struct inetcsum_fragment *d
 static void free_datagram(struct frag_datagram *g)
 {
     for (size_t i = 0; i < g->npieces; i++) {
-        free(g->piece[i].data);
-        free(g->piece[i].deferred);
-        free(g->piece[i].from.nest);
+        free(g->piece[i].mem);
+        if (g->piece[i].from.nest)
+            free(g->piece[i].from.nest);
     }
-    free(g->piece);
-    free(g->header);
+    if (g->piece != g->few)
+        free(g->piece);
     free(g);
 }
 
@@ -84,43 +89,49 @@ static void release_done(struct frag_store *r)
     r->done.dg = NULL;
 }
 
-/* Inserts a copy of the fragment into g, kept sorted by offset and then arrival. */
+/* Room for one more piece in g: few[] first, then a growing array. */
+static int make_room(struct frag_datagram *g)
+{
+    if (g->npieces < g->cap)
+        return 0;
+    size_t cap = g->cap * 2;
+    struct frag_piece *p = g->piece == g->few ? malloc(cap * sizeof *p) : realloc(g->piece, cap * sizeof *p);
+    if (!p)
+        return -1;
+    if (g->piece == g->few)
+        memcpy(p, g->few, sizeof g->few);
+    g->piece = p;
+    g->cap = cap;
+    return 0;
+}
+
+/* Inserts a copy of the fragment into g, kept sorted by offset and then arrival.  One allocation
+ * holds its deferred checks, its data and, when it is the first offset-0 fragment, the header. */
 static int hold(struct frag_datagram *g, const struct inetcsum_fragment *d, const uint8_t *frame,
                 const struct frag_origin *from)
 {
-    if (g->npieces == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 4;
-        struct frag_piece *p = realloc(g->piece, cap * sizeof *p);
-        if (!p)
-            return -1;
-        g->piece = p;
-        g->cap = cap;
-    }
+    if (make_room(g) != 0)
+        return -1;
+    const int gives_header = d->offset == 0 && !g->header;
+    const size_t checks = from->ndeferred * sizeof(struct inetcsum_check);
+    const size_t size = checks + d->data_len + (gives_header ? d->header_len : 0);
     struct frag_piece np;
-    memset(&np, 0, sizeof np);
     np.from = *from;
     np.data_offset = d->data_offset;
     np.offset = d->offset;
     np.len = d->data_len;
     np.seq = (uint32_t)g->npieces;
-    if (np.len && !(np.data = malloc(np.len)))
+    np.mem = NULL;
+    if (size && !(np.mem = malloc(size)))
         return -1;
-    if (np.len)
-        memcpy(np.data, frame + d->data_offset, np.len);
-    if (from->ndeferred) {
-        if (!(np.deferred = malloc(from->ndeferred * sizeof *np.deferred))) {
-            free(np.data);
-            return -1;
-        }
-        memcpy(np.deferred, from->deferred, from->ndeferred * sizeof *np.deferred);
-    }
+    np.deferred = from->ndeferred ? np.mem : NULL;
+    np.data = (uint8_t *)np.mem + checks;
+    if (checks)
+        memcpy(np.deferred, from->deferred, checks);
+    memcpy(np.data, frame + d->data_offset, np.len);
     np.from.deferred = np.deferred;
-    if (d->offset == 0 && !g->header) { /* the first offset-0 fragment to arrive gives the header */
-        if (!(g->header = malloc(d->header_len))) {
-            free(np.data);
-            free(np.deferred);
-            return -1;
-        }
+    if (gives_header) { /* the first offset-0 fragment to arrive gives the header */
+        g->header = np.data + np.len;
         memcpy(g->header, frame + d->ip_offset, d->header_len);
         g->header_len = d->header_len;
         g->nh_at = d->version == 6 ? d->nh_offset - d->ip_offset : 0;
@@ -246,8 +257,17 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
     while (g && !same(g, d))
         g = g->next_in_bucket;
     if (!g) {
-        if (!(g = calloc(1, sizeof *g)))
+        if (!(g = malloc(sizeof *g))) /* (not calloc: few[] needs no zeroing) */
             return -1;
+        g->header = NULL;
+        g->header_len = g->nh_at = 0;
+        g->have_tail = 0;
+        g->total = 0;
+        g->piece = g->few;
+        g->npieces = 0;
+        g->cap = FRAG_FEW;
+        g->bytes = 0;
+        g->newer = NULL;
         g->version = d->version;
         g->depth = d->depth;
         g->proto = d->proto;

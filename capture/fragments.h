@@ -44,7 +44,11 @@ struct frag_piece {
     uint32_t offset, len;            /* ... and in the datagram's payload */
     uint32_t seq;                    /* arrival order within the datagram */
     uint8_t *data;
+    void *mem; /* the piece's one allocation: deferred, data and (first offset-0 piece) the header */
 };
+
+/* Pieces a datagram holds without an allocation of their own: most datagrams are 2-4 fragments. */
+#define FRAG_FEW 4
 
 /* A run of the rebuilt payload and the fragment it was taken from. */
 struct frag_span {
@@ -58,12 +62,13 @@ struct frag_datagram {
     uint8_t version, depth, proto;
     uint32_t id;
     uint8_t src[16], dst[16];
-    uint8_t *header;         /* the first fragment's kept header, once seen (else NULL) */
+    uint8_t *header;         /* the first fragment's kept header, once seen (else NULL; in its piece's mem) */
     uint32_t header_len, nh_at; /* IPv6: the next-header byte's place in header */
     int have_tail;
     uint32_t total;          /* payload length, from the first tail */
-    struct frag_piece *piece; /* sorted by offset, then arrival */
+    struct frag_piece *piece; /* sorted by offset, then arrival: few[] until more arrive */
     size_t npieces, cap;
+    struct frag_piece few[FRAG_FEW];
     size_t bytes;            /* held: data and header */
 };
 
