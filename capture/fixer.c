@@ -33,22 +33,6 @@ static void count_left(struct tally *t, const struct inetcsum_check *c, unsigned
     }
 }
 
-/* IN as verify sees it: fill's report (statuses as they were before it wrote) without what fill
- * did, through the verify engine, whose reassembler takes what verify's takes (an IPv4 fragment
- * whose header was wrong is not reassembled, even though fix, having corrected it, reassembles it
- * with its own). */
-static void tally_as_verify(struct verifier *view, const struct cap_record *rec, const struct inetcsum_report *filled)
-{
-    if (!view->reassemble || !(filled->flags & INETCSUM_FRAME_FRAGMENT)) { /* most frames: no copy needed */
-        tally_frame(view->t, filled, rec->caplen, rec->wirelen, rec->link);
-        return;
-    }
-    struct inetcsum_report r = *filled;
-    for (unsigned i = 0; i < r.count; i++)
-        r.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
-    verifier_frame(view, rec, &r);
-}
-
 /* Rewrites an earlier fragment's frame in OUT with changes[0..n) (all for that frame), refilling
  * the checksums around it (a tunnel's outer checksum covers the fragment); 0 or an errno. */
 static int patch_written(struct sink *k, const struct reassembly_change *ch, size_t n, unsigned flags, struct tally *t)
@@ -173,10 +157,9 @@ static int fix_packet(struct cap_record *rec, struct sink *k, struct reassembly 
     struct inetcsum_report r;
     const unsigned wrote = inetcsum_fill_layers(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link,
                                                 o->flags, fill_layers(t), &r);
-    tally_as_verify(view, rec, &r);
     /* (where the frame lies in OUT only for a fragment: the reassembler takes nothing else) */
-    const int whole = o->reassemble && (r.flags & INETCSUM_FRAME_FRAGMENT) &&
-                      reassembly_take(df, rec, &r, k->ops->place(k, rec));
+    const uint64_t out_pos = o->reassemble && (r.flags & INETCSUM_FRAME_FRAGMENT) ? k->ops->place(k, rec) : UINT64_MAX;
+    const int whole = verifier_fill_frame(view, df, rec, &r, out_pos);
     count_left(t, r.checks, r.count);
     t->left += (unsigned long long)report_unjudged(t, &r);
     if (o->checks)
@@ -222,6 +205,7 @@ static int fix_stream(const char *in_path, FILE *in, const char *out_path, struc
     reassembly_init(&df, o->flags, k->seekable, NULL, NULL);
     df.layers = o->layers;
     verifier_init(&view, t, o->flags, o->reassemble, NULL, NULL);
+    verifier_lead(&view, &df); /* one reassembly for both while they agree */
     int got = cap_open(&rd, fileno(in), in_path, 0);
     k->ops->start(k, &rd, got == 0);
     unsigned long long bytes = 0;

@@ -52,6 +52,21 @@ static void free_datagram(struct frag_datagram *g)
     free(g);
 }
 
+/* Puts g (its slot set) into the table, at the head of its bucket, and at the young end of the age list. */
+static void link_newest(struct frag_store *r, struct frag_datagram *g)
+{
+    g->next_in_bucket = r->bucket[g->slot];
+    r->bucket[g->slot] = g;
+    g->older = r->newest;
+    g->newer = NULL;
+    if (r->newest)
+        r->newest->newer = g;
+    else
+        r->oldest = g;
+    r->newest = g;
+    r->count++;
+}
+
 /* Takes g out of the table and the age list (not freed). */
 static void unlink_datagram(struct frag_store *r, struct frag_datagram *g)
 {
@@ -121,8 +136,7 @@ static int hold(struct frag_datagram *g, const struct inetcsum_fragment *d, cons
     np.offset = d->offset;
     np.len = d->data_len;
     np.seq = (uint32_t)g->npieces;
-    np.mem = NULL;
-    if (size && !(np.mem = malloc(size)))
+    if (!(np.mem = malloc(size ? size : 1))) /* (never NULL: data and header point into it) */
         return -1;
     np.deferred = from->ndeferred ? np.mem : NULL;
     np.data = (uint8_t *)np.mem + checks;
@@ -130,6 +144,7 @@ static int hold(struct frag_datagram *g, const struct inetcsum_fragment *d, cons
         memcpy(np.deferred, from->deferred, checks);
     memcpy(np.data, frame + d->data_offset, np.len);
     np.from.deferred = np.deferred;
+    np.gave_header = gives_header;
     if (gives_header) { /* the first offset-0 fragment to arrive gives the header */
         g->header = np.data + np.len;
         memcpy(g->header, frame + d->ip_offset, d->header_len);
@@ -267,7 +282,6 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
         g->npieces = 0;
         g->cap = FRAG_FEW;
         g->bytes = 0;
-        g->newer = NULL;
         g->version = d->version;
         g->depth = d->depth;
         g->proto = d->proto;
@@ -275,15 +289,7 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
         g->slot = slot;
         memcpy(g->src, d->src, 16);
         memcpy(g->dst, d->dst, 16);
-        g->next_in_bucket = r->bucket[slot];
-        r->bucket[slot] = g;
-        g->older = r->newest;
-        if (r->newest)
-            r->newest->newer = g;
-        else
-            r->oldest = g;
-        r->newest = g;
-        r->count++;
+        link_newest(r, g);
     }
     size_t before = g->bytes;
     if (hold(g, d, frame, from) != 0) {
@@ -307,6 +313,89 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
     while (r->oldest && (r->count > r->max_datagrams || r->bytes > r->max_bytes))
         drop(r, r->oldest);
     return complete;
+}
+
+/* A copy of piece p (of a datagram whose header it may give) into q; -1 without memory. */
+static int clone_piece(struct frag_piece *q, const struct frag_piece *p, const struct frag_datagram *g,
+                       struct frag_datagram *c, size_t (*nest_size)(const struct frag_nest *))
+{
+    const size_t checks = p->from.ndeferred * sizeof(struct inetcsum_check);
+    const size_t size = checks + p->len + (p->gave_header ? g->header_len : 0);
+    *q = *p;
+    q->from.nest = NULL;
+    if (!(q->mem = malloc(size ? size : 1)))
+        return -1;
+    memcpy(q->mem, p->mem, size);
+    q->deferred = p->deferred ? q->mem : NULL;
+    q->from.deferred = q->deferred;
+    q->data = (uint8_t *)q->mem + checks;
+    if (p->gave_header)
+        c->header = q->data + q->len;
+    if (p->from.nest) {
+        const size_t n = nest_size(p->from.nest);
+        if (!(q->from.nest = malloc(n))) {
+            free(q->mem);
+            return -1;
+        }
+        memcpy(q->from.nest, p->from.nest, n);
+    }
+    return 0;
+}
+
+/* A copy of datagram g, not yet linked anywhere; NULL without memory. */
+static struct frag_datagram *clone_datagram(const struct frag_datagram *g, size_t (*nest_size)(const struct frag_nest *))
+{
+    struct frag_datagram *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *g;
+    c->header = NULL;
+    c->npieces = 0;
+    c->piece = c->few;
+    c->cap = FRAG_FEW;
+    if (g->npieces > FRAG_FEW) {
+        if (!(c->piece = malloc(g->npieces * sizeof *c->piece))) {
+            free(c);
+            return NULL;
+        }
+        c->cap = g->npieces;
+    }
+    for (size_t i = 0; i < g->npieces; i++) {
+        if (clone_piece(&c->piece[i], &g->piece[i], g, c, nest_size) != 0) {
+            free_datagram(c);
+            return NULL;
+        }
+        c->npieces++;
+    }
+    return c;
+}
+
+int frag_store_clone(struct frag_store *dst, const struct frag_store *src, size_t (*nest_size)(const struct frag_nest *),
+                void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx)
+{
+    frag_store_init(dst, src->max_datagrams, src->max_bytes, on_drop, ctx);
+    dst->completed = src->completed;
+    dst->dropped = src->dropped;
+    dst->refused = src->refused;
+    if (!src->bucket)
+        return 0;
+    dst->nbuckets = src->nbuckets;
+    if (!(dst->bucket = calloc(dst->nbuckets, sizeof *dst->bucket)))
+        return -1;
+    /* Oldest first, each put at its bucket's head: a bucket's chain ends up newest first, as the
+     * source's, whose datagrams were put at the head as they came. */
+    for (const struct frag_datagram *g = src->oldest; g; g = g->newer) {
+        struct frag_datagram *c = clone_datagram(g, nest_size);
+        if (!c) {
+            dst->on_drop = NULL; /* (the copies made so far were never the caller's to hear of) */
+            frag_store_free(dst);
+            frag_store_init(dst, src->max_datagrams, src->max_bytes, on_drop, ctx);
+            return -1;
+        }
+        link_newest(dst, c);
+        dst->bytes += c->bytes;
+    }
+    return 0;
 }
 
 void frag_store_finish(struct frag_store *r)

@@ -45,6 +45,7 @@ struct frag_piece {
     uint32_t seq;                    /* arrival order within the datagram */
     uint8_t *data;
     void *mem; /* the piece's one allocation: deferred, data and (first offset-0 piece) the header */
+    int gave_header; /* the datagram's header lies in mem, after data */
 };
 
 /* Pieces a datagram holds without an allocation of their own: most datagrams are 2-4 fragments. */
@@ -110,6 +111,14 @@ void frag_store_init(struct frag_store *r, size_t max_datagrams, size_t max_byte
  * datagram longer than IP allows, or memory ran out (the caller reports it as it is). */
 int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, const uint8_t *frame,
               const struct frag_origin *from);
+
+/* Makes dst (uninitialised) a copy of src: the same datagrams, fragments, age order, limits and
+ * counts, so that both answer the same fragments alike from here on; dst drops through on_drop
+ * with ctx.  src->done is not copied (dst has none).  -1 when memory runs out (dst is then empty,
+ * ready to free).  A tunnelled fragment's nest is copied with it (nest_size gives its size; NULL
+ * when no fragment held has one). */
+int frag_store_clone(struct frag_store *dst, const struct frag_store *src, size_t (*nest_size)(const struct frag_nest *),
+                void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx);
 
 /* Drops every unfinished datagram, oldest first, through on_drop; r can be used again. */
 void frag_store_finish(struct frag_store *r);

@@ -53,6 +53,8 @@ static struct frag_nest *nest_make(const struct frag_done *dn)
 static void dropped(void *ctx, const struct frag_datagram *dg)
 {
     struct reassembly *df = ctx;
+    if (df->mirror) /* it holds the same datagrams: they are dropped for it too */
+        df = df->mirror;
     if (!df->unfinished)
         return;
     for (size_t i = 0; i < dg->npieces; i++)
@@ -286,11 +288,137 @@ static void conflicting(struct reassembly *df, const struct frag_done *dn, struc
     }
 }
 
+static void diverge(struct reassembly *df, const struct cap_record *rec, const struct inetcsum_report *r, size_t ip_at,
+                    unsigned depth, int version, int level, const struct frag_done *dn);
+
+/* The datagram df->ra.done made whole at `level` (ip_at: the completing fragment's IP header, for a
+ * conflict's report), or, given != NULL, the one given as it was before fill (a mirror resuming,
+ * diverge()): judged or filled, and a fragment tunnelled inside it offered in turn, and so on. */
+static int settle(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, size_t ip_at,
+                  unsigned depth, int version, int level, const struct frag_done *given)
+{
+    for (;; level++) {
+        const struct frag_done *dn = given ? given : &df->ra.done;
+        struct inetcsum_report w;
+        if (given) {
+            inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, &w);
+            given = NULL;
+        } else {
+            note_frames(df, dn->dg);
+            if (dn->conflict) {
+                conflicting(df, dn, r, ip_at);
+                settle_frames(df);
+                return 1;
+            }
+            if (df->fill)
+                fill_whole(df, &w);
+            else
+                inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, &w);
+        }
+        /* A fragment tunnelled inside it (found below its own header): offered in turn. */
+        struct inetcsum_fragment inner;
+        struct frag_nest *nest = NULL;
+        int got = -1;
+        if ((w.flags & INETCSUM_FRAME_FRAGMENT) && level < INETCSUM_MAX_DEPTH &&
+            inetcsum_fragment(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, &inner) == 1 && inner.depth > 0) {
+            if (df->mirror) /* the view offers the carrier as it was, fix as filled: they part here */
+                diverge(df, rec, r, ip_at, depth, version, level, dn);
+            if ((inner.version != 4 || header_trusted(&w, inner.depth)) &&
+                (df->carrier || (df->carrier = malloc(ICS_IP_MAX_LEN + ICS_IPV6_HLEN))) &&
+                (!df->fill || (nest = nest_make(dn)))) {
+                memcpy(df->carrier, dn->ip, dn->len); /* offering it releases dn */
+                const unsigned inner_depth = depth + inner.depth;
+                inner.depth = (uint8_t)inner_depth; /* keyed by its depth in the frames */
+                struct frag_origin in = {rec->frame, UINT64_MAX, (uint32_t)dn->len, (uint32_t)dn->len,
+                                          INETCSUM_LINK_RAW, NULL, 0, nest};
+                struct inetcsum_report carried = w;
+                for (unsigned i = 0; i < carried.count; i++) /* its checks' depths, as in the frames */
+                    carried.checks[i].depth = (uint8_t)(carried.checks[i].depth + depth);
+                got = offer(df, &inner, df->carrier, &in, &carried);
+                if (got < 0) {
+                    free(nest); /* not taken: still ours */
+                } else {
+                    keep_whole(df, &carried, 0, version);
+                    if (got == 1) {
+                        depth = inner_depth;
+                        version = inner.version;
+                        continue;
+                    }
+                    settle_frames(df);
+                    return 1;
+                }
+            }
+        }
+        keep_whole(df, &w, depth, version);
+        settle_frames(df);
+        return 1;
+    }
+}
+
+static size_t nest_size(const struct frag_nest *n)
+{
+    return sizeof *n + n->nspans * sizeof n->span[0] + 2 * n->len;
+}
+
+int reassembly_diverge(struct reassembly *df)
+{
+    struct reassembly *v = df->mirror;
+    if (!v)
+        return 0;
+    df->mirror = NULL;
+    frag_store_free(&v->ra);
+    return frag_store_clone(&v->ra, &df->ra, nest_size, dropped, v);
+}
+
+/* The mirror parts from df inside a frame (settle found a tunnelled fragment in a datagram df just
+ * filled): it takes df's store as it stands (the datagram made whole is out of it), then settles
+ * that datagram itself from `level` on, as it was before fill wrote into it, with its own copy of
+ * r (df->mirror_report), as verify would have. */
+static void diverge(struct reassembly *df, const struct cap_record *rec, const struct inetcsum_report *r, size_t ip_at,
+                    unsigned depth, int version, int level, const struct frag_done *dn)
+{
+    struct reassembly *v = df->mirror;
+    reassembly_diverge(df);
+    df->diverged = 1;
+    struct inetcsum_report *vr = df->mirror_report;
+    *vr = *r;
+    for (unsigned i = 0; i < vr->count; i++)
+        vr->checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+    v->conflict = 0;
+    v->nwhole = 0;
+    v->nchanges = 0;
+    v->nfragments = df->nfragments;
+    v->first_frame = df->first_frame;
+    v->last_frame = df->last_frame;
+    v->nframes = 0;
+    if (df->frames && df->nframes > v->frames_cap) {
+        uint64_t *f = realloc(v->frames, df->nframes * sizeof *f);
+        if (f) {
+            v->frames = f;
+            v->frames_cap = df->nframes;
+        }
+    }
+    if (df->frames && v->frames && df->nframes <= v->frames_cap) {
+        memcpy(v->frames, df->frames, df->nframes * sizeof *v->frames);
+        v->nframes = df->nframes;
+    }
+    struct frag_done was = *dn;
+    uint8_t *ip = malloc(dn->len ? dn->len : 1);
+    if (!ip)
+        return; /* (the view then has this datagram's checks only as they waited) */
+    memcpy(ip, dn->ip, dn->payload_at);
+    memcpy(ip + dn->payload_at, df->fill && df->before ? df->before : dn->ip + dn->payload_at, dn->len - dn->payload_at);
+    was.ip = ip;
+    settle(v, rec, vr, ip_at, depth, version, level, &was);
+    free(ip);
+}
+
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos)
 {
     df->conflict = 0;
     df->nwhole = 0;
     df->nchanges = 0;
+    df->diverged = 0;
     if (!(r->flags & INETCSUM_FRAME_FRAGMENT))
         return 0;
     struct inetcsum_fragment d;
@@ -303,60 +431,17 @@ int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct 
         return 0;
     df->nfragments = df->nframes = 0;
     df->first_frame = df->last_frame = rec->frame;
-    unsigned depth = d.depth;
-    int version = d.version;
-    for (int level = 0;; level++) {
-        const struct frag_done *dn = &df->ra.done;
-        note_frames(df, dn->dg);
-        if (dn->conflict) {
-            conflicting(df, dn, r, d.ip_offset);
-            settle_frames(df);
-            return 1;
-        }
-        struct inetcsum_report w;
-        if (df->fill)
-            fill_whole(df, &w);
-        else
-            inetcsum_verify(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, df->flags, &w);
-        /* A fragment tunnelled inside it (found below its own header): offered in turn. */
-        struct inetcsum_fragment inner;
-        struct frag_nest *nest = NULL;
-        int got = -1;
-        if ((w.flags & INETCSUM_FRAME_FRAGMENT) && level < INETCSUM_MAX_DEPTH &&
-            inetcsum_fragment(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, &inner) == 1 && inner.depth > 0 &&
-            (inner.version != 4 || header_trusted(&w, inner.depth)) &&
-            (df->carrier || (df->carrier = malloc(ICS_IP_MAX_LEN + ICS_IPV6_HLEN))) && (!df->fill || (nest = nest_make(dn)))) {
-            memcpy(df->carrier, dn->ip, dn->len); /* offering it releases dn */
-            const unsigned inner_depth = depth + inner.depth;
-            inner.depth = (uint8_t)inner_depth; /* keyed by its depth in the frames */
-            struct frag_origin in = {rec->frame, UINT64_MAX, (uint32_t)dn->len, (uint32_t)dn->len,
-                                      INETCSUM_LINK_RAW, NULL, 0, nest};
-            struct inetcsum_report carried = w;
-            for (unsigned i = 0; i < carried.count; i++) /* its checks' depths, as in the frames */
-                carried.checks[i].depth = (uint8_t)(carried.checks[i].depth + depth);
-            got = offer(df, &inner, df->carrier, &in, &carried);
-            if (got < 0) {
-                free(nest); /* not taken: still ours */
-            } else {
-                keep_whole(df, &carried, 0, version);
-                if (got == 1) {
-                    depth = inner_depth;
-                    version = inner.version;
-                    continue;
-                }
-                settle_frames(df);
-                return 1;
-            }
-        }
-        keep_whole(df, &w, depth, version);
-        settle_frames(df);
-        return 1;
-    }
+    return settle(df, rec, r, d.ip_offset, d.depth, d.version, 0, NULL);
 }
 
 void reassembly_finish(struct reassembly *df)
 {
     frag_store_finish(&df->ra);
+    if (df->mirror) { /* its store is empty: what it would have counted is df's */
+        df->mirror->ra.completed = df->ra.completed;
+        df->mirror->ra.dropped = df->ra.dropped;
+        df->mirror->ra.refused = df->ra.refused;
+    }
 }
 
 void reassembly_free(struct reassembly *df)

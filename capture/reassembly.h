@@ -52,6 +52,17 @@ struct reassembly {
     unsigned long long refilled; /* fill: checksums of carriers rewritten for what changed inside */
     void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n);
     void *ctx;
+    /* fix: the view of IN as verify sees it (verifier.h), served by this reassembler while the two
+     * agree, so that fix reassembles once.  They take the same fragments and rebuild the same
+     * bytes until a fragment's IPv4 header is one fill wrote (verify does not take it: the caller
+     * calls reassembly_diverge before offering it) or a whole datagram carries a tunnelled fragment
+     * (the view offers the carrier as it was, fix as filled: settled here, the view given its own
+     * copy of the frame's report in *mirror_report and its whole[] filled; `diverged` says so for
+     * the frame).  While it mirrors, the mirror's own store stays empty, what this one drops
+     * unfinished goes to the mirror's `unfinished`, and reassembly_finish hands it the counts. */
+    struct reassembly *mirror;
+    struct inetcsum_report *mirror_report;
+    int diverged;
 };
 
 void reassembly_init(struct reassembly *df, unsigned flags, int fill,
@@ -63,6 +74,10 @@ void reassembly_init(struct reassembly *df, unsigned flags, int fill,
  * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
  * were settled by, the whole datagram. */
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
+
+/* Ends the mirroring (see mirror above): the mirror takes a copy of the store as it stands and goes
+ * on by itself.  0, or -1 when memory ran out (the mirror then starts empty). */
+int reassembly_diverge(struct reassembly *df);
 
 /* Drops the datagrams still unfinished (end of a file): their waiting checks go to `unfinished`. */
 void reassembly_finish(struct reassembly *df);

@@ -32,6 +32,57 @@ int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inet
     return whole;
 }
 
+void verifier_lead(struct verifier *v, struct reassembly *df)
+{
+    df->mirror = v->reassemble ? &v->df : NULL;
+}
+
+/* Whether verify might refuse a fragment fix takes: an IPv4 header in the frame that fill wrote
+ * (reassembly takes a fragment only under a good one, or one fix wrote).  Which depth is the
+ * fragment's is not asked: parting a frame early costs only speed. */
+static int header_written(const struct inetcsum_report *r)
+{
+    for (unsigned i = 0; i < r->count; i++)
+        if (r->checks[i].layer == INETCSUM_LAYER_IPV4 && (r->checks[i].flags & INETCSUM_CHECK_WRITTEN))
+            return 1;
+    return 0;
+}
+
+int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct cap_record *rec,
+                        struct inetcsum_report *r, uint64_t out_pos)
+{
+    const int fragment = v->reassemble && (r->flags & INETCSUM_FRAME_FRAGMENT);
+    if (df->mirror && fragment && header_written(r))
+        reassembly_diverge(df); /* verify would not take it: v goes on by itself from here */
+    if (!df->mirror) {
+        /* v's own reassembler, given the report without fill's writes, whose reassembler takes
+         * what verify's takes (a fragment whose IPv4 header was wrong is not, even though fix, having
+         * corrected it, reassembles it); tally ignores what fill wrote */
+        if (fragment) {
+            struct inetcsum_report seen = *r;
+            for (unsigned i = 0; i < seen.count; i++)
+                seen.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+            verifier_frame(v, rec, &seen);
+        } else {
+            tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
+        }
+        return v->reassemble && reassembly_take(df, rec, r, out_pos);
+    }
+    struct inetcsum_report own;
+    df->mirror_report = &own;
+    df->diverged = 0;
+    const int whole = reassembly_take(df, rec, r, out_pos);
+    if (df->diverged) { /* parted inside this frame: v settled the datagram itself */
+        tally_frame(v->t, &own, rec->caplen, rec->wirelen, rec->link);
+        tally_checks(v->t, v->df.whole, v->df.nwhole);
+    } else {
+        tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
+        if (whole)
+            tally_checks(v->t, df->whole, df->nwhole);
+    }
+    return whole;
+}
+
 void verifier_finish(struct verifier *v)
 {
     reassembly_finish(&v->df);

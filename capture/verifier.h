@@ -25,6 +25,15 @@ void verifier_init(struct verifier *v, struct tally *t, unsigned flags, int reas
 /* Judges frame rec from r, the report inetcsum_verify made of it: r loses the checks that wait
  * for, or were settled by, the whole datagram.  1 when rec completed a datagram. */
 int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r);
+/* fix's view of IN (see above), next to fix's own reassembler df, which fills whole datagrams:
+ * verifier_lead has df serve v while they agree (reassembly.h: mirror), so that one reassembly
+ * does for both; verifier_fill_frame offers a frame fill reported in r (what it wrote flagged) to
+ * df (reassembly_take: out_pos is where the frame lies in OUT) and counts it as verify would have
+ * (through df while it mirrors v, else v's own reassembler).  Returns reassembly_take's answer for
+ * df (0 without reassembly).  Call reassembly_finish(df) before verifier_finish(v). */
+void verifier_lead(struct verifier *v, struct reassembly *df);
+int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct cap_record *rec,
+                        struct inetcsum_report *r, uint64_t out_pos);
 /* The end of a file: datagrams still unfinished are counted and given to `unfinished`; the tally
  * learns how many were reassembled and how many never were. */
 void verifier_finish(struct verifier *v);

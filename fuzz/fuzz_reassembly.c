@@ -5,7 +5,9 @@
  * only checks waiting for their datagram; a datagram made whole reports no more than a frame's
  * checks and names frames already seen; every byte fill changes lies inside a frame seen; what
  * comes back unfinished is only fragment checks (unverifiable, or a UDP 0: absent or illegal) of
- * frames seen; nothing is left held at the end.  The corpus (fuzz/corpus/reassembly) holds the shared
+ * frames seen; nothing is left held at the end.  In fill mode, fix's view of IN (a verifier served
+ * by the filling reassembler while they agree, verifier_fill_frame) counts exactly what a verifier
+ * of its own, given each report without fill's writes, counts.  The corpus (fuzz/corpus/reassembly) holds the shared
  * captures' fragments and gen --fragment output in this format. */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "reassembly.h"
+#include "verifier.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
@@ -44,8 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     int fill = in[0] & 1, link = links[(in[0] >> 1) & 3];
     uint64_t frames = 0;
     struct reassembly df;
-    reassembly_init(&df, 0, fill, unfinished, &frames);
+    reassembly_init(&df, 0, fill, fill ? NULL : unfinished, &frames);
     df.ra.max_datagrams = 1 + ((in[0] >> 3) & 7);
+    /* fill mode: fix's view (mirrored by df) and a verifier of its own, counted apart */
+    struct tally seen, own;
+    memset(&seen, 0, sizeof seen);
+    memset(&own, 0, sizeof own);
+    struct verifier view, ref;
+    verifier_init(&view, &seen, 0, 1, unfinished, &frames);
+    verifier_init(&ref, &own, 0, 1, unfinished, &frames);
+    view.df.ra.max_datagrams = ref.df.ra.max_datagrams = df.ra.max_datagrams;
+    if (fill)
+        verifier_lead(&view, &df);
     for (size_t at = 1; at + 2 <= size;) {
         size_t len = (size_t)in[at] << 8 | in[at + 1];
         at += 2;
@@ -63,7 +76,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         unsigned before = r.count, waiting = 0;
         for (unsigned i = 0; i < r.count; i++)
             waiting += (r.checks[i].flags & INETCSUM_CHECK_FRAGMENT) != 0;
-        int whole = reassembly_take(&df, &rec, &r, 0);
+        int whole;
+        if (fill) {
+            struct inetcsum_report bare = r;
+            for (unsigned i = 0; i < bare.count; i++)
+                bare.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+            verifier_frame(&ref, &rec, &bare);
+            whole = verifier_fill_frame(&view, &df, &rec, &r, 0);
+        } else {
+            whole = reassembly_take(&df, &rec, &r, 0);
+        }
         CHECK(r.count == before || r.count == before - waiting);
         CHECK(df.nwhole <= INETCSUM_MAX_CHECKS && (whole || df.nwhole == 0));
         if (whole) {
@@ -78,6 +100,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     }
     reassembly_finish(&df);
     CHECK(df.ra.count == 0 && df.ra.bytes == 0);
+    verifier_finish(&view);
+    verifier_finish(&ref);
+    CHECK(memcmp(&seen, &own, sizeof seen) == 0);
+    verifier_free(&view);
+    verifier_free(&ref);
     reassembly_free(&df);
     return 0;
 }

@@ -304,10 +304,111 @@ static void limits(void)
     frag_store_free(&r);
 }
 
+/* What a store dropped, in order: the frames of each datagram's pieces, for two stores apart. */
+struct drops {
+    uint64_t frames[4096];
+    size_t n;
+};
+
+static void record_drop(void *ctx, const struct frag_datagram *dg)
+{
+    struct drops *d = ctx;
+    for (size_t i = 0; i < dg->npieces && d->n < 4096; i++)
+        d->frames[d->n++] = dg->piece[i].from.frame;
+}
+
+/* frag_store_clone (fix's view parts from its reassembler with one, reassembly.h): a copy made at
+ * any point answers every later fragment as the original does (completions, bytes, sources, the
+ * deferred checks and header kept, conflicts) and drops the same datagrams in the same order,
+ * under both limits; the copy is independent (the original freed first, the copy goes on). */
+static void clones_agree(void)
+{
+    unsigned trials = tu_quick ? 20 : 100, compared = 0, completions = 0, dropped = 0;
+    for (unsigned t = 0; t < trials; t++) {
+        static struct drops da, db;
+        da.n = db.n = 0;
+        struct frag_store a, b;
+        const size_t max_dg = t % 3 == 0 ? 3 : 0, max_bytes = t % 3 == 1 ? 3000 : 0;
+        frag_store_init(&a, max_dg, max_bytes, record_drop, &da);
+        int cloned = 0;
+        size_t a_at_clone = 0;
+        const unsigned steps = 200, clone_at = (unsigned)(tu_rand() % steps);
+        uint8_t frame[1600];
+        struct inetcsum_check deferred[2];
+        memset(deferred, 0, sizeof deferred);
+        for (unsigned step = 0; step < steps; step++) {
+            if (step == clone_at) {
+                CHECK(frag_store_clone(&b, &a, NULL, record_drop, &db) == 0, "clone %u", t);
+                a_at_clone = da.n;
+                CHECK(b.count == a.count && b.bytes == a.bytes && b.completed == a.completed && b.dropped == a.dropped,
+                      "clone %u: counts", t);
+                cloned = 1;
+            }
+            /* A fragment of one of 6 datagrams: 8-byte units of up to 600 bytes, sometimes
+             * overlapping with other bytes, sometimes the tail, IPv4 or IPv6 by the key. */
+            struct inetcsum_fragment d;
+            memset(&d, 0, sizeof d);
+            const unsigned key = (unsigned)(tu_rand() % 6);
+            d.version = key & 1 ? 6 : 4;
+            d.proto = 17;
+            d.id = key;
+            d.src[0] = (uint8_t)key;
+            d.header_len = d.version == 6 ? 40 : 20;
+            d.data_offset = d.header_len;
+            d.offset = 8 * (uint32_t)(tu_rand() % 75);
+            d.data_len = 8 * (1 + (uint32_t)(tu_rand() % 25));
+            d.more = tu_rand() % 4 != 0;
+            tu_fill_random(frame, d.header_len);
+            for (uint32_t i = 0; i < d.data_len; i++) /* the datagram's bytes, now and then not */
+                frame[d.data_offset + i] = (uint8_t)(key * 31 + d.offset + i);
+            if (tu_rand() % 10 == 0)
+                frame[d.data_offset + tu_rand() % d.data_len] ^= 0xA5;
+            struct frag_origin from = {step + 1, step * 100u, d.header_len + d.data_len, d.header_len + d.data_len, 1,
+                                       deferred, d.offset == 0 ? 2u : 0u, NULL};
+            deferred[0].expected = (uint16_t)step;
+            const int got = frag_store_add(&a, &d, frame, &from);
+            if (!cloned)
+                continue;
+            const int got_b = frag_store_add(&b, &d, frame, &from);
+            compared++;
+            CHECK(got == got_b, "clone %u step %u: %d, copy %d", t, step, got, got_b);
+            if (got != 1 || got_b != 1)
+                continue;
+            completions++;
+            const struct frag_done *x = &a.done, *y = &b.done;
+            int same = x->len == y->len && x->payload_at == y->payload_at && memcmp(x->ip, y->ip, x->len) == 0 &&
+                       x->conflict == y->conflict && x->conflict_at == y->conflict_at && x->nspans == y->nspans &&
+                       x->dg->npieces == y->dg->npieces;
+            for (size_t i = 0; same && i < x->nspans; i++)
+                same = x->span[i].offset == y->span[i].offset && x->span[i].len == y->span[i].len &&
+                       x->span[i].piece->from.frame == y->span[i].piece->from.frame &&
+                       x->span[i].piece->from.out_pos == y->span[i].piece->from.out_pos;
+            for (size_t i = 0; same && i < x->dg->npieces; i++) {
+                const struct frag_origin *p = &x->dg->piece[i].from, *q = &y->dg->piece[i].from;
+                same = p->frame == q->frame && p->ndeferred == q->ndeferred &&
+                       (!p->ndeferred || (p->deferred != q->deferred &&
+                                          memcmp(p->deferred, q->deferred, p->ndeferred * sizeof *p->deferred) == 0));
+            }
+            CHECK(same, "clone %u step %u: the datagrams made whole differ", t, step);
+        }
+        CHECK(cloned, "clone %u never made", t);
+        frag_store_free(&a); /* the copy owns nothing of the original's */
+        frag_store_finish(&b);
+        /* b dropped, in order, what a dropped after the copy was made, then at the end */
+        CHECK(db.n + a_at_clone == da.n && memcmp(da.frames + a_at_clone, db.frames, db.n * sizeof db.frames[0]) == 0,
+              "clone %u: drops differ (%zu after the copy, the copy %zu)", t, da.n - a_at_clone, db.n);
+        dropped += (unsigned)db.n;
+        frag_store_free(&b);
+    }
+    CHECK(completions > 20 && dropped > 20, "clones: %u compared, %u completions, %u dropped", compared, completions,
+          dropped);
+}
+
 int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_fragments");
     random_datagrams();
+    clones_agree();
     limits();
     return tu_finish();
 }
