@@ -14,6 +14,7 @@
 #include "compress.h"
 #include "fix_sink.h"
 #include "outfile.h"
+#include "packet/general.h"
 #include "verifier.h"
 
 /* The layers fill writes: the tally's choice (--only, --skip), or every one. */
@@ -155,11 +156,13 @@ static int fix_packet(struct cap_record *rec, struct sink *k, struct reassembly 
                       const struct fix_opts *o, struct tally *t)
 {
     struct inetcsum_report r;
-    const unsigned wrote = inetcsum_fill_layers(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link,
-                                                o->flags, fill_layers(t), &r);
+    struct described fd;
+    const unsigned wrote = ics_fill_layers_described(rec->data, rec->caplen, rec->wirelen,
+                                                     (enum inetcsum_link)rec->link, o->flags, fill_layers(t), &r,
+                                                     &fd.d, &fd.found);
     /* (where the frame lies in OUT only for a fragment: the reassembler takes nothing else) */
-    const uint64_t out_pos = o->reassemble && (r.flags & INETCSUM_FRAME_FRAGMENT) ? k->ops->place(k, rec) : UINT64_MAX;
-    const int whole = verifier_fill_frame(view, df, rec, &r, out_pos);
+    const uint64_t out_pos = o->reassemble && fd.found == 1 ? k->ops->place(k, rec) : UINT64_MAX;
+    const int whole = verifier_fill_frame(view, df, rec, &r, out_pos, &fd);
     count_left(t, r.checks, r.count);
     t->left += (unsigned long long)report_unjudged(t, &r);
     if (o->checks)

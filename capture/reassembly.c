@@ -413,25 +413,33 @@ static void diverge(struct reassembly *df, const struct cap_record *rec, const s
     free(ip);
 }
 
-int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos)
+int reassembly_take_described(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r,
+                              uint64_t out_pos, const struct described *fd)
 {
+    const struct inetcsum_fragment *d = &fd->d;
     df->conflict = 0;
     df->nwhole = 0;
     df->nchanges = 0;
     df->diverged = 0;
-    if (!(r->flags & INETCSUM_FRAME_FRAGMENT))
+    if (!(r->flags & INETCSUM_FRAME_FRAGMENT) || fd->found != 1)
         return 0;
-    struct inetcsum_fragment d;
-    if (inetcsum_fragment(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, &d) != 1)
-        return 0;
-    if (d.version == 4 && !header_trusted(r, d.depth))
+    if (d->version == 4 && !header_trusted(r, d->depth))
         return 0;
     struct frag_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, NULL, 0, NULL};
-    if (offer(df, &d, rec->data, &from, r) != 1)
+    if (offer(df, d, rec->data, &from, r) != 1)
         return 0;
     df->nfragments = df->nframes = 0;
     df->first_frame = df->last_frame = rec->frame;
-    return settle(df, rec, r, d.ip_offset, d.depth, d.version, 0, NULL);
+    return settle(df, rec, r, d->ip_offset, d->depth, d->version, 0, NULL);
+}
+
+int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos)
+{
+    struct described fd;
+    fd.found = (r->flags & INETCSUM_FRAME_FRAGMENT)
+                   ? inetcsum_fragment(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, &fd.d)
+                   : 0;
+    return reassembly_take_described(df, rec, r, out_pos, &fd);
 }
 
 void reassembly_finish(struct reassembly *df)

@@ -22,6 +22,13 @@
 #include "capture.h"
 #include "fragments.h"
 
+/* A frame's fragment as the walk that verified or filled it described it (ics_verify_described,
+ * ics_fill_layers_described): inetcsum_fragment's answer in found (1, 0 or -1), d its description. */
+struct described {
+    struct inetcsum_fragment d;
+    int found;
+};
+
 /* fix: a byte of an earlier (or the current) fragment that filling the whole datagram changed. */
 struct reassembly_change {
     struct frag_origin from; /* the frame (a copy: its deferred checks and nest are not kept) */
@@ -74,6 +81,9 @@ void reassembly_init(struct reassembly *df, unsigned flags, int fill,
  * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
  * were settled by, the whole datagram. */
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
+/* The same, given the frame's fragment as the walk that made r described it. */
+int reassembly_take_described(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r,
+                              uint64_t out_pos, const struct described *fd);
 
 /* Ends the mirroring (see mirror above): the mirror takes a copy of the store as it stands and goes
  * on by itself.  0, or -1 when memory ran out (the mirror then starts empty). */

@@ -1,6 +1,8 @@
 /* The verify engine (verifier.h). */
 #include "verifier.h"
 
+#include "packet/general.h"
+
 /* What the reassembler says of a datagram that never became whole: counted, then passed on. */
 static void count_unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n);
 
@@ -21,6 +23,23 @@ static void count_unfinished(void *ctx, uint64_t frame, const struct inetcsum_ch
     tally_checks(v->t, c, n);
     if (v->unfinished)
         v->unfinished(v->ctx, frame, c, n);
+}
+
+int verifier_frame_described(struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r,
+                             const struct described *fd)
+{
+    const int whole = v->reassemble && reassembly_take_described(&v->df, rec, r, UINT64_MAX, fd);
+    tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
+    if (whole)
+        tally_checks(v->t, v->df.whole, v->df.nwhole);
+    return whole;
+}
+
+void verifier_verify(const struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r,
+                     struct described *fd)
+{
+    ics_verify_described(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, v->df.flags, r,
+                         &fd->d, &fd->found);
 }
 
 int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r)
@@ -49,7 +68,7 @@ static int header_written(const struct inetcsum_report *r)
 }
 
 int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct cap_record *rec,
-                        struct inetcsum_report *r, uint64_t out_pos)
+                        struct inetcsum_report *r, uint64_t out_pos, const struct described *fd)
 {
     const int fragment = v->reassemble && (r->flags & INETCSUM_FRAME_FRAGMENT);
     if (df->mirror && fragment && header_written(r))
@@ -62,16 +81,16 @@ int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct 
             struct inetcsum_report seen = *r;
             for (unsigned i = 0; i < seen.count; i++)
                 seen.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
-            verifier_frame(v, rec, &seen);
+            verifier_frame_described(v, rec, &seen, fd);
         } else {
             tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
         }
-        return v->reassemble && reassembly_take(df, rec, r, out_pos);
+        return v->reassemble && reassembly_take_described(df, rec, r, out_pos, fd);
     }
     struct inetcsum_report own;
     df->mirror_report = &own;
     df->diverged = 0;
-    const int whole = reassembly_take(df, rec, r, out_pos);
+    const int whole = reassembly_take_described(df, rec, r, out_pos, fd);
     if (df->diverged) { /* parted inside this frame: v settled the datagram itself */
         tally_frame(v->t, &own, rec->caplen, rec->wirelen, rec->link);
         tally_checks(v->t, v->df.whole, v->df.nwhole);

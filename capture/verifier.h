@@ -28,12 +28,20 @@ int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inet
 /* fix's view of IN (see above), next to fix's own reassembler df, which fills whole datagrams:
  * verifier_lead has df serve v while they agree (reassembly.h: mirror), so that one reassembly
  * does for both; verifier_fill_frame offers a frame fill reported in r (what it wrote flagged) to
- * df (reassembly_take: out_pos is where the frame lies in OUT) and counts it as verify would have
+ * df (reassembly_take_described: out_pos is where the frame lies in OUT; fd its fragment, as the
+ * fill that made r described it, ics_fill_layers_described) and counts it as verify would have
  * (through df while it mirrors v, else v's own reassembler).  Returns reassembly_take's answer for
  * df (0 without reassembly).  Call reassembly_finish(df) before verifier_finish(v). */
 void verifier_lead(struct verifier *v, struct reassembly *df);
 int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct cap_record *rec,
-                        struct inetcsum_report *r, uint64_t out_pos);
+                        struct inetcsum_report *r, uint64_t out_pos, const struct described *fd);
+/* Verifies frame rec into r as inetcsum_verify does (with the flags v was made with), its fragment
+ * described in the same walk, for verifier_frame_described: verifier_frame without a second walk
+ * to find the fragment (a sixth of verify's instructions on a capture with fragments). */
+void verifier_verify(const struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r,
+                     struct described *fd);
+int verifier_frame_described(struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r,
+                             const struct described *fd);
 /* The end of a file: datagrams still unfinished are counted and given to `unfinished`; the tally
  * learns how many were reassembled and how many never were. */
 void verifier_finish(struct verifier *v);

@@ -128,9 +128,9 @@ static void unfinished(void *ctx, uint64_t frame, const struct inetcsum_check *c
 /* One frame's report, from a file or an interface: counted (its datagram reassembled), its checks
  * and what could not be decoded or followed shown, then the checks of the datagram it completed. */
 static void judged(const struct verify_out *out, struct verifier *ver, const struct cap_record *rec,
-                   struct inetcsum_report *r, const struct tally *t)
+                   struct inetcsum_report *r, const struct described *fd, const struct tally *t)
 {
-    const int whole = verifier_frame(ver, rec, r);
+    const int whole = verifier_frame_described(ver, rec, r, fd);
     show(out, rec->frame, r->checks, r->count, NULL);
     if (out->o->json && (report_undecodable(r) || report_unfollowed(r)))
         json_undecoded(stdout, out->path, rec->frame, r, rec->link);
@@ -166,8 +166,9 @@ static int verify_file(const char *path, const struct verify_opts *o, struct tal
         if (!rec.is_packet)
             continue;
         struct inetcsum_report r;
-        inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, o->flags, &r);
-        judged(&out, &ver, &rec, &r, t);
+        struct described fd; /* (verified and its fragment found in one walk) */
+        verifier_verify(&ver, &rec, &r, &fd);
+        judged(&out, &ver, &rec, &r, &fd, t);
     }
     cli_progress_end(&prog);
     if (got < 0) {
@@ -280,9 +281,10 @@ static int verify_live(const struct verify_opts *o, const char *filter)
             !cap_gen_record_cut(keep.f, 0, (uint64_t)f.time_ns / 1000, f.data, f.caplen, f.wirelen))
             write_err = errno ? errno : EIO;
         struct inetcsum_report r;
-        inetcsum_verify(f.data, f.caplen, f.wirelen, (enum inetcsum_link)l.link, o->flags, &r);
+        struct described fd;
+        verifier_verify(&ver, &rec, &r, &fd);
         kernel_said(&t, &f, &r);
-        judged(&out, &ver, &rec, &r, &t);
+        judged(&out, &ver, &rec, &r, &fd, &t);
         if (!o->json)
             fflush(stdout); /* (a line per problem as it is seen, not when a buffer fills) */
     }

@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     /* A fragment described whole lies inside the frame, header before data, and only in a frame
      * verify calls a fragment. */
     struct inetcsum_fragment fd;
+    memset(&fd, 0, sizeof fd); /* (compared whole below: fields a walk leaves alone stay 0) */
     int frag = inetcsum_fragment(frame, len, wirelen, link, &fd);
     if (frag && !(r.flags & INETCSUM_FRAME_FRAGMENT))
         abort();
@@ -54,6 +55,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     unsigned problems = inetcsum_verify(frame, len, wirelen, link, flags, &r);
     if (ics_verify_general(frame, len, wirelen, link, flags, &rs) != problems || !tu_same_report(&r, &rs))
         abort();
+    /* Verify and fill that describe the fragment as they walk (the capture library's reassembler):
+     * the reports of inetcsum_verify and inetcsum_fill_layers, the answer of inetcsum_fragment. */
+    struct inetcsum_fragment fw;
+    memset(&fw, 0, sizeof fw);
+    int found = 7;
+    if (ics_verify_described(frame, len, wirelen, link, flags, &rs, &fw, &found) != problems ||
+        !tu_same_report(&r, &rs) || found != frag || (frag == 1 && memcmp(&fw, &fd, sizeof fw) != 0))
+        abort();
+    {
+        const uint32_t layers = in[0] & 16 ? INETCSUM_LAYERS_ALL : 0x15u;
+        uint8_t *a = malloc(len ? len : 1), *b = malloc(len ? len : 1);
+        memcpy(a, frame, len);
+        memcpy(b, frame, len);
+        memset(&fw, 0, sizeof fw);
+        found = 7;
+        if (inetcsum_fill_layers(a, len, wirelen, link, flags, layers, &r) !=
+                ics_fill_layers_described(b, len, wirelen, link, flags, layers, &rs, &fw, &found) ||
+            !tu_same_report(&r, &rs) || memcmp(a, b, len) != 0 || found != frag ||
+            (frag == 1 && memcmp(&fw, &fd, sizeof fw) != 0))
+            abort();
+        free(a);
+        free(b);
+    }
 
     uint8_t *general = malloc(len ? len : 1);
     memcpy(general, frame, len);

@@ -16,6 +16,7 @@
 
 #include "reassembly.h"
 #include "verifier.h"
+#include "packet/general.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
@@ -69,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         at += len;
         struct cap_record rec = {1, frame, len, frame, (uint32_t)len, (uint32_t)len, link, ++frames, 0, 0};
         struct inetcsum_report r;
+        struct described fd;
         if (fill)
-            inetcsum_fill(frame, len, 0, (enum inetcsum_link)link, 0, &r);
+            ics_fill_layers_described(frame, len, 0, (enum inetcsum_link)link, 0, INETCSUM_LAYERS_ALL, &r, &fd.d,
+                                      &fd.found);
         else
             inetcsum_verify(frame, len, 0, (enum inetcsum_link)link, 0, &r);
         unsigned before = r.count, waiting = 0;
@@ -82,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
             for (unsigned i = 0; i < bare.count; i++)
                 bare.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
             verifier_frame(&ref, &rec, &bare);
-            whole = verifier_fill_frame(&view, &df, &rec, &r, 0);
+            whole = verifier_fill_frame(&view, &df, &rec, &r, 0, &fd);
         } else {
             whole = reassembly_take(&df, &rec, &r, 0);
         }

@@ -5,11 +5,14 @@
 #include "general.h"
 #include "verdict.h"
 
+/* (frag, found: the fragment described as the walk passes it, or NULL) */
 static unsigned verify_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
-                            struct inetcsum_report *report)
+                            struct inetcsum_report *report, struct inetcsum_fragment *frag, int *found)
 {
     struct ics_parsed parsed;
-    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
+    const int described = ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, frag);
+    if (found)
+        *found = described;
     unsigned problems = 0;
     for (unsigned i = 0; i < parsed.n; i++) {
         struct inetcsum_verdict vd = ics_item_judge(v, &parsed.item[i], flags, 0);
@@ -44,10 +47,12 @@ static uint32_t undo_writes(const struct ics_item *it, size_t cov, const struct 
 }
 
 static unsigned fill_view(const struct ics_view *v, size_t wirelen, enum inetcsum_link link, unsigned flags,
-                          uint32_t layers, struct inetcsum_report *report)
+                          uint32_t layers, struct inetcsum_report *report, struct inetcsum_fragment *frag, int *found)
 {
     struct ics_parsed parsed;
-    ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, NULL);
+    const int described = ics_parse(v, wirelen ? wirelen : v->len, link, &parsed, frag);
+    if (found)
+        *found = described;
     unsigned written = 0;
     struct written_field w[INETCSUM_MAX_CHECKS];
     /* An FCS (always the first item) is a CRC: no sum undoes the writes inside it, so it is judged
@@ -101,14 +106,14 @@ unsigned ics_verify_general(const void *frame, size_t caplen, size_t wirelen, en
                             unsigned flags, struct inetcsum_report *report)
 {
     struct ics_view v = ics_view_contiguous(frame, caplen);
-    return verify_view(&v, wirelen, link, flags, report);
+    return verify_view(&v, wirelen, link, flags, report, NULL, NULL);
 }
 
 unsigned ics_fill_general(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
                           struct inetcsum_report *report)
 {
     struct ics_view v = ics_view_contiguous(frame, caplen);
-    return fill_view(&v, wirelen, link, flags, INETCSUM_LAYERS_ALL, report);
+    return fill_view(&v, wirelen, link, flags, INETCSUM_LAYERS_ALL, report, NULL, NULL);
 }
 
 unsigned inetcsum_fill_layers(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
@@ -117,7 +122,7 @@ unsigned inetcsum_fill_layers(void *frame, size_t caplen, size_t wirelen, enum i
     if ((layers & INETCSUM_LAYERS_ALL) == INETCSUM_LAYERS_ALL)
         return inetcsum_fill(frame, caplen, wirelen, link, flags, report);
     struct ics_view v = ics_view_contiguous(frame, caplen); /* (the shortcut writes every layer) */
-    return fill_view(&v, wirelen, link, flags, layers, report);
+    return fill_view(&v, wirelen, link, flags, layers, report, NULL, NULL);
 }
 
 unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
@@ -130,6 +135,33 @@ unsigned inetcsum_verify(const void *frame, size_t caplen, size_t wirelen, enum 
     if (ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr))
         return ics_fast_verify((const uint8_t *)frame, &fr, flags, report);
     return ics_verify_general(frame, caplen, wirelen, link, flags, report);
+}
+
+unsigned ics_verify_described(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                              unsigned flags, struct inetcsum_report *report, struct inetcsum_fragment *frag,
+                              int *found)
+{
+    struct ics_fast fr;
+    if (ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr)) {
+        *found = 0;
+        return ics_fast_verify((const uint8_t *)frame, &fr, flags, report);
+    }
+    struct ics_view v = ics_view_contiguous(frame, caplen);
+    return verify_view(&v, wirelen, link, flags, report, frag, found);
+}
+
+unsigned ics_fill_layers_described(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                                   unsigned flags, uint32_t layers, struct inetcsum_report *report,
+                                   struct inetcsum_fragment *frag, int *found)
+{
+    struct ics_fast fr;
+    if ((layers & INETCSUM_LAYERS_ALL) == INETCSUM_LAYERS_ALL &&
+        ics_fast_recognise((const uint8_t *)frame, caplen, wirelen, link, &fr)) {
+        *found = 0;
+        return ics_fast_write((uint8_t *)frame, &fr, flags, NULL, report);
+    }
+    struct ics_view v = ics_view_contiguous(frame, caplen);
+    return fill_view(&v, wirelen, link, flags, layers, report, frag, found);
 }
 
 unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirelen, enum inetcsum_link link,
@@ -148,7 +180,7 @@ unsigned inetcsum_verify_iov(const struct iovec *seg, size_t nseg, size_t wirele
     struct ics_fast fr;
     if (ics_fast_recognise_sg(&v, wirelen, link, &fr))
         return ics_fast_verify_sg((const uint8_t *)seg[0].iov_base, &fr, flags, report, &v);
-    return verify_view(&v, wirelen, link, flags, report);
+    return verify_view(&v, wirelen, link, flags, report, NULL, NULL);
 }
 
 unsigned inetcsum_fill(void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link, unsigned flags,
@@ -169,5 +201,5 @@ unsigned inetcsum_fill_iov(const struct iovec *seg, size_t nseg, size_t wirelen,
     struct ics_fast fr;
     if (ics_fast_recognise_sg(&v, wirelen, link, &fr))
         return ics_fast_write_sg((uint8_t *)seg[0].iov_base, &fr, flags, NULL, report, &v);
-    return fill_view(&v, wirelen, link, flags, INETCSUM_LAYERS_ALL, report);
+    return fill_view(&v, wirelen, link, flags, INETCSUM_LAYERS_ALL, report, NULL, NULL);
 }

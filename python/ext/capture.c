@@ -339,8 +339,9 @@ static PyObject *verify_step(struct pycap *c, int problems_only, int *skipped)
                              0);
     }
     struct inetcsum_report r;
-    inetcsum_verify(rec.data, rec.caplen, rec.wirelen, (enum inetcsum_link)rec.link, c->flags, &r);
-    const int whole = verifier_frame(&c->ver, &rec, &r);
+    struct described fd; /* (verified and its fragment found in one walk) */
+    verifier_verify(&c->ver, &rec, &r, &fd);
+    const int whole = verifier_frame_described(&c->ver, &rec, &r, &fd);
     if (problems_only && !worth_reporting(c, &r, whole)) {
         *skipped = 1;
         return NULL;
