@@ -115,6 +115,9 @@ int cap_writer_attach_async(struct cap_writer *w, struct cap_reader *r, FILE *ou
 void cap_writer_add(struct cap_writer *w, const struct cap_record *rec);
 /* Writes what is held and waits until it is written: 0, or the errno of the first failed write. */
 int cap_writer_flush(struct cap_writer *w);
+/* Asynchronous mode: waits until what was handed to the thread is written (what is held stays
+ * held): 0, or the errno of the first failed write. */
+int cap_writer_await(struct cap_writer *w);
 /* Stops the writer's thread (asynchronous mode; after the last flush). */
 void cap_writer_detach(struct cap_writer *w);
 /* Synchronous mode: writes what is held, then n bytes of a record made by the caller (frame: its

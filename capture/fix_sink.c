@@ -68,8 +68,23 @@ static int copy_take(struct sink *k, const struct cap_record *rec, const struct 
     return copy_note(k);
 }
 
-static int copy_settle(struct sink *k)
+/* A record still in the writer's held run lies in the reader's window, not yet handed over. */
+static uint8_t *copy_held(struct sink *k, uint64_t at, size_t n)
 {
+    const struct cap_writer *w = &k->w;
+    if (at < w->written || at - w->written > w->len || n > w->len - (at - w->written))
+        return NULL;
+    return (uint8_t *)(uintptr_t)w->start + (at - w->written);
+}
+
+static int copy_settle(struct sink *k, uint64_t at, size_t n)
+{
+    /* Handed to the writer's thread (not held): written once its job is done, and a write at an
+     * earlier place does not disturb the thread's later ones.  A fix of a capture whose fragmented
+     * datagrams need patching waited for everything held to be written at every patch, so the
+     * reader and the writer took turns (issue 35's fix with fragments). */
+    if (k->w.async && at + n <= k->w.written)
+        return cap_writer_await(&k->w) != 0 ? copy_note(k) : 0;
     if (cap_writer_flush(&k->w) != 0 || fflush(k->out) != 0)
         return copy_note(k) ? k->w.err : errno;
     return 0;
@@ -88,6 +103,7 @@ static const struct sink_ops copy_ops = {
     .place = copy_place,
     .before_patch = NULL,
     .take = copy_take,
+    .held = copy_held,
     .settle = copy_settle,
     .finish = copy_finish,
 };
@@ -263,8 +279,9 @@ static int in_place_take(struct sink *k, const struct cap_record *rec, const str
     return k->err;
 }
 
-static int in_place_settle(struct sink *k)
+static int in_place_settle(struct sink *k, uint64_t at, size_t n)
 {
+    (void)at, (void)n;
     return flush_runs(k);
 }
 
@@ -287,6 +304,7 @@ static const struct sink_ops in_place_ops = {
     .place = in_place_place,
     .before_patch = in_place_before_patch,
     .take = in_place_take,
+    .held = NULL,
     .settle = in_place_settle,
     .finish = in_place_finish,
 };

@@ -38,8 +38,13 @@ struct sink_ops {
     /* Every record, in order, once fill (r, NULL for a record that is no packet) and any datagram's
      * changes (patched) are in it.  0 or an errno. */
     int (*take)(struct sink *k, const struct cap_record *rec, const struct inetcsum_report *r, int patched);
-    /* Makes everything given so far readable at its place in the sink's file: 0 or an errno. */
-    int (*settle)(struct sink *k);
+    /* The n bytes at `at` (given earlier) where they still wait in memory to be written: patched
+     * there, they go out patched, with no read or write of the file.  NULL when they are not held
+     * (or the sink holds nothing: may be NULL itself). */
+    uint8_t *(*held)(struct sink *k, uint64_t at, size_t n);
+    /* Makes the n bytes at `at` (given earlier, not held) readable and rewritable at their place
+     * in the sink's file, waiting for no more than that: 0 or an errno. */
+    int (*settle)(struct sink *k, uint64_t at, size_t n);
     /* No more records: complete (IN read to its end, nothing failed) or not.  Writes what must be
      * written in either case (in place: the checksums filled so far), stops any thread. */
     void (*finish)(struct sink *k, int complete);

@@ -39,7 +39,15 @@ static void count_left(struct tally *t, const struct inetcsum_check *c, unsigned
 static int patch_written(struct sink *k, const struct reassembly_change *ch, size_t n, unsigned flags, struct tally *t)
 {
     const struct frag_origin *from = &ch[0].from;
-    int err = k->ops->settle(k);
+    uint8_t *held = k->ops->held ? k->ops->held(k, from->out_pos, from->caplen) : NULL;
+    if (held) { /* still in memory, waiting to be written (most: a datagram's fragments lie close) */
+        for (size_t i = 0; i < n; i++)
+            held[ch[i].at] = ch[i].value;
+        t->written += inetcsum_fill_layers(held, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags,
+                                          fill_layers(t), NULL);
+        return 0;
+    }
+    int err = k->ops->settle(k, from->out_pos, from->caplen);
     if (err)
         return err;
     uint8_t *frame = malloc(2 * (from->caplen ? from->caplen : 1));

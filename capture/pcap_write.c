@@ -102,6 +102,13 @@ void cap_writer_add(struct cap_writer *w, const struct cap_record *rec)
     }
 }
 
+int cap_writer_await(struct cap_writer *w)
+{
+    if (w->async)
+        await_job(w);
+    return w->err;
+}
+
 int cap_writer_flush(struct cap_writer *w)
 {
     if (w->async) {

@@ -210,9 +210,12 @@ class FixHabits(unittest.TestCase):
         (same inode), fragments and tunnels included; a compressed capture is rewritten whole."""
         with tempfile.TemporaryDirectory() as d:
             caps = []
+            # (the third spans several read windows: a datagram's fragments are patched where they
+            # are still held in memory, handed to the writer's thread, or already written)
             for i, args in enumerate((["--mix", "all", "--frames", "2000", "--bad", "5%"],
                                       ["--mix", "all", "--frames", "2000", "--bad", "10%", "--fragment", "30%",
-                                       "--format", "pcapng"])):
+                                       "--format", "pcapng"],
+                                      ["--mix", "common", "--size", "6M", "--bad", "5%", "--fragment", "40%"])):
                 caps.append(os.path.join(d, f"c{i}.cap"))
                 gen("--quiet", *args, caps[-1])
             try:
@@ -240,6 +243,48 @@ class FixHabits(unittest.TestCase):
                 self.assertEqual(run("fix", "--in-place", "--quiet", gz).returncode, 0)
                 self.assertEqual(read_bytes(gz)[:2], b"\x1f\x8b")
                 self.assertEqual(run("verify", gz).returncode, 0)
+
+    def test_fragments_far_apart(self):
+        """A datagram whose first fragment was written megabytes before its last arrives: fix
+        patches it in OUT (the writer's thread wrote it already) as it patches one still held in
+        memory, and gives the bytes the in-place fix gives."""
+        def records(path):  # a little-endian pcap's records, header and data
+            raw, out, off = read_bytes(path), [], 24
+            while off < len(raw):
+                cap = int.from_bytes(raw[off + 8:off + 12], "little")
+                out.append(raw[off:off + 16 + cap])
+                off += 16 + cap
+            return raw[:24], out
+
+        def first_fragment(rec):  # Ethernet, maybe a VLAN tag, then IPv4 or IPv6 (fragment header first)
+            f, at = rec[16:], 12
+            while f[at:at + 2] in (b"\x81\x00", b"\x88\xa8"):
+                at += 4
+            kind, ip = f[at:at + 2], at + 2
+            if kind == b"\x08\x00":
+                flags = int.from_bytes(f[ip + 6:ip + 8], "big")
+                return flags & 0x2000 and not flags & 0x1FFF
+            if kind == b"\x86\xdd" and f[ip + 6] == 44:
+                return f[ip + 43] & 1 and not int.from_bytes(f[ip + 42:ip + 44], "big") & 0xFFF8
+            return False
+        with tempfile.TemporaryDirectory() as d:
+            frags, filler = os.path.join(d, "frags.pcap"), os.path.join(d, "filler.pcap")
+            gen("--quiet", "--mix", "common", "--frames", "400", "--bad", "30%", "--fragment", "100%", "--seed", "7",
+                frags)
+            gen("--quiet", "--mix", "common", "--size", "3M", "--seed", "8", filler)
+            head, recs = records(frags)
+            firsts = [r for r in recs if first_fragment(r)]
+            self.assertGreater(len(firsts), 100)
+            far = os.path.join(d, "far.pcap")
+            write_bytes(far, head + b"".join(firsts) + b"".join(records(filler)[1]) +
+                        b"".join(r for r in recs if not first_fragment(r)))
+            out = os.path.join(d, "out.pcap")
+            res = run("fix", far, out)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertRegex(res.stderr.decode(), r"[1-9]\d* checksums written, no problem left")
+            self.assertEqual(run("verify", "--quiet", out).returncode, 0)
+            self.assertEqual(run("fix", "--in-place", "--quiet", far).returncode, 0)
+            self.assertEqual(read_bytes(far), read_bytes(out))
 
     def test_verbose_lists_what_was_written(self):
         with tempfile.TemporaryDirectory() as d:
