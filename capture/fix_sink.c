@@ -104,6 +104,7 @@ static const struct sink_ops copy_ops = {
     .before_patch = NULL,
     .take = copy_take,
     .held = copy_held,
+    .patched_held = NULL,
     .settle = copy_settle,
     .finish = copy_finish,
 };
@@ -176,16 +177,32 @@ static int flush_runs(struct sink *k)
     return k->err;
 }
 
-/* Holds a changed run of the read window (p .. p + n, at `at` in the file). */
+/* Holds a changed run of the read window (p .. p + n, at `at` in the file).  Runs come in the
+ * window's order but for a patch of an earlier frame (in_place_patched_held): the span covers
+ * from the lowest to the highest (the window's bytes lie as the file's do). */
 static void hold(struct sink *k, const uint8_t *p, size_t n, uint64_t at)
 {
-    if (k->nruns == SINK_RUNS) { /* too many: from now on, one span from the first to here */
-        k->run[1].p = p + n;
+    if (k->nruns == SINK_RUNS) { /* too many: from now on, one span over them all */
+        struct sink_run lo = {p, n, at};
+        const uint8_t *hi = p + n;
+        for (size_t i = 0; i < SINK_RUNS; i++) {
+            if (k->run[i].p < lo.p)
+                lo = k->run[i];
+            if (k->run[i].p + k->run[i].n > hi)
+                hi = k->run[i].p + k->run[i].n;
+        }
+        k->run[0] = lo;
+        k->run[1].p = hi;
         k->nruns = SINK_RUNS + 1;
         return;
     }
     if (k->nruns == SINK_RUNS + 1) {
-        k->run[1].p = p + n;
+        if (p < k->run[0].p) {
+            k->run[0].at -= (uint64_t)(k->run[0].p - p);
+            k->run[0].p = p;
+        }
+        if (p + n > k->run[1].p)
+            k->run[1].p = p + n;
         return;
     }
     k->run[k->nruns] = (struct sink_run){.p = p, .n = n, .at = at};
@@ -279,10 +296,31 @@ static int in_place_take(struct sink *k, const struct cap_record *rec, const str
     return k->err;
 }
 
+/* A frame of the current window (its records handed out, not yet moved). */
+static uint8_t *in_place_held(struct sink *k, uint64_t at, size_t n)
+{
+    const struct cap_reader *rd = k->rd;
+    const uint64_t base = rd->offset - rd->pos; /* buf[0]'s place in the file */
+    if (at < base || at > rd->offset || n > rd->offset - at)
+        return NULL;
+    return rd->buf + (at - base);
+}
+
+static void in_place_patched_held(struct sink *k, const uint8_t *p, const uint8_t *was, size_t n, uint64_t at)
+{
+    size_t len;
+    for (size_t i = 0; (len = next_change(p, was, n, &i)) != 0; i += len)
+        hold(k, p + i, len, at + i);
+}
+
 static int in_place_settle(struct sink *k, uint64_t at, size_t n)
 {
+    /* Not held: an earlier window's, whose runs were handed over (or written) when it moved; the
+     * current window's runs lie after it and can wait. */
     (void)at, (void)n;
-    return flush_runs(k);
+    if (k->async)
+        await_runs(k);
+    return k->err;
 }
 
 static void in_place_finish(struct sink *k, int complete)
@@ -304,7 +342,8 @@ static const struct sink_ops in_place_ops = {
     .place = in_place_place,
     .before_patch = in_place_before_patch,
     .take = in_place_take,
-    .held = NULL,
+    .held = in_place_held,
+    .patched_held = in_place_patched_held,
     .settle = in_place_settle,
     .finish = in_place_finish,
 };

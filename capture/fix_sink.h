@@ -42,6 +42,9 @@ struct sink_ops {
      * there, they go out patched, with no read or write of the file.  NULL when they are not held
      * (or the sink holds nothing: may be NULL itself). */
     uint8_t *(*held)(struct sink *k, uint64_t at, size_t n);
+    /* Held bytes p[0..n) at `at`, patched in memory, were was[0..n): in place, their changes go out
+     * with the window's (a copy writes its records whole: may be NULL). */
+    void (*patched_held)(struct sink *k, const uint8_t *p, const uint8_t *was, size_t n, uint64_t at);
     /* Makes the n bytes at `at` (given earlier, not held) readable and rewritable at their place
      * in the sink's file, waiting for no more than that: 0 or an errno. */
     int (*settle)(struct sink *k, uint64_t at, size_t n);

@@ -41,10 +41,18 @@ static int patch_written(struct sink *k, const struct reassembly_change *ch, siz
     const struct frag_origin *from = &ch[0].from;
     uint8_t *held = k->ops->held ? k->ops->held(k, from->out_pos, from->caplen) : NULL;
     if (held) { /* still in memory, waiting to be written (most: a datagram's fragments lie close) */
+        uint8_t *was = NULL;
+        if (k->ops->patched_held && !(was = malloc(from->caplen ? from->caplen : 1)))
+            return ENOMEM;
+        if (was)
+            memcpy(was, held, from->caplen);
         for (size_t i = 0; i < n; i++)
             held[ch[i].at] = ch[i].value;
         t->written += inetcsum_fill_layers(held, from->caplen, from->wirelen, (enum inetcsum_link)from->link, flags,
                                           fill_layers(t), NULL);
+        if (was)
+            k->ops->patched_held(k, held, was, from->caplen, from->out_pos);
+        free(was);
         return 0;
     }
     int err = k->ops->settle(k, from->out_pos, from->caplen);
