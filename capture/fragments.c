@@ -89,9 +89,11 @@ static void unlink_datagram(struct frag_store *r, struct frag_datagram *g)
 static void drop(struct frag_store *r, struct frag_datagram *g)
 {
     unlink_datagram(r, g);
-    r->dropped++;
-    if (r->on_drop)
-        r->on_drop(r->ctx, g);
+    if (g->npieces) { /* (one held empty, frag_store_put_empty, was never a datagram) */
+        r->dropped++;
+        if (r->on_drop)
+            r->on_drop(r->ctx, g);
+    }
     free_datagram(g);
 }
 
@@ -252,6 +254,70 @@ static int rebuild(struct frag_store *r, const struct frag_datagram *g)
     return 0;
 }
 
+struct frag_datagram *frag_store_find(const struct frag_store *r, const struct inetcsum_fragment *d)
+{
+    if (!r->bucket)
+        return NULL;
+    struct frag_datagram *g = r->bucket[hash(d) & (r->nbuckets - 1)];
+    while (g && !same(g, d))
+        g = g->next_in_bucket;
+    return g;
+}
+
+/* A datagram of d's key with no fragment yet, the newest in r (its table made if need be); NULL
+ * without memory. */
+static struct frag_datagram *new_datagram(struct frag_store *r, const struct inetcsum_fragment *d)
+{
+    if (!r->bucket) {
+        r->nbuckets = 4096;
+        if (!(r->bucket = calloc(r->nbuckets, sizeof *r->bucket)))
+            return NULL;
+    }
+    struct frag_datagram *g = malloc(sizeof *g); /* (not calloc: few[] needs no zeroing) */
+    if (!g)
+        return NULL;
+    g->header = NULL;
+    g->header_len = g->nh_at = 0;
+    g->have_tail = 0;
+    g->total = 0;
+    g->piece = g->few;
+    g->npieces = 0;
+    g->cap = FRAG_FEW;
+    g->bytes = 0;
+    g->born = 0;
+    g->version = d->version;
+    g->depth = d->depth;
+    g->proto = d->proto;
+    g->id = d->id;
+    g->slot = hash(d) & (r->nbuckets - 1);
+    memcpy(g->src, d->src, 16);
+    memcpy(g->dst, d->dst, 16);
+    link_newest(r, g);
+    return g;
+}
+
+void frag_key_of(const struct frag_datagram *g, struct inetcsum_fragment *key)
+{
+    memset(key, 0, sizeof *key);
+    key->version = g->version;
+    key->depth = g->depth;
+    key->proto = g->proto;
+    key->id = g->id;
+    memcpy(key->src, g->src, 16);
+    memcpy(key->dst, g->dst, 16);
+}
+
+int frag_store_put_empty(struct frag_store *r, const struct inetcsum_fragment *d)
+{
+    return frag_store_find(r, d) || new_datagram(r, d) ? 0 : -1;
+}
+
+void frag_store_remove(struct frag_store *r, struct frag_datagram *g)
+{
+    unlink_datagram(r, g);
+    free_datagram(g);
+}
+
 int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, const uint8_t *frame,
               const struct frag_origin *from)
 {
@@ -267,30 +333,11 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
         if (!(r->bucket = calloc(r->nbuckets, sizeof *r->bucket)))
             return -1;
     }
-    size_t slot = hash(d) & (r->nbuckets - 1);
-    struct frag_datagram *g = r->bucket[slot];
-    while (g && !same(g, d))
-        g = g->next_in_bucket;
-    if (!g) {
-        if (!(g = malloc(sizeof *g))) /* (not calloc: few[] needs no zeroing) */
-            return -1;
-        g->header = NULL;
-        g->header_len = g->nh_at = 0;
-        g->have_tail = 0;
-        g->total = 0;
-        g->piece = g->few;
-        g->npieces = 0;
-        g->cap = FRAG_FEW;
-        g->bytes = 0;
-        g->version = d->version;
-        g->depth = d->depth;
-        g->proto = d->proto;
-        g->id = d->id;
-        g->slot = slot;
-        memcpy(g->src, d->src, 16);
-        memcpy(g->dst, d->dst, 16);
-        link_newest(r, g);
-    }
+    struct frag_datagram *g = frag_store_find(r, d);
+    if (!g && !(g = new_datagram(r, d)))
+        return -1;
+    if (!g->npieces) /* (a new datagram, or one held empty: frag_store_put_empty) */
+        g->born = from->frame;
     size_t before = g->bytes;
     if (hold(g, d, frame, from) != 0) {
         r->refused++;
@@ -370,32 +417,77 @@ static struct frag_datagram *clone_datagram(const struct frag_datagram *g, size_
     return c;
 }
 
+int frag_store_put_copy(struct frag_store *dst, const struct frag_datagram *g, size_t (*nest_size)(const struct frag_nest *))
+{
+    if (!dst->bucket) {
+        dst->nbuckets = 4096;
+        if (!(dst->bucket = calloc(dst->nbuckets, sizeof *dst->bucket)))
+            return -1;
+    }
+    struct frag_datagram *c = clone_datagram(g, nest_size);
+    if (!c)
+        return -1;
+    struct inetcsum_fragment key;
+    frag_key_of(g, &key);
+    c->slot = hash(&key) & (dst->nbuckets - 1);
+    link_newest(dst, c);
+    dst->bytes += c->bytes;
+    return 0;
+}
+
+int frag_store_merge(struct frag_store *dst, const struct frag_store *a, const struct frag_store *b,
+                     size_t (*nest_size)(const struct frag_nest *),
+                     void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx)
+{
+    frag_store_init(dst, a->max_datagrams, a->max_bytes, on_drop, ctx);
+    dst->completed = a->completed;
+    dst->dropped = a->dropped;
+    dst->refused = a->refused;
+    const size_t cap = a->count + (b ? b->count : 0) + 1;
+    const struct frag_datagram **all = malloc(2 * cap * sizeof *all), **from_b = all + cap;
+    if (!all)
+        return -1;
+    size_t na = 0, nb = 0, n = 0;
+    for (const struct frag_datagram *g = a->oldest; g; g = g->newer) { /* (in order of birth) */
+        struct inetcsum_fragment key;
+        frag_key_of(g, &key);
+        if (!b || !frag_store_find(b, &key))
+            all[na++] = g;
+    }
+    for (const struct frag_datagram *g = b ? b->oldest : NULL; g; g = g->newer) { /* b's: sorted as they come */
+        if (!g->npieces)
+            continue;
+        size_t j = nb++;
+        for (; j > 0 && from_b[j - 1]->born > g->born; j--)
+            from_b[j] = from_b[j - 1];
+        from_b[j] = g;
+    }
+    /* Oldest first, by the frame that began each, a's first where two began in the same frame. */
+    const struct frag_datagram **merged = malloc((na + nb + 1) * sizeof *merged);
+    if (!merged) {
+        free(all);
+        return -1;
+    }
+    for (size_t i = 0, j = 0; i < na || j < nb;)
+        merged[n++] = j == nb || (i < na && all[i]->born <= from_b[j]->born) ? all[i++] : from_b[j++];
+    free(all);
+    all = merged;
+    for (size_t i = 0; i < n; i++)
+        if (frag_store_put_copy(dst, all[i], nest_size) != 0) {
+            free(all);
+            dst->on_drop = NULL; /* (the copies made so far were never the caller's to hear of) */
+            frag_store_free(dst);
+            frag_store_init(dst, a->max_datagrams, a->max_bytes, on_drop, ctx);
+            return -1;
+        }
+    free(all);
+    return 0;
+}
+
 int frag_store_clone(struct frag_store *dst, const struct frag_store *src, size_t (*nest_size)(const struct frag_nest *),
                 void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx)
 {
-    frag_store_init(dst, src->max_datagrams, src->max_bytes, on_drop, ctx);
-    dst->completed = src->completed;
-    dst->dropped = src->dropped;
-    dst->refused = src->refused;
-    if (!src->bucket)
-        return 0;
-    dst->nbuckets = src->nbuckets;
-    if (!(dst->bucket = calloc(dst->nbuckets, sizeof *dst->bucket)))
-        return -1;
-    /* Oldest first, each put at its bucket's head: a bucket's chain ends up newest first, as the
-     * source's, whose datagrams were put at the head as they came. */
-    for (const struct frag_datagram *g = src->oldest; g; g = g->newer) {
-        struct frag_datagram *c = clone_datagram(g, nest_size);
-        if (!c) {
-            dst->on_drop = NULL; /* (the copies made so far were never the caller's to hear of) */
-            frag_store_free(dst);
-            frag_store_init(dst, src->max_datagrams, src->max_bytes, on_drop, ctx);
-            return -1;
-        }
-        link_newest(dst, c);
-        dst->bytes += c->bytes;
-    }
-    return 0;
+    return frag_store_merge(dst, src, NULL, nest_size, on_drop, ctx);
 }
 
 void frag_store_finish(struct frag_store *r)

@@ -71,6 +71,7 @@ struct frag_datagram {
     size_t npieces, cap;
     struct frag_piece few[FRAG_FEW];
     size_t bytes;            /* held: data and header */
+    uint64_t born;           /* the frame of its first fragment (from.frame): its age */
 };
 
 /* A datagram put back together: valid until the next frag_store_add or frag_store_finish. */
@@ -111,6 +112,25 @@ void frag_store_init(struct frag_store *r, size_t max_datagrams, size_t max_byte
  * datagram longer than IP allows, or memory ran out (the caller reports it as it is). */
 int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, const uint8_t *frame,
               const struct frag_origin *from);
+
+/* The datagram of d's key (version, depth, IPv4's protocol, identification, addresses), or NULL. */
+struct frag_datagram *frag_store_find(const struct frag_store *r, const struct inetcsum_fragment *d);
+/* The key of g, as a description with only the key's fields set. */
+void frag_key_of(const struct frag_datagram *g, struct inetcsum_fragment *key);
+/* Holds d's key with no fragment (if nothing holds it yet): fix's view marks "none here" with it
+ * (reassembly.h).  Such an entry is no datagram: never whole, dropped without a word or a count;
+ * a fragment added to it makes it one.  0, or -1 without memory. */
+int frag_store_put_empty(struct frag_store *r, const struct inetcsum_fragment *d);
+/* Puts a copy of g (of another store) into r as its newest: 0, or -1 without memory. */
+int frag_store_put_copy(struct frag_store *r, const struct frag_datagram *g, size_t (*nest_size)(const struct frag_nest *));
+/* Takes g out of r and frees it, with no word to on_drop and no count. */
+void frag_store_remove(struct frag_store *r, struct frag_datagram *g);
+/* Makes dst (uninitialised) a copy of a's datagrams whose key b holds nothing for, and of b's
+ * datagrams (b's empty entries left out), in order of birth (the frame each began in); limits and
+ * counts from a.  b may be NULL.  -1 when memory runs out (dst then empty). */
+int frag_store_merge(struct frag_store *dst, const struct frag_store *a, const struct frag_store *b,
+                     size_t (*nest_size)(const struct frag_nest *),
+                     void (*on_drop)(void *ctx, const struct frag_datagram *dg), void *ctx);
 
 /* Makes dst (uninitialised) a copy of src: the same datagrams, fragments, age order, limits and
  * counts, so that both answer the same fragments alike from here on; dst drops through on_drop

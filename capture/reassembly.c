@@ -53,8 +53,14 @@ static struct frag_nest *nest_make(const struct frag_done *dn)
 static void dropped(void *ctx, const struct frag_datagram *dg)
 {
     struct reassembly *df = ctx;
-    if (df->mirror) /* it holds the same datagrams: they are dropped for it too */
+    if (df->mirror) { /* the mirror's too, unless it holds its own datagram (or none) of this key */
+        struct inetcsum_fragment key;
+        frag_key_of(dg, &key);
+        if (frag_store_find(&df->mirror->ra, &key))
+            return;
+        df->mirror_dropped++;
         df = df->mirror;
+    }
     if (!df->unfinished)
         return;
     for (size_t i = 0; i < dg->npieces; i++)
@@ -175,9 +181,44 @@ static void fill_whole(struct reassembly *df, struct inetcsum_report *w)
 /* Offers the fragment d describes in frame (from says where that is) to the reassembler: the
  * checks of r it defers (first fragments' checks that cover the whole datagram) leave r when it
  * is taken.  1 when it made its datagram whole, 0 held, -1 not taken. */
+static size_t nest_size(const struct frag_nest *n);
+
+static int same_key(const struct inetcsum_fragment *a, const struct inetcsum_fragment *b)
+{
+    return a->id == b->id && a->version == b->version && a->depth == b->depth &&
+           (a->version == 6 || a->proto == b->proto) && memcmp(a->src, b->src, 16) == 0 &&
+           memcmp(a->dst, b->dst, 16) == 0;
+}
+
+/* Before the leader df offers a fragment its mirror m does not (or m one of its own), m takes its
+ * own state of that key, if it has not this frame: its datagram held apart already, else a copy of
+ * df's, else "none" (frag_store_put_empty).  The keys so taken are tidied after the frame
+ * (reassembly_mirror_tidy). */
+static void part_key(struct reassembly *df, struct reassembly *m, const struct inetcsum_fragment *d)
+{
+    for (size_t i = 0; i < df->ntouched; i++)
+        if (same_key(&df->touched[i], d))
+            return; /* m's state of it is its own since earlier in the frame (maybe none now) */
+    if (df->ntouched < sizeof df->touched / sizeof df->touched[0])
+        df->touched[df->ntouched++] = *d;
+    if (frag_store_find(&m->ra, d))
+        return;
+    const struct frag_datagram *g = frag_store_find(&df->ra, d);
+    /* (without memory the mirror goes on without it: a report of it may then differ) */
+    if (g)
+        frag_store_put_copy(&m->ra, g, nest_size);
+    else
+        frag_store_put_empty(&m->ra, d);
+}
+
 static int offer(struct reassembly *df, const struct inetcsum_fragment *d, const uint8_t *frame,
                  struct frag_origin *from, struct inetcsum_report *r)
 {
+    const int shared = df->mirror && df->mirror_shares;
+    if (df->mirror && !shared)
+        part_key(df, df->mirror, d);
+    else if (df->leader)
+        part_key(df->leader, df, d);
     struct inetcsum_check deferred[INETCSUM_MAX_CHECKS];
     unsigned nd = 0;
     for (unsigned i = 0; i < r->count; i++)
@@ -186,6 +227,8 @@ static int offer(struct reassembly *df, const struct inetcsum_fragment *d, const
     from->deferred = deferred;
     from->ndeferred = nd;
     int got = frag_store_add(&df->ra, d, frame, from);
+    if (shared && got == 1)
+        df->mirror_completed++;
     if (got < 0)
         return -1; /* not taken: the checks are reported as they are */
     unsigned keep = 0;
@@ -288,8 +331,8 @@ static void conflicting(struct reassembly *df, const struct frag_done *dn, struc
     }
 }
 
-static void diverge(struct reassembly *df, const struct cap_record *rec, const struct inetcsum_report *r, size_t ip_at,
-                    unsigned depth, int version, int level, const struct frag_done *dn);
+static void split(struct reassembly *df, const struct cap_record *rec, const struct inetcsum_report *r, size_t ip_at,
+                  unsigned depth, int version, int level, const struct frag_done *dn);
 
 /* The datagram df->ra.done made whole at `level` (ip_at: the completing fragment's IP header, for a
  * conflict's report), or, given != NULL, the one given as it was before fill (a mirror resuming,
@@ -321,8 +364,8 @@ static int settle(struct reassembly *df, const struct cap_record *rec, struct in
         int got = -1;
         if ((w.flags & INETCSUM_FRAME_FRAGMENT) && level < INETCSUM_MAX_DEPTH &&
             inetcsum_fragment(dn->ip, dn->len, 0, INETCSUM_LINK_RAW, &inner) == 1 && inner.depth > 0) {
-            if (df->mirror) /* the view offers the carrier as it was, fix as filled: they part here */
-                diverge(df, rec, r, ip_at, depth, version, level, dn);
+            if (df->mirror && df->mirror_shares) /* the view offers the carrier as it was, fix as filled */
+                split(df, rec, r, ip_at, depth, version, level, dn);
             if ((inner.version != 4 || header_trusted(&w, inner.depth)) &&
                 (df->carrier || (df->carrier = malloc(ICS_IP_MAX_LEN + ICS_IPV6_HLEN))) &&
                 (!df->fill || (nest = nest_make(dn)))) {
@@ -362,23 +405,55 @@ static size_t nest_size(const struct frag_nest *n)
 
 int reassembly_diverge(struct reassembly *df)
 {
-    struct reassembly *v = df->mirror;
-    if (!v)
+    struct reassembly *m = df->mirror;
+    if (!m)
         return 0;
     df->mirror = NULL;
-    frag_store_free(&v->ra);
-    return frag_store_clone(&v->ra, &df->ra, nest_size, dropped, v);
+    m->leader = NULL;
+    struct frag_store merged;
+    const int rc = frag_store_merge(&merged, &df->ra, &m->ra, nest_size, dropped, m);
+    merged.completed = m->ra.completed + df->mirror_completed;
+    merged.dropped = m->ra.dropped + df->mirror_dropped;
+    m->ra.on_drop = NULL; /* (its own datagrams live on in the merged store) */
+    frag_store_free(&m->ra);
+    m->ra = merged;
+    return rc;
 }
 
-/* The mirror parts from df inside a frame (settle found a tunnelled fragment in a datagram df just
- * filled): it takes df's store as it stands (the datagram made whole is out of it), then settles
- * that datagram itself from `level` on, as it was before fill wrote into it, with its own copy of
- * r (df->mirror_report), as verify would have. */
-static void diverge(struct reassembly *df, const struct cap_record *rec, const struct inetcsum_report *r, size_t ip_at,
-                    unsigned depth, int version, int level, const struct frag_done *dn)
+int reassembly_mirror_headroom(const struct reassembly *df, size_t frame_bytes)
+{
+    const struct frag_store *a = &df->ra, *b = &df->mirror->ra;
+    /* a frame offers at most one fragment a level; each may start a datagram and hold its bytes */
+    const size_t levels = INETCSUM_MAX_DEPTH + 1, bytes = levels * (frame_bytes + ICS_IP_MAX_LEN + ICS_IPV6_HLEN);
+    return a->count + b->count + levels <= a->max_datagrams && a->bytes + b->bytes + bytes <= a->max_bytes;
+}
+
+void reassembly_mirror_tidy(struct reassembly *df)
+{
+    struct reassembly *m = df->mirror;
+    for (size_t i = 0; m && i < df->ntouched; i++) {
+        const struct inetcsum_fragment *k = &df->touched[i];
+        struct frag_datagram *own = frag_store_find(&m->ra, k);
+        const int df_has = frag_store_find(&df->ra, k) != NULL;
+        if (own && !own->npieces && !df_has)
+            frag_store_remove(&m->ra, own); /* none in both: shared again */
+        else if (!own && df_has)
+            frag_store_put_empty(&m->ra, k); /* the mirror's is gone (whole, dropped), df's is not */
+    }
+    df->ntouched = 0;
+    df->mirror_shares = 1;
+}
+
+/* The mirror parts from df inside a frame whose datagram both made whole (settle found a
+ * tunnelled fragment in it, which df offers as filled): the mirror settles that datagram itself
+ * from `level` on, as it was before fill wrote into it, with its own copy of r
+ * (df->mirror_report), its offers into its own store (part_key); df's offers for the rest of the
+ * frame are df's alone. */
+static void split(struct reassembly *df, const struct cap_record *rec, const struct inetcsum_report *r, size_t ip_at,
+                  unsigned depth, int version, int level, const struct frag_done *dn)
 {
     struct reassembly *v = df->mirror;
-    reassembly_diverge(df);
+    df->mirror_shares = 0;
     df->diverged = 1;
     struct inetcsum_report *vr = df->mirror_report;
     *vr = *r;
@@ -413,6 +488,12 @@ static void diverge(struct reassembly *df, const struct cap_record *rec, const s
     free(ip);
 }
 
+int reassembly_would_take(const struct inetcsum_report *r, const struct described *fd)
+{
+    return (r->flags & INETCSUM_FRAME_FRAGMENT) && fd->found == 1 &&
+           (fd->d.version != 4 || header_trusted(r, fd->d.depth));
+}
+
 int reassembly_take_described(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r,
                               uint64_t out_pos, const struct described *fd)
 {
@@ -421,9 +502,7 @@ int reassembly_take_described(struct reassembly *df, const struct cap_record *re
     df->nwhole = 0;
     df->nchanges = 0;
     df->diverged = 0;
-    if (!(r->flags & INETCSUM_FRAME_FRAGMENT) || fd->found != 1)
-        return 0;
-    if (d->version == 4 && !header_trusted(r, d->depth))
+    if (!reassembly_would_take(r, fd))
         return 0;
     struct frag_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, NULL, 0, NULL};
     if (offer(df, d, rec->data, &from, r) != 1)
@@ -445,10 +524,10 @@ int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct 
 void reassembly_finish(struct reassembly *df)
 {
     frag_store_finish(&df->ra);
-    if (df->mirror) { /* its store is empty: what it would have counted is df's */
-        df->mirror->ra.completed = df->ra.completed;
-        df->mirror->ra.dropped = df->ra.dropped;
-        df->mirror->ra.refused = df->ra.refused;
+    if (df->mirror) { /* what df made whole or dropped of the datagrams the two shared */
+        df->mirror->ra.completed += df->mirror_completed;
+        df->mirror->ra.dropped += df->mirror_dropped;
+        df->mirror_completed = df->mirror_dropped = 0;
     }
 }
 

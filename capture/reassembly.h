@@ -59,17 +59,27 @@ struct reassembly {
     unsigned long long refilled; /* fill: checksums of carriers rewritten for what changed inside */
     void (*unfinished)(void *ctx, uint64_t frame, const struct inetcsum_check *c, unsigned n);
     void *ctx;
-    /* fix: the view of IN as verify sees it (verifier.h), served by this reassembler while the two
-     * agree, so that fix reassembles once.  They take the same fragments and rebuild the same
-     * bytes until a fragment's IPv4 header is one fill wrote (verify does not take it: the caller
-     * calls reassembly_diverge before offering it) or a whole datagram carries a tunnelled fragment
-     * (the view offers the carrier as it was, fix as filled: settled here, the view given its own
-     * copy of the frame's report in *mirror_report and its whole[] filled; `diverged` says so for
-     * the frame).  While it mirrors, the mirror's own store stays empty, what this one drops
-     * unfinished goes to the mirror's `unfinished`, and reassembly_finish hands it the counts. */
-    struct reassembly *mirror;
+    /* fix: the view of IN as verify sees it (verifier.h), served by this reassembler (its leader)
+     * where the two agree, so that fix reassembles once.  They take the same fragments and rebuild
+     * the same bytes but for a fragment whose IPv4 header fill wrote (verify does not take it)
+     * and a whole datagram carrying a tunnelled fragment (the view offers the carrier as it was,
+     * fix as filled).  Per key, then: the mirror's own store holds its own datagram of a key
+     * where the two parted (copied from the leader's as it was), or an empty entry for "none
+     * here" while the leader holds one; every other key's datagram is the leader's, and the
+     * leader's counts and drops of those are the mirror's too (mirror_completed, _dropped, handed
+     * over at reassembly_finish).  Per frame (verifier_fill_frame): mirror_shares says whether
+     * the leader's offers are the mirror's; where not, keys are parted first (touched[], tidied
+     * after the frame: reassembly_mirror_tidy).  A datagram both made whole that carries a
+     * tunnelled fragment is settled by the mirror itself from the bytes before fill (its report in
+     * *mirror_report, `diverged` set for the frame).  Near the memory limits (which could drop
+     * other datagrams in each), the mirror takes its whole state and goes on alone:
+     * reassembly_diverge. */
+    struct reassembly *mirror, *leader;
     struct inetcsum_report *mirror_report;
-    int diverged;
+    int diverged, mirror_shares;
+    unsigned long long mirror_completed, mirror_dropped;
+    struct inetcsum_fragment touched[2 * (INETCSUM_MAX_DEPTH + 1)];
+    size_t ntouched;
 };
 
 void reassembly_init(struct reassembly *df, unsigned flags, int fill,
@@ -81,13 +91,22 @@ void reassembly_init(struct reassembly *df, unsigned flags, int fill,
  * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
  * were settled by, the whole datagram. */
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
+/* Whether reassembly_take_described would offer the frame's fragment (its IPv4 header trusted). */
+int reassembly_would_take(const struct inetcsum_report *r, const struct described *fd);
 /* The same, given the frame's fragment as the walk that made r described it. */
 int reassembly_take_described(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r,
                               uint64_t out_pos, const struct described *fd);
 
-/* Ends the mirroring (see mirror above): the mirror takes a copy of the store as it stands and goes
- * on by itself.  0, or -1 when memory ran out (the mirror then starts empty). */
+/* Ends the mirroring (see mirror above): the mirror takes the state it would have (the leader's
+ * datagrams of the keys they share, its own of the others, oldest first) and goes on by itself.
+ * 0, or -1 when memory ran out (the mirror then starts empty). */
 int reassembly_diverge(struct reassembly *df);
+/* Whether a frame of frame_bytes can be taken by both without either reaching its limits (else
+ * they diverge first: what each would drop to stay within them could differ). */
+int reassembly_mirror_headroom(const struct reassembly *df, size_t frame_bytes);
+/* After each frame while mirroring: the keys parted in it are shared again where neither holds a
+ * datagram, and marked "none" for the mirror where only the leader does. */
+void reassembly_mirror_tidy(struct reassembly *df);
 
 /* Drops the datagrams still unfinished (end of a file): their waiting checks go to `unfinished`. */
 void reassembly_finish(struct reassembly *df);

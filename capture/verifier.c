@@ -54,44 +54,50 @@ int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inet
 void verifier_lead(struct verifier *v, struct reassembly *df)
 {
     df->mirror = v->reassemble ? &v->df : NULL;
-}
-
-/* Whether verify might refuse a fragment fix takes: an IPv4 header in the frame that fill wrote
- * (reassembly takes a fragment only under a good one, or one fix wrote).  Which depth is the
- * fragment's is not asked: parting a frame early costs only speed. */
-static int header_written(const struct inetcsum_report *r)
-{
-    for (unsigned i = 0; i < r->count; i++)
-        if (r->checks[i].layer == INETCSUM_LAYER_IPV4 && (r->checks[i].flags & INETCSUM_CHECK_WRITTEN))
-            return 1;
-    return 0;
+    df->mirror_shares = 1;
+    v->df.leader = df->mirror ? df : NULL;
 }
 
 int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct cap_record *rec,
                         struct inetcsum_report *r, uint64_t out_pos, const struct described *fd)
 {
-    const int fragment = v->reassemble && (r->flags & INETCSUM_FRAME_FRAGMENT);
-    if (df->mirror && fragment && header_written(r))
-        reassembly_diverge(df); /* verify would not take it: v goes on by itself from here */
-    if (!df->mirror) {
-        /* v's own reassembler, given the report without fill's writes, whose reassembler takes
-         * what verify's takes (a fragment whose IPv4 header was wrong is not, even though fix, having
-         * corrected it, reassembles it); tally ignores what fill wrote */
-        if (fragment) {
-            struct inetcsum_report seen = *r;
-            for (unsigned i = 0; i < seen.count; i++)
-                seen.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+    const int fragment = v->reassemble && (r->flags & INETCSUM_FRAME_FRAGMENT) && fd->found == 1;
+    if (df->mirror && fragment && !reassembly_mirror_headroom(df, rec->caplen))
+        reassembly_diverge(df); /* near the limits: v goes on by itself from here */
+    /* The report as verify makes it: fill's without its writes, whose reassembler takes what
+     * verify's takes (a fragment whose IPv4 header was wrong is not, even though fix, having
+     * corrected it, reassembles it); tally ignores what fill wrote. */
+    struct inetcsum_report seen;
+    if (fragment) {
+        seen = *r;
+        for (unsigned i = 0; i < seen.count; i++)
+            seen.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+    }
+    if (!df->mirror) { /* v's own reassembler */
+        if (fragment)
             verifier_frame_described(v, rec, &seen, fd);
-        } else {
+        else
             tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
-        }
         return v->reassemble && reassembly_take_described(df, rec, r, out_pos, fd);
     }
+    /* Mirrored: df's taking is v's unless v would not take the fragment (its header) or holds its
+     * own datagram of the key (they parted on it before); then v takes it itself first. */
+    df->mirror_shares = !fragment || (reassembly_would_take(&seen, fd) == reassembly_would_take(r, fd) &&
+                                      !frag_store_find(&v->df.ra, &fd->d));
     struct inetcsum_report own;
+    int v_whole = 0;
+    if (!df->mirror_shares) {
+        own = seen;
+        v_whole = reassembly_take_described(&v->df, rec, &own, UINT64_MAX, fd);
+    }
     df->mirror_report = &own;
     df->diverged = 0;
     const int whole = reassembly_take_described(df, rec, r, out_pos, fd);
-    if (df->diverged) { /* parted inside this frame: v settled the datagram itself */
+    if (!df->mirror_shares && !df->diverged) {
+        tally_frame(v->t, &own, rec->caplen, rec->wirelen, rec->link);
+        if (v_whole)
+            tally_checks(v->t, v->df.whole, v->df.nwhole);
+    } else if (df->diverged) { /* the datagram both made whole carried a fragment: v settled it */
         tally_frame(v->t, &own, rec->caplen, rec->wirelen, rec->link);
         tally_checks(v->t, v->df.whole, v->df.nwhole);
     } else {
@@ -99,6 +105,7 @@ int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct 
         if (whole)
             tally_checks(v->t, df->whole, df->nwhole);
     }
+    reassembly_mirror_tidy(df);
     return whole;
 }
 

@@ -1,6 +1,8 @@
 /* libFuzzer target: reassembly as verify and fix use it (capture/reassembly.c over capture/fragments.c).
  * Input: one byte of settings (bit 0: fix's fill mode; bits 1-2: the link type; bits 3-5: at
- * most 1 + n datagrams in progress, so the oldest is dropped often), then frames, each a 16-bit
+ * most 1 + n datagrams in progress, so the oldest is dropped often, but for 7: 22, a little over
+ * the headroom a frame needs, under which fix's view shares its reassembler until it nears the
+ * limit), then frames, each a 16-bit
  * big-endian length and that many bytes.  Whatever the frames, it asserts: a frame's report loses
  * only checks waiting for their datagram; a datagram made whole reports no more than a frame's
  * checks and names frames already seen; every byte fill changes lies inside a frame seen; what
@@ -49,7 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     uint64_t frames = 0;
     struct reassembly df;
     reassembly_init(&df, 0, fill, fill ? NULL : unfinished, &frames);
-    df.ra.max_datagrams = 1 + ((in[0] >> 3) & 7);
+    const int bounded = ((in[0] >> 3) & 7) != 7;
+    if (bounded)
+        df.ra.max_datagrams = 1 + ((in[0] >> 3) & 7);
     /* fill mode: fix's view (mirrored by df) and a verifier of its own, counted apart */
     struct tally seen, own;
     memset(&seen, 0, sizeof seen);
@@ -58,6 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     verifier_init(&view, &seen, 0, 1, unfinished, &frames);
     verifier_init(&ref, &own, 0, 1, unfinished, &frames);
     view.df.ra.max_datagrams = ref.df.ra.max_datagrams = df.ra.max_datagrams;
+    if (!bounded)
+        df.ra.max_datagrams = view.df.ra.max_datagrams = ref.df.ra.max_datagrams = 2 * (INETCSUM_MAX_DEPTH + 1) + 4;
     if (fill)
         verifier_lead(&view, &df);
     for (size_t at = 1; at + 2 <= size;) {
