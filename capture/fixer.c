@@ -173,9 +173,13 @@ static int fix_packet(struct cap_record *rec, struct sink *k, struct reassembly 
 {
     struct inetcsum_report r;
     struct described fd;
-    const unsigned wrote = ics_fill_layers_described(rec->data, rec->caplen, rec->wirelen,
-                                                     (enum inetcsum_link)rec->link, o->flags, fill_layers(t), &r,
-                                                     &fd.d, &fd.found);
+    fd.found = 0; /* (the description itself is written only where found) */
+    const unsigned wrote = o->reassemble ? ics_fill_layers_described(rec->data, rec->caplen, rec->wirelen,
+                                                                     (enum inetcsum_link)rec->link, o->flags,
+                                                                     fill_layers(t), &r, &fd.d, &fd.found)
+                                         : inetcsum_fill_layers(rec->data, rec->caplen, rec->wirelen,
+                                                                (enum inetcsum_link)rec->link, o->flags,
+                                                                fill_layers(t), &r);
     /* (where the frame lies in OUT only for a fragment: the reassembler takes nothing else) */
     const uint64_t out_pos = o->reassemble && fd.found == 1 ? k->ops->place(k, rec) : UINT64_MAX;
     const int whole = verifier_fill_frame(view, df, rec, &r, out_pos, &fd);

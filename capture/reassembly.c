@@ -498,10 +498,7 @@ int reassembly_take_described(struct reassembly *df, const struct cap_record *re
                               uint64_t out_pos, const struct described *fd)
 {
     const struct inetcsum_fragment *d = &fd->d;
-    df->conflict = 0;
-    df->nwhole = 0;
-    df->nchanges = 0;
-    df->diverged = 0;
+    reassembly_took_nothing(df); /* (until it takes something) */
     if (!reassembly_would_take(r, fd))
         return 0;
     struct frag_origin from = {rec->frame, out_pos, rec->caplen, rec->wirelen, rec->link, NULL, 0, NULL};

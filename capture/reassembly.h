@@ -91,6 +91,15 @@ void reassembly_init(struct reassembly *df, unsigned flags, int fill,
  * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
  * were settled by, the whole datagram. */
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
+/* What reassembly_take says of a frame it takes nothing from (no fragment), without the call. */
+static inline void reassembly_took_nothing(struct reassembly *df)
+{
+    df->conflict = 0;
+    df->nwhole = 0;
+    df->nchanges = 0;
+    df->diverged = 0;
+}
+
 /* Whether reassembly_take_described would offer the frame's fragment (its IPv4 header trusted). */
 int reassembly_would_take(const struct inetcsum_report *r, const struct described *fd);
 /* The same, given the frame's fragment as the walk that made r described it. */

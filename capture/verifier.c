@@ -38,6 +38,11 @@ int verifier_frame_described(struct verifier *v, const struct cap_record *rec, s
 void verifier_verify(const struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r,
                      struct described *fd)
 {
+    if (!v->reassemble) { /* (describing costs the walk a third more at a fragment: only when used) */
+        fd->found = 0;
+        inetcsum_verify(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, v->df.flags, r);
+        return;
+    }
     ics_verify_described(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, v->df.flags, r,
                          &fd->d, &fd->found);
 }
@@ -58,32 +63,27 @@ void verifier_lead(struct verifier *v, struct reassembly *df)
     v->df.leader = df->mirror ? df : NULL;
 }
 
-int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct cap_record *rec,
-                        struct inetcsum_report *r, uint64_t out_pos, const struct described *fd)
+/* verifier_fill_frame for a fragment reassembly may take (its reports kept off the common path) */
+static __attribute__((noinline)) int fill_fragment(struct verifier *v, struct reassembly *df,
+                                                   const struct cap_record *rec, struct inetcsum_report *r,
+                                                   uint64_t out_pos, const struct described *fd)
 {
-    const int fragment = v->reassemble && (r->flags & INETCSUM_FRAME_FRAGMENT) && fd->found == 1;
-    if (df->mirror && fragment && !reassembly_mirror_headroom(df, rec->caplen))
+    if (df->mirror && !reassembly_mirror_headroom(df, rec->caplen))
         reassembly_diverge(df); /* near the limits: v goes on by itself from here */
     /* The report as verify makes it: fill's without its writes, whose reassembler takes what
      * verify's takes (a fragment whose IPv4 header was wrong is not, even though fix, having
      * corrected it, reassembles it); tally ignores what fill wrote. */
-    struct inetcsum_report seen;
-    if (fragment) {
-        seen = *r;
-        for (unsigned i = 0; i < seen.count; i++)
-            seen.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
-    }
+    struct inetcsum_report seen = *r;
+    for (unsigned i = 0; i < seen.count; i++)
+        seen.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
     if (!df->mirror) { /* v's own reassembler */
-        if (fragment)
-            verifier_frame_described(v, rec, &seen, fd);
-        else
-            tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
-        return v->reassemble && reassembly_take_described(df, rec, r, out_pos, fd);
+        verifier_frame_described(v, rec, &seen, fd);
+        return reassembly_take_described(df, rec, r, out_pos, fd);
     }
     /* Mirrored: df's taking is v's unless v would not take the fragment (its header) or holds its
      * own datagram of the key (they parted on it before); then v takes it itself first. */
-    df->mirror_shares = !fragment || (reassembly_would_take(&seen, fd) == reassembly_would_take(r, fd) &&
-                                      !frag_store_find(&v->df.ra, &fd->d));
+    df->mirror_shares = reassembly_would_take(&seen, fd) == reassembly_would_take(r, fd) &&
+                        !frag_store_find(&v->df.ra, &fd->d);
     struct inetcsum_report own;
     int v_whole = 0;
     if (!df->mirror_shares) {
@@ -107,6 +107,19 @@ int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct 
     }
     reassembly_mirror_tidy(df);
     return whole;
+}
+
+int verifier_fill_frame(struct verifier *v, struct reassembly *df, const struct cap_record *rec,
+                        struct inetcsum_report *r, uint64_t out_pos, const struct described *fd)
+{
+    if (v->reassemble && (r->flags & INETCSUM_FRAME_FRAGMENT) && fd->found == 1)
+        return fill_fragment(v, df, rec, r, out_pos, fd);
+    /* Most frames: no fragment to offer (reassembly_take_described would only say so), and the
+     * view's count is the frame's, shared or not. */
+    (void)out_pos;
+    reassembly_took_nothing(df);
+    tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
+    return 0;
 }
 
 void verifier_finish(struct verifier *v)
