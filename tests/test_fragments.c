@@ -400,8 +400,9 @@ static void clones_agree(void)
         dropped += (unsigned)db.n;
         frag_store_free(&b);
     }
-    CHECK(completions > 20 && dropped > 20, "clones: %u compared, %u completions, %u dropped", compared, completions,
-          dropped);
+    /* (about 0.7 completions and 100 drops a trial: the quick runs, 20 trials, see 12-16 completions) */
+    CHECK(completions >= trials / 4 && dropped >= trials, "clones: %u compared, %u completions, %u dropped", compared,
+          completions, dropped);
 }
 
 int main(int argc, char **argv)
