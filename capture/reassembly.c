@@ -336,7 +336,7 @@ static void split(struct reassembly *df, const struct cap_record *rec, const str
 
 /* The datagram df->ra.done made whole at `level` (ip_at: the completing fragment's IP header, for a
  * conflict's report), or, given != NULL, the one given as it was before fill (a mirror resuming,
- * diverge()): judged or filled, and a fragment tunnelled inside it offered in turn, and so on. */
+ * split()): judged or filled, and a fragment tunnelled inside it offered in turn, and so on. */
 static int settle(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, size_t ip_at,
                   unsigned depth, int version, int level, const struct frag_done *given)
 {

@@ -49,11 +49,11 @@ void verifier_verify(const struct verifier *v, const struct cap_record *rec, str
 
 int verifier_frame(struct verifier *v, const struct cap_record *rec, struct inetcsum_report *r)
 {
-    const int whole = v->reassemble && reassembly_take(&v->df, rec, r, UINT64_MAX);
-    tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
-    if (whole)
-        tally_checks(v->t, v->df.whole, v->df.nwhole);
-    return whole;
+    struct described fd;
+    fd.found = v->reassemble && (r->flags & INETCSUM_FRAME_FRAGMENT)
+                   ? inetcsum_fragment(rec->data, rec->caplen, rec->wirelen, (enum inetcsum_link)rec->link, &fd.d)
+                   : 0;
+    return verifier_frame_described(v, rec, r, &fd);
 }
 
 void verifier_lead(struct verifier *v, struct reassembly *df)
@@ -93,13 +93,11 @@ static __attribute__((noinline)) int fill_fragment(struct verifier *v, struct re
     df->mirror_report = &own;
     df->diverged = 0;
     const int whole = reassembly_take_described(df, rec, r, out_pos, fd);
-    if (!df->mirror_shares && !df->diverged) {
+    if (!df->mirror_shares || df->diverged) { /* v took it itself, or settled the datagram both made
+                                                * whole (it carried a fragment: split) */
         tally_frame(v->t, &own, rec->caplen, rec->wirelen, rec->link);
-        if (v_whole)
+        if (v_whole || df->diverged)
             tally_checks(v->t, v->df.whole, v->df.nwhole);
-    } else if (df->diverged) { /* the datagram both made whole carried a fragment: v settled it */
-        tally_frame(v->t, &own, rec->caplen, rec->wirelen, rec->link);
-        tally_checks(v->t, v->df.whole, v->df.nwhole);
     } else {
         tally_frame(v->t, r, rec->caplen, rec->wirelen, rec->link);
         if (whole)
