@@ -457,8 +457,7 @@ static void split(struct reassembly *df, const struct cap_record *rec, const str
     df->diverged = 1;
     struct inetcsum_report *vr = df->mirror_report;
     *vr = *r;
-    for (unsigned i = 0; i < vr->count; i++)
-        vr->checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+    reassembly_unfill_flags(vr);
     v->conflict = 0;
     v->nwhole = 0;
     v->nchanges = 0;

@@ -91,6 +91,14 @@ void reassembly_init(struct reassembly *df, unsigned flags, int fill,
  * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
  * were settled by, the whole datagram. */
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
+/* A report fill made, as verify would have made it: without the WRITTEN and MENDED flags (the
+ * trust in a fragment's IPv4 header turns on them; tallies ignore them). */
+static inline void reassembly_unfill_flags(struct inetcsum_report *r)
+{
+    for (unsigned i = 0; i < r->count; i++)
+        r->checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+}
+
 /* What reassembly_take says of a frame it takes nothing from (no fragment), without the call. */
 static inline void reassembly_took_nothing(struct reassembly *df)
 {

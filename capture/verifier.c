@@ -74,8 +74,7 @@ static __attribute__((noinline)) int fill_fragment(struct verifier *v, struct re
      * verify's takes (a fragment whose IPv4 header was wrong is not, even though fix, having
      * corrected it, reassembles it); tally ignores what fill wrote. */
     struct inetcsum_report seen = *r;
-    for (unsigned i = 0; i < seen.count; i++)
-        seen.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+    reassembly_unfill_flags(&seen);
     if (!df->mirror) { /* v's own reassembler */
         verifier_frame_described(v, rec, &seen, fd);
         return reassembly_take_described(df, rec, r, out_pos, fd);

@@ -88,8 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
         int whole;
         if (fill) {
             struct inetcsum_report bare = r;
-            for (unsigned i = 0; i < bare.count; i++)
-                bare.checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+            reassembly_unfill_flags(&bare);
             verifier_frame(&ref, &rec, &bare);
             whole = verifier_fill_frame(&view, &df, &rec, &r, 0, &fd);
         } else {
