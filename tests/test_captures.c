@@ -10,6 +10,7 @@
 #include "capture.h"
 #include "inetcsum_packet.h"
 #include "packet/fast.h"
+#include "packet/fast_fragment.h"
 #include "packet/general.h"
 #include "testutil.h"
 
@@ -307,9 +308,9 @@ static void segmented(const char *file, long frame, const struct frame *f, const
     free(copy);
 }
 
-/* The common-case shortcut gives what the general walk gives (tests/test_fastpath.c tries it on
- * built and damaged frames; here on real ones). */
-static unsigned long shortcut_frames;
+/* The shortcuts (the common case's, the fragments') give what the general walk gives
+ * (tests/test_fastpath.c tries them on built and damaged frames; here on real ones). */
+static unsigned long shortcut_frames, fragment_shortcut_frames;
 
 static void as_general(const char *file, long frame, const struct frame *f, const struct inetcsum_report *whole)
 {
@@ -317,6 +318,10 @@ static void as_general(const char *file, long frame, const struct frame *f, cons
     enum inetcsum_link link = (enum inetcsum_link)f->link;
     struct ics_fast fr;
     shortcut_frames += (unsigned long)ics_fast_recognise(f->data, f->caplen, f->wirelen, link, &fr);
+    struct ics_fast_fragment ff;
+    struct inetcsum_fragment desc;
+    fragment_shortcut_frames += (unsigned long)ics_fast_fragment_recognise(f->data, f->caplen, f->wirelen, link, &ff,
+                                                                           &desc);
     ics_verify_general(f->data, f->caplen, f->wirelen, link, 0, &r);
     CHECK(tu_same_report(&r, whole), "%s frame %ld: verify differs from the general walk", file, frame);
     uint8_t *a = malloc(f->caplen + 1), *b = malloc(f->caplen + 1);
@@ -380,8 +385,8 @@ static void corpus(const char *dir)
         frames_seen += n;
     }
     closedir(d);
-    printf("  tcpdump corpus: %zu files, %zu frames filled, walked in segments and by the general walk\n", files,
-           frames_seen);
+    printf("  tcpdump corpus: %zu files, %zu frames filled, walked in segments and by the general walk (%lu "
+           "fragments taken by their shortcut)\n", files, frames_seen, fragment_shortcut_frames);
     CHECK(files > 800 && frames_seen > 10000, "too few corpus frames read");
 }
 

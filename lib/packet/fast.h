@@ -8,8 +8,9 @@
  * It dispatches through the same description of what follows what as the general walk
  * (protocols.h), keeping to the kinds above.  The recogniser only says yes when every header is complete, consistent and inside the frame, so
  * its two items are exactly the ones the general walk would produce; anything else, or anything in
- * doubt, returns 0 and goes the general way.  tests/test_fastpath.c holds the two paths to the same
- * reports and the same written bytes on every capture frame and on mutated ones. */
+ * doubt, returns 0 and goes the general way (IP fragments: fast_fragment.h first).
+ * tests/test_fastpath.c holds the two paths to the same reports and the same written bytes on every
+ * capture frame and on mutated ones. */
 #ifndef ICS_PACKET_FAST_H
 #define ICS_PACKET_FAST_H
 
@@ -30,23 +31,26 @@ struct ics_fast {
     uint8_t layer;   /* INETCSUM_LAYER_TCP or _UDP */
 };
 
-/* Whether f[0..caplen) is the common case; *fr describes it when it is. */
-static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_t *f, size_t caplen,
-                                                                    size_t wirelen, enum inetcsum_link link,
-                                                                    struct ics_fast *fr)
+/* Where the IP header of f[0..caplen) starts behind a link the shortcuts take (Ethernet with at most
+ * two VLAN tags, or raw IP), with at least `need` (>= 1) bytes from there: its version nibble (4 or
+ * 6 behind Ethernet, any behind a raw link: the caller checks), *off its place; 0 for anything
+ * else. */
+static inline __attribute__((always_inline)) unsigned ics_fast_ip_start(const uint8_t *f, size_t caplen,
+                                                                        size_t wirelen, enum inetcsum_link link,
+                                                                        size_t need, size_t *off)
 {
-    if ((wirelen != 0 && wirelen != caplen) || caplen < ICS_FAST_MIN_IP || caplen > UINT32_MAX)
+    if ((wirelen != 0 && wirelen != caplen) || caplen < need || caplen > UINT32_MAX)
         return 0; /* truncated captures are the general walk's */
-    size_t off = 0;
     unsigned version;
+    *off = 0;
     if (link == INETCSUM_LINK_ETHERNET) {
-        if (caplen < ICS_ETH_HLEN + ICS_FAST_MIN_IP)
+        if (caplen < ICS_ETH_HLEN + need)
             return 0;
         enum ics_hdr h = ics_follow_ethertype(ics_get16(f + ICS_ETH_TYPE));
-        off = ICS_ETH_HLEN;
+        size_t at = ICS_ETH_HLEN;
         for (int tags = 0; tags < 2 && h == ICS_H_VLAN; tags++) {
-            h = ics_follow_ethertype(ics_get16(f + off + ICS_VLAN_TYPE));
-            off += ICS_VLAN_HLEN;
+            h = ics_follow_ethertype(ics_get16(f + at + ICS_VLAN_TYPE));
+            at += ICS_VLAN_HLEN;
         }
         if (h == ICS_H_IPV4)
             version = 4;
@@ -54,8 +58,9 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
             version = 6;
         else
             return 0;
-        if (caplen - off < ICS_FAST_MIN_IP)
+        if (caplen - at < need)
             return 0;
+        *off = at;
     } else if (link == INETCSUM_LINK_RAW || link == INETCSUM_LINK_IPV4 || link == INETCSUM_LINK_IPV6) {
         version = ics_ip_version(f);
         if ((link == INETCSUM_LINK_IPV4 && version != 4) || (link == INETCSUM_LINK_IPV6 && version != 6))
@@ -63,7 +68,18 @@ static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_
     } else {
         return 0;
     }
+    return version;
+}
 
+/* Whether f[0..caplen) is the common case; *fr describes it when it is. */
+static inline __attribute__((always_inline)) int ics_fast_recognise(const uint8_t *f, size_t caplen,
+                                                                    size_t wirelen, enum inetcsum_link link,
+                                                                    struct ics_fast *fr)
+{
+    size_t off;
+    const unsigned version = ics_fast_ip_start(f, caplen, wirelen, link, ICS_FAST_MIN_IP, &off);
+    if (!version)
+        return 0;
     /* Here caplen - off >= ICS_FAST_MIN_IP: an IPv4 header and a UDP header's worth. */
     const uint8_t *ip = f + off;
     size_t room = caplen - off, payload;
