@@ -456,8 +456,7 @@ static void split(struct reassembly *df, const struct cap_record *rec, const str
     df->mirror_shares = 0;
     df->diverged = 1;
     struct inetcsum_report *vr = df->mirror_report;
-    *vr = *r;
-    reassembly_unfill_flags(vr);
+    reassembly_copy_unfilled(vr, r);
     v->conflict = 0;
     v->nwhole = 0;
     v->nchanges = 0;

@@ -19,6 +19,8 @@
 #ifndef ICS_CAPTURE_REASSEMBLY_H
 #define ICS_CAPTURE_REASSEMBLY_H
 
+#include <string.h>
+
 #include "capture.h"
 #include "fragments.h"
 
@@ -91,12 +93,28 @@ void reassembly_init(struct reassembly *df, unsigned flags, int fill,
  * whole[] and, with fill, change[]), else 0.  Either way r loses the checks that now wait for, or
  * were settled by, the whole datagram. */
 int reassembly_take(struct reassembly *df, const struct cap_record *rec, struct inetcsum_report *r, uint64_t out_pos);
-/* A report fill made, as verify would have made it: without the WRITTEN and MENDED flags (the
- * trust in a fragment's IPv4 header turns on them; tallies ignore them). */
-static inline void reassembly_unfill_flags(struct inetcsum_report *r)
+/* *dst = *src, but only the checks in use. */
+static inline void reassembly_copy_report(struct inetcsum_report *dst, const struct inetcsum_report *src)
 {
-    for (unsigned i = 0; i < r->count; i++)
-        r->checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
+    dst->flags = src->flags;
+    dst->count = src->count;
+    dst->unfollowed = src->unfollowed;
+    dst->unfollowed_value = src->unfollowed_value;
+    dst->unfollowed_offset = src->unfollowed_offset;
+    dst->malformed = src->malformed;
+    dst->malformed_value = src->malformed_value;
+    dst->malformed_offset = src->malformed_offset;
+    memcpy(dst->checks, src->checks, src->count * sizeof src->checks[0]);
+}
+
+/* A copy of the report fill made (src), as verify would have made it: without the WRITTEN and
+ * MENDED flags (the trust in a fragment's IPv4 header turns on them; tallies ignore them).  Only
+ * checks[0..count) are copied: a whole report is 672 bytes, copied twice a fragment in fix. */
+static inline void reassembly_copy_unfilled(struct inetcsum_report *dst, const struct inetcsum_report *src)
+{
+    reassembly_copy_report(dst, src);
+    for (unsigned i = 0; i < dst->count; i++)
+        dst->checks[i].flags &= (uint8_t) ~(INETCSUM_CHECK_WRITTEN | INETCSUM_CHECK_MENDED);
 }
 
 /* What reassembly_take says of a frame it takes nothing from (no fragment), without the call. */

@@ -73,8 +73,8 @@ static __attribute__((noinline)) int fill_fragment(struct verifier *v, struct re
     /* The report as verify makes it: fill's without its writes, whose reassembler takes what
      * verify's takes (a fragment whose IPv4 header was wrong is not, even though fix, having
      * corrected it, reassembles it); tally ignores what fill wrote. */
-    struct inetcsum_report seen = *r;
-    reassembly_unfill_flags(&seen);
+    struct inetcsum_report seen;
+    reassembly_copy_unfilled(&seen, r);
     if (!df->mirror) { /* v's own reassembler */
         verifier_frame_described(v, rec, &seen, fd);
         return reassembly_take_described(df, rec, r, out_pos, fd);
@@ -86,7 +86,7 @@ static __attribute__((noinline)) int fill_fragment(struct verifier *v, struct re
     struct inetcsum_report own;
     int v_whole = 0;
     if (!df->mirror_shares) {
-        own = seen;
+        reassembly_copy_report(&own, &seen);
         v_whole = reassembly_take_described(&v->df, rec, &own, UINT64_MAX, fd);
     }
     df->mirror_report = &own;

@@ -87,8 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
             waiting += (r.checks[i].flags & INETCSUM_CHECK_FRAGMENT) != 0;
         int whole;
         if (fill) {
-            struct inetcsum_report bare = r;
-            reassembly_unfill_flags(&bare);
+            struct inetcsum_report bare;
+            reassembly_copy_unfilled(&bare, &r);
             verifier_frame(&ref, &rec, &bare);
             whole = verifier_fill_frame(&view, &df, &rec, &r, 0, &fd);
         } else {
