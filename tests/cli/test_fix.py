@@ -291,6 +291,36 @@ class FixHabits(unittest.TestCase):
             self.assertEqual(run("fix", "--in-place", "--quiet", far).returncode, 0)
             self.assertEqual(read_bytes(far), read_bytes(out))
 
+    def test_in_place_span_widened_by_an_earlier_patch(self):
+        """In place, a window with more changed runs than are held (SINK_RUNS, 64) is written as
+        one span; a datagram made whole later in the window patches its first fragment, which lies
+        before the span's first byte: the span must reach down to it.  (The first fragment's own
+        IPv4 header is right, so nothing else of it changed; the filler's 70 UDP checksums start
+        the span after it.)"""
+        def fragment(dgram, offset, more):  # dgram: an IPv4 datagram; a fragment of its payload
+            hdr, payload = bytearray(dgram[:20]), dgram[20:]
+            part = payload[offset:offset + 24] if more else payload[offset:]
+            hdr[2:4] = (20 + len(part)).to_bytes(2, "big")
+            hdr[6:8] = ((0x2000 if more else 0) | offset // 8).to_bytes(2, "big")
+            hdr[10:12] = b"\x00\x00"
+            hdr[10:12] = ((~ones_sum(bytes(hdr))) & 0xFFFF).to_bytes(2, "big")
+            return ether(bytes(hdr) + part)
+        dgram = ipv4_udp(bytes(range(40)), bad=True, dport=9999)  # UDP checksum wrong in the whole
+        frames = [fragment(dgram, 0, True)]
+        frames += [ether(ipv4_udp(b"filler %02d" % i, bad=True, src=b"\x0a\x00\x01\x01", dport=9999))
+                   for i in range(70)]
+        frames.append(fragment(dgram, 24, False))
+        with tempfile.TemporaryDirectory() as d:
+            src, out = os.path.join(d, "span.pcap"), os.path.join(d, "out.pcap")
+            write_bytes(src, pcap(1, frames))
+            res = run("fix", src, out)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertIn(b"71 checksums written", res.stderr)
+            self.assertNotEqual(read_bytes(out)[:24 + 16 + len(frames[0])], read_bytes(src)[:24 + 16 + len(frames[0])])
+            self.assertEqual(run("fix", "--in-place", "--quiet", src).returncode, 0)
+            self.assertEqual(read_bytes(src), read_bytes(out))
+            self.assertEqual(run("verify", "--quiet", src).returncode, 0)
+
     def test_verbose_lists_what_was_written(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out.pcap")
