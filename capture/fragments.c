@@ -40,10 +40,39 @@ static int same(const struct frag_datagram *g, const struct inetcsum_fragment *d
            memcmp(g->dst, d->dst, 16) == 0;
 }
 
-static void free_datagram(struct frag_datagram *g)
+/* The bytes a piece's allocation holds: its deferred checks, its data, the header it gave. */
+static size_t piece_size(size_t ndeferred, size_t len, size_t header_len)
+{
+    return ndeferred * sizeof(struct inetcsum_check) + len + header_len;
+}
+
+/* Whether a piece of `size` bytes takes a block (fragments.h). */
+static int piece_in_block(size_t size)
+{
+    return size > FRAG_BLOCK / 2 && size <= FRAG_BLOCK;
+}
+
+/* Memory for a piece of `size` bytes: r's spare block, a new one, or malloc'd to size. */
+static void *piece_alloc(struct frag_store *r, size_t size)
+{
+    if (!piece_in_block(size))
+        return malloc(size);
+    return r->nspare ? r->spare[--r->nspare] : malloc(FRAG_BLOCK);
+}
+
+static void piece_release(struct frag_store *r, void *mem, size_t size)
+{
+    if (piece_in_block(size) && r->nspare < FRAG_SPARE)
+        r->spare[r->nspare++] = mem;
+    else
+        free(mem);
+}
+
+static void free_datagram(struct frag_store *r, struct frag_datagram *g)
 {
     for (size_t i = 0; i < g->npieces; i++) {
-        free(g->piece[i].mem);
+        const struct frag_piece *p = &g->piece[i];
+        piece_release(r, p->mem, piece_size(p->from.ndeferred, p->len, p->gave_header ? g->header_len : 0));
         if (g->piece[i].from.nest)
             free(g->piece[i].from.nest);
     }
@@ -94,13 +123,13 @@ static void drop(struct frag_store *r, struct frag_datagram *g)
         if (r->on_drop)
             r->on_drop(r->ctx, g);
     }
-    free_datagram(g);
+    free_datagram(r, g);
 }
 
 static void release_done(struct frag_store *r)
 {
     if (r->done_dg) {
-        free_datagram(r->done_dg);
+        free_datagram(r, r->done_dg);
         r->done_dg = NULL;
     }
     r->done.dg = NULL;
@@ -124,21 +153,21 @@ static int make_room(struct frag_datagram *g)
 
 /* Inserts a copy of the fragment into g, kept sorted by offset and then arrival.  One allocation
  * holds its deferred checks, its data and, when it is the first offset-0 fragment, the header. */
-static int hold(struct frag_datagram *g, const struct inetcsum_fragment *d, const uint8_t *frame,
-                const struct frag_origin *from)
+static int hold(struct frag_store *r, struct frag_datagram *g, const struct inetcsum_fragment *d,
+                const uint8_t *frame, const struct frag_origin *from)
 {
     if (make_room(g) != 0)
         return -1;
     const int gives_header = d->offset == 0 && !g->header;
     const size_t checks = from->ndeferred * sizeof(struct inetcsum_check);
-    const size_t size = checks + d->data_len + (gives_header ? d->header_len : 0);
+    const size_t size = piece_size(from->ndeferred, d->data_len, gives_header ? d->header_len : 0);
     struct frag_piece np;
     np.from = *from;
     np.data_offset = d->data_offset;
     np.offset = d->offset;
     np.len = d->data_len;
     np.seq = (uint32_t)g->npieces;
-    if (!(np.mem = malloc(size ? size : 1))) /* (never NULL: data and header point into it) */
+    if (!(np.mem = piece_alloc(r, size ? size : 1))) /* (never NULL: data and header point into it) */
         return -1;
     np.deferred = from->ndeferred ? np.mem : NULL;
     np.data = (uint8_t *)np.mem + checks;
@@ -315,7 +344,7 @@ int frag_store_put_empty(struct frag_store *r, const struct inetcsum_fragment *d
 void frag_store_remove(struct frag_store *r, struct frag_datagram *g)
 {
     unlink_datagram(r, g);
-    free_datagram(g);
+    free_datagram(r, g);
 }
 
 int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, const uint8_t *frame,
@@ -339,7 +368,7 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
     if (!g->npieces) /* (a new datagram, or one held empty: frag_store_put_empty) */
         g->born = from->frame;
     size_t before = g->bytes;
-    if (hold(g, d, frame, from) != 0) {
+    if (hold(r, g, d, frame, from) != 0) {
         r->refused++;
         return -1;
     }
@@ -362,15 +391,16 @@ int frag_store_add(struct frag_store *r, const struct inetcsum_fragment *d, cons
     return complete;
 }
 
-/* A copy of piece p (of a datagram whose header it may give) into q; -1 without memory. */
-static int clone_piece(struct frag_piece *q, const struct frag_piece *p, const struct frag_datagram *g,
-                       struct frag_datagram *c, size_t (*nest_size)(const struct frag_nest *))
+/* A copy of piece p (of a datagram whose header it may give) into q, of store r; -1 without memory. */
+static int clone_piece(struct frag_store *r, struct frag_piece *q, const struct frag_piece *p,
+                       const struct frag_datagram *g, struct frag_datagram *c,
+                       size_t (*nest_size)(const struct frag_nest *))
 {
     const size_t checks = p->from.ndeferred * sizeof(struct inetcsum_check);
-    const size_t size = checks + p->len + (p->gave_header ? g->header_len : 0);
+    const size_t size = piece_size(p->from.ndeferred, p->len, p->gave_header ? g->header_len : 0);
     *q = *p;
     q->from.nest = NULL;
-    if (!(q->mem = malloc(size ? size : 1)))
+    if (!(q->mem = piece_alloc(r, size ? size : 1)))
         return -1;
     memcpy(q->mem, p->mem, size);
     q->deferred = p->deferred ? q->mem : NULL;
@@ -381,7 +411,7 @@ static int clone_piece(struct frag_piece *q, const struct frag_piece *p, const s
     if (p->from.nest) {
         const size_t n = nest_size(p->from.nest);
         if (!(q->from.nest = malloc(n))) {
-            free(q->mem);
+            piece_release(r, q->mem, size);
             return -1;
         }
         memcpy(q->from.nest, p->from.nest, n);
@@ -389,8 +419,8 @@ static int clone_piece(struct frag_piece *q, const struct frag_piece *p, const s
     return 0;
 }
 
-/* A copy of datagram g, not yet linked anywhere; NULL without memory. */
-static struct frag_datagram *clone_datagram(const struct frag_datagram *g, size_t (*nest_size)(const struct frag_nest *))
+/* A copy of datagram g for store r, not yet linked anywhere; NULL without memory. */
+static struct frag_datagram *clone_datagram(struct frag_store *r, const struct frag_datagram *g, size_t (*nest_size)(const struct frag_nest *))
 {
     struct frag_datagram *c = malloc(sizeof *c);
     if (!c)
@@ -408,8 +438,8 @@ static struct frag_datagram *clone_datagram(const struct frag_datagram *g, size_
         c->cap = g->npieces;
     }
     for (size_t i = 0; i < g->npieces; i++) {
-        if (clone_piece(&c->piece[i], &g->piece[i], g, c, nest_size) != 0) {
-            free_datagram(c);
+        if (clone_piece(r, &c->piece[i], &g->piece[i], g, c, nest_size) != 0) {
+            free_datagram(r, c);
             return NULL;
         }
         c->npieces++;
@@ -424,7 +454,7 @@ int frag_store_put_copy(struct frag_store *dst, const struct frag_datagram *g, s
         if (!(dst->bucket = calloc(dst->nbuckets, sizeof *dst->bucket)))
             return -1;
     }
-    struct frag_datagram *c = clone_datagram(g, nest_size);
+    struct frag_datagram *c = clone_datagram(dst, g, nest_size);
     if (!c)
         return -1;
     struct inetcsum_fragment key;
@@ -500,6 +530,8 @@ void frag_store_finish(struct frag_store *r)
 void frag_store_free(struct frag_store *r)
 {
     frag_store_finish(r);
+    while (r->nspare)
+        free(r->spare[--r->nspare]);
     free(r->bucket);
     free(r->done.ip);
     free(r->done.span);

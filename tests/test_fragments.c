@@ -117,7 +117,9 @@ static void random_datagrams(void)
         /* A partition of [0, total) at multiples of 8, then extras: copies, overlaps with other
          * data, and now and then a second tail giving another length. */
         size_t np = 0;
-        uint32_t unit = (tu_rand() & 3) ? 64 : 3; /* sometimes many small ones */
+        /* sometimes many small ones; sometimes 1-2 KiB ones, which the store keeps in recycled
+         * blocks (fragments.h) */
+        uint32_t unit = (tu_rand() & 3) ? (tu_rand() & 1 ? 64 : 256) : 3;
         for (uint32_t at = 0; at < total && np < 24;) {
             uint32_t len = 8 * (1 + (uint32_t)(tu_rand() % unit));
             if (len >= total - at || np == 23)
