@@ -1,5 +1,6 @@
-/* The shortcut for the commonest IP fragments (the general walk's answer without its walk), for the
- * capture library's reassembler, which asks for every frame's fragment as it verifies or fills it.
+/* The shortcut for the commonest IP fragments: the general walk's answer without its walk, for
+ * inetcsum_verify and inetcsum_fill and for the capture library's reassembler, which asks for every
+ * frame's fragment as it verifies or fills it (lib/packet/verify.c).
  *
  * Taken: behind the links fast.h takes, an IPv4 header without options or an IPv6 header followed
  * directly by its fragment header, that is a fragment (more follow, or not the first), lies whole in
@@ -26,9 +27,9 @@ struct ics_fast_fragment {
 
 /* Whether f[0..caplen) is such a fragment: *fr and *frag (as inetcsum_fragment would answer 1)
  * describe it when it is. */
-static inline __attribute__((always_inline)) int ics_fast_fragment_recognise(const uint8_t *f, size_t caplen, size_t wirelen,
-                                              enum inetcsum_link link, struct ics_fast_fragment *fr,
-                                              struct inetcsum_fragment *frag)
+static inline __attribute__((always_inline)) int
+ics_fast_fragment_recognise(const uint8_t *f, size_t caplen, size_t wirelen, enum inetcsum_link link,
+                            struct ics_fast_fragment *fr, struct inetcsum_fragment *frag)
 {
     size_t off;
     const unsigned version = ics_fast_ip_start(f, caplen, wirelen, link, ICS_IPV4_HLEN, &off);
@@ -139,8 +140,8 @@ static inline struct inetcsum_verdict ics_fast_fragment_l4_verdict(const uint8_t
  * reported as the general walk reports them; fill writes the IPv4 header's where `layers` and
  * flags want it.  Returns the problems (verify) or the fields written (fill). */
 static inline __attribute__((always_inline)) unsigned
-ics_fast_fragment_judge(const uint8_t *f, uint8_t *fill, const struct ics_fast_fragment *fr,
-                                               unsigned flags, uint32_t layers, struct inetcsum_report *report)
+ics_fast_fragment_judge(const uint8_t *f, uint8_t *fill, const struct ics_fast_fragment *fr, unsigned flags,
+                        uint32_t layers, struct inetcsum_report *report)
 {
     struct inetcsum_report unasked;
     if (!report)
