@@ -53,7 +53,6 @@ struct reassembly {
     size_t nframes, frames_cap;
     struct reassembly_change *change;
     size_t nchanges, change_cap;
-    uint8_t *before; /* fill: the payload as it was, to see what changed */
     uint8_t *carrier; /* a whole datagram's bytes while a fragment inside it is offered */
     int conflict; /* the datagram made whole has fragments overlapping with different bytes: whole[]
                    * are its waiting checks, unverifiable and malformed, nothing filled */
