@@ -420,7 +420,8 @@ static int clone_piece(struct frag_store *r, struct frag_piece *q, const struct 
 }
 
 /* A copy of datagram g for store r, not yet linked anywhere; NULL without memory. */
-static struct frag_datagram *clone_datagram(struct frag_store *r, const struct frag_datagram *g, size_t (*nest_size)(const struct frag_nest *))
+static struct frag_datagram *clone_datagram(struct frag_store *r, const struct frag_datagram *g,
+                                            size_t (*nest_size)(const struct frag_nest *))
 {
     struct frag_datagram *c = malloc(sizeof *c);
     if (!c)
