@@ -4,9 +4,9 @@
  * inetcsum_fill and inetcsum_offload must give the general walk's return value, report and written
  * bytes, for every flag combination and random offload capabilities.  It must also take every well-formed common frame: otherwise the comparison
  * would pass with the shortcut never used.  The fragment shortcut (lib/packet/fast_fragment.h) the
- * same way, through the described entry points the capture library uses: their reports, written
- * bytes and fragment against the general walk's and inetcsum_fragment's, on fragments built whole,
- * cut and damaged (and on the common frames, which those entry points also take). */
+ * same way, through the plain entry points and the described ones the capture library uses: their
+ * reports, written bytes and fragment against the general walk's and inetcsum_fragment's, on
+ * fragments built whole, cut and damaged (and on the common frames, which those also take). */
 #include <stdlib.h>
 #include <string.h>
 
