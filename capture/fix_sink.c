@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "unfill.h"
+
 /* The first failure is the one said: later ones only follow from it. */
 void sink_fail(struct sink *k, int err, uint64_t frame)
 {
@@ -239,20 +241,6 @@ static uint64_t in_place_place(const struct sink *k, const struct cap_record *re
     return k->rd->offset - rec->raw_len + (uint64_t)(rec->data - rec->raw);
 }
 
-/* The frame as it was before fill wrote the fields its report flags: each one's `stored`, the
- * field as it was, put back (big-endian: the wire bytes read in network order). */
-static void unfill(uint8_t *frame, const struct inetcsum_report *r)
-{
-    for (unsigned i = 0; i < r->count; i++) {
-        if (!(r->checks[i].flags & INETCSUM_CHECK_WRITTEN))
-            continue;
-        unsigned width;
-        const size_t f = inetcsum_check_field(&r->checks[i], &width);
-        for (unsigned b = 0; b < width; b++)
-            frame[f + b] = (uint8_t)(r->checks[i].stored >> (8 * (width - 1 - b)));
-    }
-}
-
 /* A datagram's fill writes into this frame where its report does not say: what changed is found
  * against the frame as IN holds it, kept here. */
 static int in_place_before_patch(struct sink *k, const struct cap_record *rec, const struct inetcsum_report *r)
@@ -267,7 +255,7 @@ static int in_place_before_patch(struct sink *k, const struct cap_record *rec, c
     }
     if (rec->caplen)
         memcpy(k->was, rec->data, rec->caplen);
-    unfill(k->was, r);
+    cap_unfill(k->was, r);
     k->was_kept = 1;
     return 0;
 }

@@ -1,5 +1,6 @@
 /* Reassembly for verify and fix (see reassembly.h). */
 #include "reassembly.h"
+#include "unfill.h"
 #include "wire/wire.h"
 
 #include <stdlib.h>
@@ -153,9 +154,9 @@ struct written_byte {
     uint8_t was, now;
 };
 
-/* The payload bytes of dn that fill's report w says it wrote (out: room for INETCSUM_MAX_CHECKS x 4).
- * Fill writes nothing but the fields it reports WRITTEN, whose `stored` holds the bytes they had;
- * the rebuilt header's own fields, before the payload, are ours and left out. */
+/* The payload bytes of dn that fill's report w says it wrote (out: room for INETCSUM_MAX_CHECKS x 4),
+ * by cap_unfill's rule (unfill.h); the rebuilt header's own fields, before the payload, are ours
+ * and left out. */
 static unsigned written_bytes(const struct frag_done *dn, const struct inetcsum_report *w, struct written_byte *out)
 {
     unsigned n = 0;
@@ -503,11 +504,9 @@ static void split(struct reassembly *df, const struct cap_record *rec, const str
     if (!ip)
         return; /* (the view then has this datagram's checks only as they waited) */
     memcpy(ip, dn->ip, dn->len);
-    if (df->fill) { /* the payload as it was before fill (w: what fill wrote) */
-        struct written_byte wb[INETCSUM_MAX_CHECKS * 4];
-        for (unsigned i = 0, n = written_bytes(dn, w, wb); i < n; i++)
-            ip[dn->payload_at + wb[i].at] = wb[i].was;
-    }
+    if (df->fill)
+        cap_unfill(ip, w); /* as it was before fill (w: what fill wrote; the rebuilt header's own
+                            * check is right, never written) */
     was.ip = ip;
     settle(v, rec, vr, ip_at, depth, version, level, &was);
     free(ip);
