@@ -39,13 +39,13 @@ ics_fast_fragment_recognise(const uint8_t *f, size_t caplen, size_t wirelen, enu
     const size_t room = caplen - off; /* >= ICS_IPV4_HLEN (a later fragment's data may be 1 byte) */
     size_t l4, end;
     unsigned proto, first;
-    memset(frag, 0, sizeof *frag);
     if (version == 4) {
         const size_t tot = ics_get16(ip + ICS_IPV4_TOT_LEN);
         const unsigned fo = ics_get16(ip + ICS_IPV4_FRAG_OFF);
         if (ip[ICS_IPV4_VER_IHL] != ICS_IPV4_VER_IHL_PLAIN || !(fo & ICS_IP_FRAGMENTED) || tot > room ||
             tot < ICS_IPV4_HLEN)
             return 0; /* options, not a fragment, or a length the general walk must judge (0: TSO's) */
+        memset(frag, 0, sizeof *frag); /* (only now: most frames that come here are no fragment) */
         proto = ip[ICS_IPV4_PROTOCOL];
         first = !(fo & ICS_IP_OFFSET);
         l4 = off + ICS_IPV4_HLEN;
@@ -66,6 +66,7 @@ ics_fast_fragment_recognise(const uint8_t *f, size_t caplen, size_t wirelen, enu
         const unsigned fo = ics_get16(fh + ICS_FRAG6_OFF);
         if (plen < ICS_FRAG6_HLEN || plen > room - ICS_IPV6_HLEN || !(fo & ICS_FRAG6_FRAGMENTED))
             return 0; /* a jumbogram or BIG TCP (0), longer than the frame, or an atomic fragment */
+        memset(frag, 0, sizeof *frag);
         proto = fh[ICS_IPV6_OPT_NEXTHDR];
         first = !(fo & ICS_FRAG6_OFFSET);
         l4 = off + ICS_IPV6_HLEN + ICS_FRAG6_HLEN;
