@@ -46,24 +46,37 @@ static size_t piece_size(size_t ndeferred, size_t len, size_t header_len)
     return ndeferred * sizeof(struct inetcsum_check) + len + header_len;
 }
 
-/* Whether a piece of `size` bytes takes a block (fragments.h). */
-static int piece_in_block(size_t size)
+/* The block class a piece of `size` bytes takes (fragments.h), or -1: malloc'd to size. */
+static int piece_class(size_t size)
 {
-    return size > FRAG_BLOCK / 2 && size <= FRAG_BLOCK;
+    if (size > FRAG_BLOCK)
+        return -1;
+    if (size <= FRAG_BLOCK >> (FRAG_CLASSES - 1))
+        return 0;
+    /* 65-128 B: 1, 129-256: 2, ... 1025-2048: 5 */
+    return 64 - __builtin_clzll((unsigned long long)(size - 1)) - (64 - __builtin_clzll(FRAG_BLOCK >> FRAG_CLASSES));
 }
 
-/* Memory for a piece of `size` bytes: r's spare block, a new one, or malloc'd to size. */
+/* The memory a piece of `size` bytes holds: its block, or its size. */
+static size_t piece_held(size_t size)
+{
+    const int c = piece_class(size);
+    return c < 0 ? size : (size_t)FRAG_BLOCK >> (FRAG_CLASSES - 1 - c);
+}
+
 static void *piece_alloc(struct frag_store *r, size_t size)
 {
-    if (!piece_in_block(size))
+    const int c = piece_class(size);
+    if (c < 0)
         return malloc(size);
-    return r->nspare ? r->spare[--r->nspare] : malloc(FRAG_BLOCK);
+    return r->nspare[c] ? r->spare[c][--r->nspare[c]] : malloc(piece_held(size));
 }
 
 static void piece_release(struct frag_store *r, void *mem, size_t size)
 {
-    if (piece_in_block(size) && r->nspare < FRAG_SPARE)
-        r->spare[r->nspare++] = mem;
+    const int c = piece_class(size);
+    if (c >= 0 && r->nspare[c] < FRAG_SPARE)
+        r->spare[c][r->nspare[c]++] = mem;
     else
         free(mem);
 }
@@ -78,7 +91,10 @@ static void free_datagram(struct frag_store *r, struct frag_datagram *g)
     }
     if (g->piece != g->few)
         free(g->piece);
-    free(g);
+    if (r->nspare_dg < FRAG_SPARE)
+        r->spare_dg[r->nspare_dg++] = g;
+    else
+        free(g);
 }
 
 /* Puts g (its slot set) into the table, at the head of its bucket, and at the young end of the age list. */
@@ -182,7 +198,6 @@ static int hold(struct frag_store *r, struct frag_datagram *g, const struct inet
         g->header_len = d->header_len;
         g->nh_at = d->version == 6 ? d->nh_offset - d->ip_offset : 0;
         g->proto = d->proto;
-        g->bytes += d->header_len;
     }
     size_t i = g->npieces;
     while (i > 0 && g->piece[i - 1].offset > np.offset) {
@@ -191,7 +206,7 @@ static int hold(struct frag_store *r, struct frag_datagram *g, const struct inet
     }
     g->piece[i] = np;
     g->npieces++;
-    g->bytes += np.len;
+    g->bytes += piece_held(size ? size : 1);
     if (!d->more && !g->have_tail) { /* the first tail fixes the length; later ones are ignored */
         g->have_tail = 1;
         g->total = d->offset + d->data_len;
@@ -302,7 +317,7 @@ static struct frag_datagram *new_datagram(struct frag_store *r, const struct ine
         if (!(r->bucket = calloc(r->nbuckets, sizeof *r->bucket)))
             return NULL;
     }
-    struct frag_datagram *g = malloc(sizeof *g); /* (not calloc: few[] needs no zeroing) */
+    struct frag_datagram *g = r->nspare_dg ? r->spare_dg[--r->nspare_dg] : malloc(sizeof *g); /* (few[] needs no zeroing) */
     if (!g)
         return NULL;
     g->header = NULL;
@@ -531,8 +546,11 @@ void frag_store_finish(struct frag_store *r)
 void frag_store_free(struct frag_store *r)
 {
     frag_store_finish(r);
-    while (r->nspare)
-        free(r->spare[--r->nspare]);
+    for (int c = 0; c < FRAG_CLASSES; c++)
+        while (r->nspare[c])
+            free(r->spare[c][--r->nspare[c]]);
+    while (r->nspare_dg)
+        free(r->spare_dg[--r->nspare_dg]);
     free(r->bucket);
     free(r->done.ip);
     free(r->done.span);

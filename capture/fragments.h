@@ -51,13 +51,15 @@ struct frag_piece {
 /* Pieces a datagram holds without an allocation of their own: most datagrams are 2-4 fragments. */
 #define FRAG_FEW 4
 
-/* A piece's memory (deferred checks, data, the header it may give) of 1-2 KiB, an Ethernet MTU's
- * fragment, comes in blocks of FRAG_BLOCK bytes, FRAG_SPARE of them kept for reuse: glibc serves
- * sizes above its per-thread cache (1,032 B) from its bins.  12% of verify's instructions on MTU
- * fragments of 2-9 KB datagrams (docs/perf.md).  Smaller pieces are malloc'd as they are: a block
- * then holds at most twice the bytes the store's memory limit counts, even for a flood of tiny
- * fragments. */
+/* A piece's memory (deferred checks, data, the header it may give) up to 2 KiB comes in blocks of
+ * FRAG_CLASSES sizes, 64 B doubling to FRAG_BLOCK, FRAG_SPARE of each size kept for reuse when
+ * freed, and a datagram's record likewise: glibc's per-thread cache keeps seven of a size and
+ * serves sizes above 1,032 B from its bins, and malloc and free were 7-12% of verify's instructions
+ * on captures with fragments (docs/perf.md).  A piece takes the smallest block that holds it, and
+ * the store counts the block against its memory limit, not the bytes in it: a flood of 8-byte
+ * fragments meets the limit at the memory it holds.  Larger pieces are malloc'd to size. */
 #define FRAG_BLOCK 2048
+#define FRAG_CLASSES 6 /* 64, 128, 256, 512, 1024, 2048 */
 #define FRAG_SPARE 32
 
 /* A run of the rebuilt payload and the fragment it was taken from. */
@@ -79,7 +81,7 @@ struct frag_datagram {
     struct frag_piece *piece; /* sorted by offset, then arrival: few[] until more arrive */
     size_t npieces, cap;
     struct frag_piece few[FRAG_FEW];
-    size_t bytes;            /* held: data and header */
+    size_t bytes;            /* memory its pieces hold (their blocks: FRAG_BLOCK) */
     uint64_t born;           /* the frame of its first fragment (from.frame): its age */
 };
 
@@ -114,8 +116,10 @@ struct frag_store {
     struct frag_datagram *done_dg; /* freed at the next call */
     size_t ip_cap, span_cap;
     unsigned long long completed, dropped, refused;
-    void *spare[FRAG_SPARE]; /* piece blocks of FRAG_BLOCK bytes freed, for the next pieces */
-    unsigned nspare;
+    void *spare[FRAG_CLASSES][FRAG_SPARE]; /* piece blocks freed, by size, for the next pieces */
+    unsigned nspare[FRAG_CLASSES];
+    struct frag_datagram *spare_dg[FRAG_SPARE]; /* datagram records freed, for the next datagrams */
+    unsigned nspare_dg;
 };
 
 /* 0 for either limit takes the default (16384 datagrams, 64 MiB). */

@@ -291,16 +291,32 @@ static void limits(void)
           dropped_calls);
     frag_store_free(&r);
 
-    frag_store_init(&r, 0, 1000, on_drop, NULL); /* bytes: 12 fragments of 100 bytes held, at most */
+    /* bytes: 12 first fragments of 100 bytes (80 of data, the 20-byte header kept), each held in a
+     * 128-byte block, against a limit of 1000: seven fit */
+    frag_store_init(&r, 0, 1000, on_drop, NULL);
     dropped_calls = 0;
     for (uint32_t id = 0; id < 12; id++) {
         d.id = id;
         frag_store_add(&r, &d, frame, &from);
     }
-    CHECK(r.bytes <= 1000 && dropped_calls > 0, "byte limit: %zu held, %u dropped", r.bytes, dropped_calls);
+    CHECK(r.bytes == 7 * 128 && r.count == 7 && dropped_calls == 5, "byte limit: %zu held, %u dropped", r.bytes,
+          dropped_calls);
+    /* A flood of 8-byte later fragments meets the limit at the memory they hold (a 64-byte block
+     * each), not at their bytes: 15 fit, not 125. */
+    frag_store_finish(&r);
+    dropped_calls = 0;
+    d.offset = 8;
+    d.data_len = 8;
+    for (uint32_t id = 100; id < 300; id++) {
+        d.id = id;
+        frag_store_add(&r, &d, frame, &from);
+    }
+    CHECK(r.bytes == 15 * 64 && r.count == 15 && dropped_calls == 185, "tiny fragments: %zu held in %zu, %u dropped",
+          r.bytes, r.count, dropped_calls);
     /* Longer than IP allows: refused, nothing held. */
     d.id = 99;
     d.offset = 65535 - 20 - 40;
+    d.data_len = 80;
     size_t before = r.bytes;
     CHECK(frag_store_add(&r, &d, frame, &from) == -1 && r.bytes == before, "oversized fragment taken");
     frag_store_free(&r);
