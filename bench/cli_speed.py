@@ -9,6 +9,7 @@ and fix on a capture 16 times smaller, to show it does not grow with the file.  
 and `verify` (the pair compared) each run on a fresh copy of the capture (the copy is not timed).
 
     bench/cli_speed.py --cli build/cli/inetcsum [--size 256M] [--bad 1%] [--rounds 9] [--dir /dev/shm]
+                       [--fragment P%] [--mtu N] [--frame-size N]
 """
 import argparse
 import os
@@ -85,6 +86,10 @@ def main():
     ap.add_argument("--bad", default="1%", help="frames with a wrong checksum, as `inetcsum gen --bad` (default 1%%)")
     ap.add_argument("--fragment", default="0%",
                     help="share of datagrams sent as IP fragments, as `inetcsum gen --fragment` (default 0%%)")
+    ap.add_argument("--mtu", type=int, default=0,
+                    help="cut datagrams longer at it, as a host does (`inetcsum gen --mtu`; default: none)")
+    ap.add_argument("--frame-size", type=int, default=0,
+                    help="every frame this long, as `inetcsum gen --frame-size` (default: 60, 590 and 1514 as 7:4:1)")
     args = ap.parse_args()
     if not os.access(TIME, os.X_OK):
         sys.exit(f"cli_speed: needs GNU time at {TIME} (apt-get install time)")
@@ -96,6 +101,8 @@ def main():
         small = os.path.join(work, "small.pcap")
         out = os.path.join(work, "out.pcap")
         gen = [args.cli, "gen", "--quiet", "--mix", "common", "--bad", args.bad, "--fragment", args.fragment]
+        gen += ["--mtu", str(args.mtu)] if args.mtu else []
+        gen += ["--frame-size", str(args.frame_size)] if args.frame_size else []
         subprocess.run(gen + ["--size", args.size, capture], check=True)
         size = os.path.getsize(capture)
         subprocess.run(gen + ["--size", str(size // 16), small], check=True)
@@ -104,8 +111,10 @@ def main():
         med = {n: statistics.median(t) for n, t in times.items()}
         impls = subprocess.run([args.cli, "impls"], capture_output=True, text=True).stdout
         active = [line.split()[0] for line in impls.splitlines() if line.endswith("in use")]
-        print(f"capture: {size / 2**20:.0f} MiB ({args.bad} of frames with a wrong checksum, {args.fragment} of "
-              f"datagrams fragmented), {args.rounds} "
+        shape = (f"{args.frame_size}-byte frames" if args.frame_size else "60, 590 and 1514-byte frames") + \
+            (f" cut at an MTU of {args.mtu}" if args.mtu else "")
+        print(f"capture: {size / 2**20:.0f} MiB of {shape} ({args.bad} of frames with a wrong checksum, "
+              f"{args.fragment} of datagrams fragmented at random), {args.rounds} "
               f"interleaved rounds, in {args.dir}; "
               f"checksum kernel {active[0] if active else '?'}")
         print(f"{'':22} {'median s':>9} {'min':>7} {'max':>7} {'MB/s':>7} {'x cp':>6} {'x tcprewrite':>13} {'peak RSS':>9}")

@@ -14,7 +14,7 @@
 
 static const char help[] =
     "usage: inetcsum gen [--frames N | --size BYTES] [--bad N|P%] [--mix all|common]\n"
-    "                    [--frame-size N] [--fragment P%] [--seed N] [--format pcap|pcapng]\n"
+    "                    [--frame-size N] [--fragment P%] [--mtu N] [--seed N] [--format pcap|pcapng]\n"
     "                    [--quiet] OUT\n"
     "\n"
     "Writes a capture ('-': standard output) of synthetic Ethernet frames with every checksum right,\n"
@@ -33,6 +33,10 @@ static const char help[] =
     "  --fragment P%     send each datagram as 2 to 4 IP fragments with probability P percent (a\n"
     "                    quarter of them last fragment first); a frame listed as made wrong is then\n"
     "                    the one that completes the datagram\n"
+    "  --mtu N           send every IP datagram longer than N bytes (128..9000) as fragments of at\n"
+    "                    most N bytes, in order, as a host's IP layer does (with --frame-size 9018, or\n"
+    "                    an N below 1500, for datagrams to cut); --frames N may then end a few\n"
+    "                    fragments past N, and --bad takes a percentage\n"
     "  --seed N          the random seed (default 1)\n"
     "  --format F        pcap (microseconds) or pcapng; default by OUT's extension (before .gz, .zst\n"
     "                    or .xz: x.pcapng.gz is pcapng), else pcap\n"
@@ -42,6 +46,7 @@ struct gen_opts {
     unsigned long long frames, size, bad;
     double bad_pct;  /* < 0: --bad N */
     double frag_pct; /* datagrams sent as fragments, percent */
+    unsigned mtu;    /* datagrams longer are cut at it (0: none) */
     unsigned long long seed;
     enum synth_mix mix;
     unsigned frame_size;
@@ -105,8 +110,14 @@ static int generate(const char *path, const struct gen_opts *o)
     synth_init(&s, o->seed, o->mix, o->frame_size);
     synth_init(&picks, o->seed ^ 0x5EEDBAD, o->mix, 0); /* separate, so --bad does not change the frames */
     synth_init(&frags, o->seed ^ 0xF4A6, o->mix, 0);    /* nor --fragment */
-    static uint8_t frame[SYNTH_MAX_FRAME], piece[SYNTH_MAX_FRAGMENTS][SYNTH_MAX_FRAME];
-    size_t piece_len[SYNTH_MAX_FRAGMENTS];
+    static uint8_t frame[SYNTH_MAX_FRAME];
+    uint8_t(*piece)[SYNTH_MAX_FRAME] = malloc(SYNTH_MAX_MTU_FRAGMENTS * sizeof *piece);
+    size_t piece_len[SYNTH_MAX_MTU_FRAGMENTS];
+    if (!piece) {
+        cli_error("%s: %m", path);
+        outfile_abort(&out);
+        return EXIT_USAGE;
+    }
     unsigned long long bytes, made = 0, chosen = 0, damaged = 0, wrong = 0;
     bytes = cap_gen_header(out.f, o->pcapng);
     int failed = bytes == 0;
@@ -116,10 +127,13 @@ static int generate(const char *path, const struct gen_opts *o)
         struct synth_damage d;
         int bad = pick_bad(&picks, o, made, &chosen) && synth_damage(&picks, frame, len, &d);
         unsigned n = pick_fragments(&frags, o, made, chosen), first = 0;
-        if (n)
-            n = synth_fragment(&frags, frame, len, n, bad && d.layer == INETCSUM_LAYER_IPV4 && d.depth == 0,
-                               piece, piece_len);
-        int reverse = n && synth_rand(&frags) % 4 == 0;
+        const int bad_header = bad && d.layer == INETCSUM_LAYER_IPV4 && d.depth == 0;
+        unsigned at_mtu = o->mtu ? synth_fragment_mtu(&frags, frame, len, o->mtu, bad_header, piece, piece_len) : 0;
+        if (at_mtu)
+            n = at_mtu; /* (cut as a host cuts: in order) */
+        else if (n)
+            n = synth_fragment(&frags, frame, len, n, bad_header, piece, piece_len);
+        int reverse = n && !at_mtu && synth_rand(&frags) % 4 == 0;
         if (!n) {
             memcpy(piece[0], frame, len);
             piece_len[0] = len;
@@ -143,6 +157,7 @@ static int generate(const char *path, const struct gen_opts *o)
                 fprintf(stderr, "%s: frame %llu %s\n", cli_name(path), at, damage_text(&d));
         }
     }
+    free(piece);
     if (failed) {
         cli_error("%s: writing frame %llu: %m", path, made);
         outfile_abort(&out);
@@ -209,8 +224,8 @@ int cmd_gen(int argc, char **argv)
         {"bad", required_argument, NULL, 'b'},        {"mix", required_argument, NULL, 'm'},
         {"frame-size", required_argument, NULL, 'l'}, {"seed", required_argument, NULL, 'S'},
         {"format", required_argument, NULL, 'f'},     {"quiet", no_argument, NULL, 'q'},
-        {"fragment", required_argument, NULL, 'F'},   {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"fragment", required_argument, NULL, 'F'},   {"mtu", required_argument, NULL, 'M'},
+        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
     struct gen_opts o = {.frames = 1000, .bad_pct = -1, .seed = 1, .mix = SYNTH_MIX_ALL, .pcapng = -1};
     unsigned long long v;
     int frames_given = 0, c;
@@ -245,6 +260,10 @@ int cmd_gen(int argc, char **argv)
         case 'F':
             ok = parse_percent(optarg, &o.frag_pct);
             break;
+        case 'M':
+            ok = parse_count(optarg, &v) && v >= SYNTH_MIN_MTU && v <= SYNTH_MAX_MTU;
+            o.mtu = (unsigned)v;
+            break;
         case 'q':
             o.quiet = 1;
             break;
@@ -271,6 +290,10 @@ int cmd_gen(int argc, char **argv)
     }
     if (o.bad_pct < 0 && o.size && o.bad) {
         cli_error("gen: with --size, give --bad as a percentage (e.g. --bad 1%%)");
+        return EXIT_USAGE;
+    }
+    if (o.mtu && o.bad_pct < 0 && o.bad) {
+        cli_error("gen: with --mtu, give --bad as a percentage (e.g. --bad 1%%): a datagram's fragments may run past --frames");
         return EXIT_USAGE;
     }
     if (o.bad_pct < 0 && o.bad > o.frames) {

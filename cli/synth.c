@@ -372,8 +372,10 @@ static size_t ipv6_unfragmentable(const uint8_t *ip, size_t len, size_t *nh_at)
     return end;
 }
 
-unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsigned pieces, int bad_header,
-                        uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len)
+/* Cuts as synth_fragment (mtu 0: into `pieces` of random sizes) or synth_fragment_mtu (pieces
+ * ignored: as many as the MTU needs). */
+static unsigned cut(struct synth *s, const uint8_t *frame, size_t len, unsigned pieces, unsigned mtu, int bad_header,
+                    uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len)
 {
     size_t link = ics_get16(frame + ICS_ETH_TYPE) == ICS_ETH_P_8021Q ? ICS_ETH_HLEN + ICS_VLAN_HLEN : ICS_ETH_HLEN;
     const uint8_t *ip = frame + link;
@@ -383,17 +385,30 @@ unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsig
         return 0;
     size_t hl = v6 ? ipv6_unfragmentable(ip, iplen, &nh_at) : ics_ipv4_hlen(ip);
     size_t body = iplen - hl;
-    if (pieces > SYNTH_MAX_FRAGMENTS)
-        pieces = SYNTH_MAX_FRAGMENTS;
-    if (pieces > body / 8)
-        pieces = (unsigned)(body / 8);
-    if (pieces < 2)
-        return 0;
+    size_t each = 0; /* the MTU's data a fragment (a multiple of 8), or 0: random sizes */
+    if (mtu) {
+        if (iplen <= mtu)
+            return 0;
+        const size_t over = hl + (v6 ? ICS_FRAG6_HLEN : 0); /* (at most 64 here: SYNTH_MIN_MTU leaves 64) */
+        each = mtu >= over + 8 ? (mtu - over) / 8 * 8 : 0;
+        pieces = each ? (unsigned)((body + each - 1) / each) : 0;
+        if (pieces < 2 || pieces > SYNTH_MAX_MTU_FRAGMENTS)
+            return 0; /* (never for the frames synth_next makes) */
+    } else {
+        if (pieces > SYNTH_MAX_FRAGMENTS)
+            pieces = SYNTH_MAX_FRAGMENTS;
+        if (pieces > body / 8)
+            pieces = (unsigned)(body / 8);
+        if (pieces < 2)
+            return 0;
+    }
     uint32_t id = (uint32_t)synth_rand(s);
     size_t at = 0;
     for (unsigned i = 0; i < pieces; i++) {
         size_t left = body - at, n = left;
-        if (i + 1 < pieces) { /* a multiple of 8, leaving at least 8 bytes for each piece after */
+        if (each)
+            n = left < each ? left : each;
+        else if (i + 1 < pieces) { /* a multiple of 8, leaving at least 8 bytes for each piece after */
             size_t most = (left - 8 * (pieces - 1 - i)) / 8;
             n = 8 * (1 + (size_t)(synth_rand(s) % most));
         }
@@ -430,4 +445,16 @@ unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsig
         at += n;
     }
     return pieces;
+}
+
+unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsigned pieces, int bad_header,
+                        uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len)
+{
+    return cut(s, frame, len, pieces, 0, bad_header, out, out_len);
+}
+
+unsigned synth_fragment_mtu(struct synth *s, const uint8_t *frame, size_t len, unsigned mtu, int bad_header,
+                            uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len)
+{
+    return cut(s, frame, len, 0, mtu, bad_header, out, out_len);
 }

@@ -56,6 +56,16 @@ size_t synth_next(struct synth *s, uint8_t *buf, enum synth_kind *kind);
 unsigned synth_fragment(struct synth *s, const uint8_t *frame, size_t len, unsigned pieces, int bad_header,
                         uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len);
 
+/* The same cut as a host's IP layer makes at an MTU of `mtu` bytes (SYNTH_MIN_MTU to SYNTH_MAX_MTU):
+ * a datagram longer than it is sent as fragments of at most mtu bytes each, every one but the last
+ * carrying the most data a multiple of 8 allows (RFC 791; RFC 8200 4.5), in order.  Returns how
+ * many (at most SYNTH_MAX_MTU_FRAGMENTS), 0 when the datagram fits. */
+#define SYNTH_MIN_MTU 128u /* room for 8 bytes of data behind the largest unfragmentable part made */
+#define SYNTH_MAX_MTU (SYNTH_MAX_FRAME - 18u) /* behind Ethernet and a VLAN tag */
+#define SYNTH_MAX_MTU_FRAGMENTS 160u /* 9,000 bytes at the least MTU, 64 bytes a fragment */
+unsigned synth_fragment_mtu(struct synth *s, const uint8_t *frame, size_t len, unsigned mtu, int bad_header,
+                            uint8_t (*out)[SYNTH_MAX_FRAME], size_t *out_len);
+
 /* Makes one good checksum of an Ethernet frame wrong, the way captures show them: a wrong value
  * (any layer), or for outer TCP and UDP sometimes the pseudo-header seed a sender leaves for TX
  * checksum offload.  1 with *d saying which, or 0 when the frame has no good checksum. */

@@ -21,11 +21,11 @@ _inetcsum()
                 case $prev in -j|--jobs) return ;; esac ;;
         sum)    opts="--seed --offset --length --partial --tag --zero --check --quiet --status --strict --ignore-missing --help"; captures=0 ;;
         impls)  opts="--help"; captures=0 ;;
-        gen)    opts="--frames --size --bad --mix --frame-size --fragment --seed --format --quiet --help"
+        gen)    opts="--frames --size --bad --mix --frame-size --fragment --mtu --seed --format --quiet --help"
                 case $prev in
                     --mix) COMPREPLY=($(compgen -W "all common" -- "$cur")); return ;;
                     --format) COMPREPLY=($(compgen -W "pcap pcapng" -- "$cur")); return ;;
-                    --frames|--size|--bad|--frame-size|--fragment|--seed) return ;;
+                    --frames|--size|--bad|--frame-size|--fragment|--mtu|--seed) return ;;
                 esac ;;
         segment) opts="--mtu --udp-size --quiet --json --help"
                 case $prev in --mtu|--udp-size) return ;; esac ;;

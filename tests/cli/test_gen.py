@@ -88,7 +88,11 @@ class Gen(unittest.TestCase):
                                       ["--mix", "all", "--frames", "1400", "--fragment", "40%", "--bad", "15%",
                                        "--seed", "7"],
                                       ["--mix", "all", "--frames", "300", "--fragment", "100%", "--bad", "20%",
-                                       "--frame-size", "1514", "--format", "pcapng", "--seed", "8"]]):
+                                       "--frame-size", "1514", "--format", "pcapng", "--seed", "8"],
+                                      ["--mix", "all", "--frames", "400", "--frame-size", "9018", "--mtu", "1500",
+                                       "--bad", "10%", "--seed", "9"],
+                                      ["--mix", "all", "--frames", "600", "--mtu", "576", "--fragment", "20%",
+                                       "--bad", "10%", "--seed", "10"]]):
                 path = os.path.join(d, f"g{i}.cap")
                 gen("--quiet", *args, path)
                 compared += self.check_against_tshark(path)
@@ -116,7 +120,84 @@ class Gen(unittest.TestCase):
                             gen("--quiet", "--frames", "9", "--seed", "6", "-").stdout)
         for bad in [["--frames", "0", "-"], ["--bad", "5", "--size", "1M", "-"], ["--bad", "101%", "-"],
                     ["--frame-size", "59", "-"], ["--mix", "odd", "-"], ["--frames", "3", "--bad", "4", "-"],
-                    ["--size", "1X", "-"], []]:
+                    ["--size", "1X", "-"], ["--mtu", "127", "-"], ["--mtu", "9001", "-"],
+                    ["--mtu", "1500", "--bad", "3", "-"], []]:
             res = run("gen", *bad)
             self.assertEqual(res.returncode, 2, bad)
             self.assertEqual(res.stdout, b"", bad)
+
+    def test_mtu_cuts_as_a_host_does(self):
+        """--mtu N: each datagram longer than N leaves as fragments of at most N bytes, in order,
+        every one but the last with the most data a multiple of 8 allows, and put back together
+        they are the datagram gen makes without --mtu (the same seed makes the same datagrams)."""
+        def records(data):  # a little-endian pcap's frames
+            out, off = [], 24
+            while off < len(data):
+                cap = int.from_bytes(data[off + 8:off + 12], "little")
+                out.append(data[off + 16:off + 16 + cap])
+                off += 16 + cap
+            return out
+
+        def ip_of(frame):
+            at = 12
+            while frame[at:at + 2] == b"\x81\x00":
+                at += 4
+            return frame[at + 2:]
+
+        def fragment(ip):  # (key, offset, more, unfragmentable part, data) or None
+            if ip[0] >> 4 == 4:
+                hl, total, off = (ip[0] & 15) * 4, int.from_bytes(ip[2:4], "big"), int.from_bytes(ip[6:8], "big")
+                if not off & 0x3FFF:
+                    return None
+                return (ip[4:6], (off & 0x1FFF) * 8, bool(off & 0x2000), ip[:hl], ip[hl:total])
+            total, nh, nh_at, at = 40 + int.from_bytes(ip[4:6], "big"), ip[6], 6, 40
+            while nh in (0, 43, 60) and nh != 44:
+                nh, nh_at, at = ip[at], at, at + (ip[at + 1] + 1) * 8
+            if nh != 44:
+                return None
+            off = int.from_bytes(ip[at + 2:at + 4], "big")
+            return (ip[at + 4:at + 8], off & ~7, bool(off & 1), ip[:at], ip[at + 8:total])
+
+        for mtu, size in [(1500, "9018"), (1280, "4000"), (576, None), (128, "600")]:
+            sized = ["--frame-size", size] if size else []
+            cut = records(gen("--quiet", "--mix", "all", "--frames", "500", "--mtu", str(mtu), *sized, "-").stdout)
+            whole = [ip_of(f) for f in records(gen("--quiet", "--mix", "all", "--frames", "500", *sized, "-").stdout)]
+            datagrams, pending, fragmented = [], None, 0
+            for f in cut:
+                ip = ip_of(f)
+                self.assertLessEqual(len(ip.rstrip(b"\0")) if len(f) == 60 else len(ip), mtu, (mtu, len(datagrams)))
+                frag = fragment(ip)
+                if frag is None:
+                    self.assertIsNone(pending, (mtu, len(datagrams)))
+                    datagrams.append(ip)
+                    continue
+                key, offset, more, head, data = frag
+                if pending is None:
+                    self.assertEqual(offset, 0, (mtu, len(datagrams)))
+                    pending = [key, head, b""]
+                self.assertEqual((key, offset), (pending[0], len(pending[2])), (mtu, len(datagrams)))
+                if more:  # full: one more 8-byte unit would not fit
+                    self.assertEqual(len(data) % 8, 0)
+                    self.assertGreater(len(head) + (8 if ip[0] >> 4 == 6 else 0) + len(data) + 8, mtu)
+                pending[2] += data
+                if not more:
+                    datagrams.append((pending[1], pending[2]))
+                    pending, fragmented = None, fragmented + 1
+            self.assertIsNone(pending)
+            self.assertGreater(fragmented, 20, mtu)
+            for i, got in enumerate(datagrams):
+                want = whole[i]
+                if isinstance(got, bytes):
+                    self.assertEqual(got, want[:len(got)], (mtu, i))
+                    continue
+                head, payload = got
+                if head[0] >> 4 == 4:  # the length, flags, offset and checksum the fragment's own
+                    want_len = int.from_bytes(want[2:4], "big")
+                    same = lambda h: h[:2] + h[4:6] + h[8:10] + h[12:len(head)]  # noqa: E731
+                    self.assertEqual(same(head), same(want), (mtu, i))
+                    self.assertGreater(want_len, mtu)
+                    self.assertEqual(payload, want[len(head):want_len], (mtu, i))
+                else:  # the fragment header's next header in the header before it
+                    want_len = 40 + int.from_bytes(want[4:6], "big")
+                    self.assertGreater(want_len, mtu)
+                    self.assertEqual(payload, want[len(head):want_len], (mtu, i))
