@@ -68,7 +68,7 @@ int contenders_anchors_runnable(void)
 void contenders_init(struct contenders *cs, const char *impl, const char **why)
 {
     memset(cs, 0, sizeof *cs);
-    cs->read_limit = cs->dpdk = cs->linux_alg = cs->vpp = cs->inlined = -1;
+    cs->read_limit = cs->dpdk = cs->linux_alg = cs->vpp = cs->inlined = cs->o2 = -1;
     *why = NULL;
     uint32_t feat = ics_cpu_features();
     if (contenders_anchors_runnable()) {
@@ -104,6 +104,12 @@ void contenders_init(struct contenders *cs, const char *impl, const char **why)
         cs->inlined = cs->n;
         cs->c[cs->n++] = (struct contender){"inetcsum inlined", ROLE_SUBJECT, loop_inlined, loop_inlined_latency,
                                             subject_inlined_partial, NULL, NULL};
+    }
+    /* And as such a caller built with -O2 writes it, where compilers inline less. */
+    if (!impl && subject_inlined_compiled_o2() && contenders_anchors_runnable()) {
+        cs->o2 = cs->n;
+        cs->c[cs->n++] = (struct contender){"inetcsum inlined -O2", ROLE_SUBJECT, loop_inlined_o2,
+                                            loop_inlined_latency_o2, subject_inlined_partial_o2, NULL, NULL};
     }
     for (size_t i = 0; i < ics_kernel_count && cs->n < MAX_CONTENDERS; i++) {
         if ((ics_kernels[i].required & ~feat) != 0)

@@ -30,6 +30,7 @@ struct contenders {
     int n;
     int read_limit, dpdk, linux_alg, vpp, subject; /* indices, or -1 when absent */
     int inlined; /* inetcsum_partial inlined with the anchors' flags (subject_inlined.h), or -1 */
+    int o2; /* ... and at -O2 with those flags' -march (subject_inlined.c again), or -1 */
 };
 
 /* Fills `cs`; impl: only that kernel (NULL: all; with one, the inlined subject, which no kernel

@@ -108,7 +108,7 @@ static void time_class(struct bench_run *r, struct contenders *cs, size_t c, con
 static void init_contenders(struct contenders *cs, const struct ics_tuning *row, const struct ics_tuning *base,
                             struct contender (*make)(const char *name))
 {
-    *cs = (struct contenders){.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .vpp = -1, .subject = 0, .inlined = -1};
+    *cs = (struct contenders){.n = 3, .read_limit = -1, .dpdk = -1, .linux_alg = -1, .vpp = -1, .subject = 0, .inlined = -1, .o2 = -1};
     cs->c[0] = make("row");
     cs->c[1] = make("replaced");
     cs->c[2] = make("replaced again");

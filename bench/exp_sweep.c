@@ -5,7 +5,9 @@
  * __rte_raw_cksum, Linux's add-with-carry algorithm (anchor_linux.c) and VPP's clib_ip_csum
  * (anchor_vpp.c).  Throughput (independent calls), interleaved within each trial, medians.  With
  * AVX2 or AVX-512BW in the anchors' flags, inetcsum_partial is timed a second time as a caller
- * compiled with them gets it ("inetcsum inlined": the header's vector path inlined, issue 35).
+ * compiled with them gets it ("inetcsum inlined": the header's vector path inlined, issue 35), and
+ * a third time as the same caller built with -O2 gets it ("inetcsum inlined -O2": GCC's default
+ * and distributions', where the compiler inlines less).
  *
  * Per size and parity the figure is inetcsum's time over the best other contender's, the ratio
  * taken within each trial and its median kept (drift between trials hits both alike).  The table
@@ -43,14 +45,28 @@ struct range {
     size_t worst_len, worst_start;
     const char *worst_best;
     double inlined_ratios[BENCH_MAX_STARTS * 1600], inlined_worst; /* the same for "inetcsum inlined" */
+    double o2_ratios[BENCH_MAX_STARTS * 1600], o2_worst; /* ... and "inetcsum inlined -O2" */
     double by_start[BENCH_MAX_STARTS][1600]; /* the exported call's ratios per start */
     unsigned by_start_n[BENCH_MAX_STARTS];
 };
 
-/* Neither subject is an alternative to the other: both are inetcsum_partial. */
+/* No subject is an alternative to another: all are inetcsum_partial. */
 static int is_alternative(const struct contenders *cs, int j)
 {
-    return j != cs->subject && j != cs->inlined && j != cs->read_limit;
+    return j != cs->subject && j != cs->inlined && j != cs->o2 && j != cs->read_limit;
+}
+
+/* Subject j's ratio to the best alternative in each trial, recorded under its name. */
+static void record_subject(struct bench_run *r, struct figure_key key, const struct contenders *cs, int j,
+                           double (*t)[MAX_TRIALS], int best, double best_median, struct stats_summary *out)
+{
+    double ratio[MAX_TRIALS];
+    for (int k = 0; k < r->trials; k++)
+        ratio[k] = t[j][k] / (t[best][k] > 0 ? t[best][k] : 1);
+    key.contender = cs->c[j].name;
+    json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, out);
+    json_object_set_new(fig, "best", json_string(cs->c[best].name));
+    json_object_set_new(fig, "best_ticks", json_real(best_median));
 }
 
 int exp_sweep(struct bench_run *r)
@@ -140,19 +156,15 @@ int exp_sweep(struct bench_run *r)
                 ratio[k] = t[cs.subject][k] / (t[best][k] > 0 ? t[best][k] : 1);
             struct figure_key key = {"sweep", "throughput ratio to the best alternative", "inetcsum",
                                      bench_start_name(r->starts[a]), (long)len};
-            struct stats_summary sum, inlined = {0};
+            struct stats_summary sum, inlined = {0}, o2 = {0};
             json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &sum);
             json_object_set_new(fig, "best", json_string(cs.c[best].name));
             json_object_set_new(fig, "best_ticks", json_real(best_median));
             json_object_set_new(fig, "ticks", medians);
-            if (cs.inlined >= 0) {
-                for (int k = 0; k < r->trials; k++)
-                    ratio[k] = t[cs.inlined][k] / (t[best][k] > 0 ? t[best][k] : 1);
-                key.contender = cs.c[cs.inlined].name;
-                fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &inlined);
-                json_object_set_new(fig, "best", json_string(cs.c[best].name));
-                json_object_set_new(fig, "best_ticks", json_real(best_median));
-            }
+            if (cs.inlined >= 0)
+                record_subject(r, key, &cs, cs.inlined, t, best, best_median, &inlined);
+            if (cs.o2 >= 0)
+                record_subject(r, key, &cs, cs.o2, t, best, best_median, &o2);
             for (size_t g = 0; g < nranges; g++) {
                 struct range *rg = &ranges[g];
                 if (len < rg->lo || len > rg->hi)
@@ -160,6 +172,9 @@ int exp_sweep(struct bench_run *r)
                 rg->inlined_ratios[rg->sizes] = inlined.median;
                 if (inlined.median > rg->inlined_worst)
                     rg->inlined_worst = inlined.median;
+                rg->o2_ratios[rg->sizes] = o2.median;
+                if (o2.median > rg->o2_worst)
+                    rg->o2_worst = o2.median;
                 rg->ratios[rg->sizes++] = sum.median;
                 rg->by_start[a][rg->by_start_n[a]++] = sum.median;
                 rg->slower += sum.median > SLOWER;
@@ -172,9 +187,15 @@ int exp_sweep(struct bench_run *r)
             }
         }
     }
-    const char *cols[] = {"sizes (B)", "sizes x starts", "slower than the best by >3%", "median ratio",
-                          "worst ratio", "at", "best there", "inlined: median ratio", "inlined: worst"};
-    bench_table_head(r->out, cols, cs.inlined >= 0 ? 9 : 7);
+    const char *cols[] = {"sizes (B)", "sizes x starts", "slower than the best by >3%", "median ratio", "worst ratio",
+                          "at", "best there", "inlined: median ratio", "inlined: worst", "-O2: median ratio",
+                          "-O2: worst"};
+    const char *some[11];
+    int ncols = 0;
+    for (int c = 0; c < 11; c++)
+        if ((c < 7) || (c < 9 ? cs.inlined >= 0 : cs.o2 >= 0))
+            some[ncols++] = cols[c];
+    bench_table_head(r->out, some, ncols);
     for (size_t g = 0; g < nranges; g++) {
         struct range *rg = &ranges[g];
         if (!rg->sizes)
@@ -187,12 +208,17 @@ int exp_sweep(struct bench_run *r)
             stats_summarise(rg->inlined_ratios, rg->sizes, &ratios);
             fprintf(r->out, " %.2f | %.2f |", ratios.median, rg->inlined_worst);
         }
+        if (cs.o2 >= 0) {
+            stats_summarise(rg->o2_ratios, rg->sizes, &ratios);
+            fprintf(r->out, " %.2f | %.2f |", ratios.median, rg->o2_worst);
+        }
         fputc('\n', r->out);
     }
     fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and start; "
-                    "below 1: inetcsum is faster.%s)\n",
+                    "below 1: inetcsum is faster.%s%s)\n",
             cs.inlined >= 0 ? " inlined: the same call compiled with the anchors' flags, the header's vector path "
-                              "inlined (16-1023 B with AVX-512BW, 32-1023 B with AVX2)." : "");
+                              "inlined (16-1023 B with AVX-512BW, 32-1023 B with AVX2)." : "",
+            cs.o2 >= 0 ? " -O2: the same at -O2, GCC's default and distributions'." : "");
     /* Beyond the two parities, where each start parts from the others: a kernel that aligns its
      * loads first and one that does not trade places by where the data starts. */
     if (r->nstarts > 2) {

@@ -17,6 +17,12 @@ uint32_t subject_inlined_partial(const void *buf, size_t len, uint32_t seed);
 uint64_t loop_inlined(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 uint64_t loop_inlined_latency(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
 
+/* The same built with -O2 (GCC's default, and distributions') and the anchors' -march. */
+int subject_inlined_compiled_o2(void);
+uint32_t subject_inlined_partial_o2(const void *buf, size_t len, uint32_t seed);
+uint64_t loop_inlined_o2(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+uint64_t loop_inlined_latency_o2(const uint8_t *src, uint8_t *dst, size_t len, unsigned reps);
+
 /* The same for inetcsum_crc32c (its header's inline path below INETCSUM_INLINE_CRC32C_MAX, with
  * SSE4.2): 1 when compiled in, else 0. */
 int subject_inlined_crc32c_compiled(void);

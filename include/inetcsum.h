@@ -54,6 +54,17 @@ extern "C" {
  * csum_partial().  An odd trailing byte is summed as if followed by a zero byte. */
 INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum);
 
+/* The inline path (below) is always inlined: at -O2, GCC's default and distributions', GCC 12 and
+ * clang 14 kept it out of line once it held the vector code (a static copy in each file, called: the
+ * call the path exists to save), and a caller built with -O2 -march=native read 1.04-1.25x the best
+ * other way's time at 40-575 B on the Zen 3 guest where the same caller at -O3 read 0.74-0.90
+ * (`inetcsum bench sweep`, "inlined -O2", docs/perf.md). */
+#if defined(__GNUC__)
+#define INETCSUM_ALWAYS_INLINE_ __attribute__((always_inline))
+#else
+#define INETCSUM_ALWAYS_INLINE_
+#endif
+
 /* The scalar pieces of the inline path on x86-64 (GCC and clang): the 64 -> 32-bit fold, the seed, and
  * the two header lengths.  INETCSUM_INLINE_HEADERS is 1 where they are compiled in, else 0. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(INETCSUM_NO_INLINE)
@@ -169,7 +180,7 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
 /* One 64-byte vector into a chain.  Each 16-bit word w is biased into signed range (w ^ 0x8000
  * reads as w - 32768) and adjacent pairs are added into a 32-bit lane: one vpdpwssd against ones
  * with AVX-512 VNNI, vpmaddwd then vpaddd without. */
-static inline __m512i inetcsum_vector_step_(__m512i acc, __m512i v, __m512i bias, __m512i ones)
+static inline __attribute__((always_inline)) __m512i inetcsum_vector_step_(__m512i acc, __m512i v, __m512i bias, __m512i ones)
 {
 #if defined(__AVX512VNNI__)
     return _mm512_dpwssd_epi32(acc, _mm512_xor_si512(v, bias), ones);
@@ -194,7 +205,7 @@ static inline __m512i inetcsum_vector_step_(__m512i acc, __m512i v, __m512i bias
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
+static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
 {
     const unsigned char *p = (const unsigned char *)buf;
     __m512i bias = _mm512_set1_epi16((short)0x8000), ones = _mm512_set1_epi16(1);
@@ -250,7 +261,7 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
  * mask read from keep_last at their count (an even distance from the start, so the pairing holds),
  * and an odd last byte is added as the low byte of its word.  Nothing outside [buf, buf+len) is
  * read.  Exact as above: 2^19 of bias a vector, at most 2,048 of them. */
-static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
+static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
 {
     static const unsigned char keep_last[64] = {
         0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
@@ -295,7 +306,7 @@ static inline uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uin
  * inputs go to the exported function.  inetcsum_partial(...) below is a macro for this;
  * (inetcsum_partial)(...) or a function pointer reaches the exported function.  Define
  * INETCSUM_NO_INLINE before including to turn all of it off. */
-static inline uint32_t inetcsum_partial_inline(const void *buf, size_t len, uint32_t sum)
+static inline INETCSUM_ALWAYS_INLINE_ uint32_t inetcsum_partial_inline(const void *buf, size_t len, uint32_t sum)
 {
     if (len < 16) {
         const unsigned char *p = (const unsigned char *)buf;

@@ -63,18 +63,23 @@ class SmokeRun(unittest.TestCase):
         Linux-algorithm contender among the alternatives on x86-64."""
         section = self.res.stdout.split("\n## sweep:", 1)[1].split("\n## ", 1)[0]
         rows = re.findall(r"^\| (\d+)-(\d+) \| (\d+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| (\d+) B (even|odd) \| (\S+) \|"
-                          r"(?: ([\d.]+) \| ([\d.]+) \|)?$", section, re.M)
+                          r"(?: ([\d.]+) \| ([\d.]+) \|)?(?: ([\d.]+) \| ([\d.]+) \|)?$", section, re.M)
         self.assertGreaterEqual(len(rows), 5, section)
         inlined = "inlined: median ratio" in section  # the header's vector path, with AVX2 or AVX-512BW
-        for lo, hi, n, slower, median, worst, at, _parity, best, inl_median, inl_worst in rows:
+        o2 = "-O2: median ratio" in section  # ... and the same caller built with -O2
+        self.assertEqual(o2, inlined)
+        for lo, hi, n, slower, median, worst, at, _parity, best, inl_median, inl_worst, o2_median, o2_worst in rows:
             self.assertLessEqual(int(slower), int(n))
             self.assertLessEqual(float(median), float(worst))
             self.assertTrue(int(lo) <= int(at) <= int(hi))
             self.assertEqual(bool(inl_median), inlined)
+            self.assertEqual(bool(o2_median), o2)
             if inlined:
                 self.assertLessEqual(float(inl_median), float(inl_worst))
+                self.assertLessEqual(float(o2_median), float(o2_worst))
         if inlined:
             self.assertIn("sweep/throughput ratio to the best alternative/inetcsum inlined/even/65536", self.figures)
+            self.assertIn("sweep/throughput ratio to the best alternative/inetcsum inlined -O2/even/65536", self.figures)
         sweep = [f for f in self.figures.values() if f["name"].startswith("sweep/")]
         self.assertIn("sweep/throughput ratio to the best alternative/inetcsum/odd/1", self.figures)
         self.assertIn("sweep/throughput ratio to the best alternative/inetcsum/even/65536", self.figures)
