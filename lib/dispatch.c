@@ -185,13 +185,16 @@ static struct {
     _Atomic(ics_partial_fn) partial[ICS_CLASSES];
     _Atomic(ics_copy_fn) copy[ICS_CLASSES];
     _Atomic(ics_iov_fn) iov[ICS_CLASSES];
+    _Atomic(ics_copy_fn) copy_run_kernel; /* the copy plan's first run (copy_run_of) */
+    _Atomic size_t copy_run_until;
 } hot = {resolve_partial, /* unresolved: no run, the table, whose slots resolve */
          ICS_SMALL_MIN, ICS_SMALL_MIN,
          {[0 ... ICS_CLASSES - 1] = ENTRY_SPLIT}, /* the bound, then the resolver */
          ICS_SMALL_MIN,
          {[0 ... ICS_CLASSES - 1] = resolve_partial},
          {[0 ... ICS_CLASSES - 1] = resolve_copy},
-         {[0 ... ICS_CLASSES - 1] = resolve_iov}};
+         {[0 ... ICS_CLASSES - 1] = resolve_iov},
+         resolve_copy, ICS_COPY_SMALL_MAX}; /* (no copy run: the table) */
 static pthread_mutex_t hot_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Class c's hot.entry under plan p (class c: lengths 2^c .. 2^(c+1) - 1, those the table sees:
@@ -232,6 +235,26 @@ static struct run run_of(const struct plan *p)
     return (struct run){p->partial[first], p->inline_below, until < ICS_CLASSES ? (size_t)1 << until : SIZE_MAX};
 }
 
+/* The same for inetcsum_partial_copy: from ICS_COPY_SMALL_MAX (where its inline code ends, on
+ * every CPU) to `until`, the one copy kernel the plan has there, without the class table.  On the
+ * Zen 3 guest the table's lookup cost a copy 2-3 TSC ticks over the AVX2 kernel called directly
+ * at 64-128 B (13.6 against 11.3 at 64 B, where memcpy then the sum took 12.1; docs/perf.md). */
+struct copy_run {
+    ics_copy_fn kernel; /* never NULL */
+    size_t until;       /* ICS_COPY_SMALL_MAX (the resolver): the table from there */
+};
+
+static struct copy_run copy_run_of(const struct plan *p)
+{
+    const unsigned first = ics_size_class(ICS_COPY_SMALL_MAX);
+    if (p == &resolver)
+        return (struct copy_run){p->copy[first], ICS_COPY_SMALL_MAX};
+    unsigned until = first + 1;
+    while (until < ICS_CLASSES && p->copy[until] == p->copy[first])
+        until++;
+    return (struct copy_run){p->copy[first], until < ICS_CLASSES ? (size_t)1 << until : SIZE_MAX};
+}
+
 /* What the class table says for len (from 65 B): its class's kernel, or NULL for the inline code. */
 static inline ics_partial_fn table_kernel(size_t len)
 {
@@ -261,6 +284,9 @@ static void sync_hot(void)
     atomic_store_explicit(&hot.run_kernel, r.kernel, memory_order_relaxed);
     atomic_store_explicit(&hot.run_inline_below, r.inline_below, memory_order_relaxed);
     atomic_store_explicit(&hot.run_until, r.until, memory_order_relaxed);
+    const struct copy_run cr = copy_run_of(p);
+    atomic_store_explicit(&hot.copy_run_kernel, cr.kernel, memory_order_relaxed);
+    atomic_store_explicit(&hot.copy_run_until, cr.until, memory_order_relaxed);
     pthread_mutex_unlock(&hot_lock);
 }
 
@@ -269,7 +295,10 @@ int ics_dispatch_consistent(void)
     pthread_mutex_lock(&hot_lock);
     const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
     const struct run r = run_of(p);
+    const struct copy_run cr = copy_run_of(p);
     int same = atomic_load_explicit(&hot.inline_below, memory_order_relaxed) == p->inline_below &&
+               atomic_load_explicit(&hot.copy_run_kernel, memory_order_relaxed) == cr.kernel &&
+               atomic_load_explicit(&hot.copy_run_until, memory_order_relaxed) == cr.until &&
                atomic_load_explicit(&hot.run_kernel, memory_order_relaxed) == r.kernel &&
                atomic_load_explicit(&hot.run_inline_below, memory_order_relaxed) == r.inline_below &&
                atomic_load_explicit(&hot.run_until, memory_order_relaxed) == r.until;
@@ -351,6 +380,8 @@ uint32_t inetcsum_partial_copy(void *dst, const void *src, size_t len, uint32_t 
 {
     if (len < ICS_COPY_SMALL_MAX)
         return ics_copy_small(dst, src, len, sum);
+    if (__builtin_expect(len < atomic_load_explicit(&hot.copy_run_until, memory_order_relaxed), 1))
+        return atomic_load_explicit(&hot.copy_run_kernel, memory_order_relaxed)(dst, src, len, sum);
     return atomic_load_explicit(&hot.copy[ics_size_class(len)], memory_order_relaxed)(dst, src, len, sum);
 }
 
