@@ -296,7 +296,9 @@ int ics_dispatch_consistent(void)
     const struct plan *p = atomic_load_explicit(&active, memory_order_acquire);
     const struct run r = run_of(p);
     const struct copy_run cr = copy_run_of(p);
-    int same = atomic_load_explicit(&hot.inline_below, memory_order_relaxed) == p->inline_below &&
+    /* (p->inline_below <= ICS_SMALL_MAX: the entry's inline code assumes it, __builtin_unreachable) */
+    int same = p->inline_below <= ICS_SMALL_MAX &&
+               atomic_load_explicit(&hot.inline_below, memory_order_relaxed) == p->inline_below &&
                atomic_load_explicit(&hot.copy_run_kernel, memory_order_relaxed) == cr.kernel &&
                atomic_load_explicit(&hot.copy_run_until, memory_order_relaxed) == cr.until &&
                atomic_load_explicit(&hot.run_kernel, memory_order_relaxed) == r.kernel &&
@@ -369,8 +371,9 @@ __attribute__((aligned(64))) uint32_t(inetcsum_partial)(const void *buf, size_t 
             if (k != NULL)
                 return k(buf, len, sum);
         }
-        /* Here len < the plan's inline bound, at most ICS_SMALL_MAX: said so, GCC unrolls the
-         * 64-byte loop whole (at most three rounds), without its taken jump back. */
+        /* Here len < the plan's inline bound, at most ICS_SMALL_MAX in every plan (plan_of, the
+         * rows' bounds are checked against it; ics_dispatch_consistent asserts it): said so, GCC
+         * unrolls the 64-byte loop whole (at most three rounds), without its taken jump back. */
         if (len >= ICS_SMALL_MAX)
             __builtin_unreachable();
         return ics_partial_small(buf, len, sum); /* (one copy: the run's and the table's inline lengths) */
