@@ -1,7 +1,7 @@
 /* The header's inline vector path (include/inetcsum.h, issue 35) as a caller compiled for AVX2 or
- * AVX-512 gets it.  This file is compiled three times (tests/CMakeLists.txt): with AVX2 (32-byte
- * vectors, no masks), AVX-512BW (vpmaddwd) and AVX-512 VNNI (vpdpwssd); HEADER_INLINE_ID names
- * each build's two functions.
+ * AVX-512 gets it.  This file is compiled five times (tests/CMakeLists.txt): with AVX2 (32-byte
+ * vectors, no masks), AVX-512BW (vpmaddwd) and AVX-512 VNNI (vpdpwssd) and the build's flags, and
+ * the first two again at -O2; HEADER_INLINE_ID names each build's functions.
  * testutil.c lists them among the kernels under test only where the CPU runs them, so everything
  * that tests the kernels (every length and start, guard pages, the vectors, fuzz_kernels) tests
  * the header's path too. */

@@ -154,6 +154,8 @@ static uint32_t via_header_inline(const void *buf, size_t len, uint32_t sum)
 HEADER_INLINE_VARIANT(avx2)
 HEADER_INLINE_VARIANT(avx512bw)
 HEADER_INLINE_VARIANT(avx512vnni)
+HEADER_INLINE_VARIANT(avx2_o2)
+HEADER_INLINE_VARIANT(avx512bw_o2)
 
 /* The variants this CPU runs, asked of the CPU (and of the OS's saving of its state), not of the
  * library, whose detection a build without SIMD kernels leaves out. */
@@ -170,6 +172,10 @@ static size_t header_inline_variants(struct tu_kernel *k)
          __builtin_cpu_supports("avx512bw")},
         {"header-inline-avx512vnni", "header-vector-avx512vnni", header_inline_avx512vnni, header_vector_avx512vnni,
          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")},
+        {"header-inline-avx2-O2", "header-vector-avx2-O2", header_inline_avx2_o2, header_vector_avx2_o2,
+         __builtin_cpu_supports("avx2")},
+        {"header-inline-avx512bw-O2", "header-vector-avx512bw-O2", header_inline_avx512bw_o2,
+         header_vector_avx512bw_o2, __builtin_cpu_supports("avx512bw")},
     };
     size_t n = 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
@@ -186,10 +192,10 @@ static size_t header_inline_variants(struct tu_kernel *k)
 #endif
 
 /* Room for every kernel of the list, natively and through SIMDe, the two entries and the header's
- * vector path (six): counted from the list itself (a fixed 16 overflowed when the tenth sum
- * kernel came). */
+ * vector path (ten: five builds, each through the macro and called directly): counted from the
+ * list itself (a fixed 16 overflowed when the tenth sum kernel came). */
 enum {
-    TU_KERNELS_MAX = 8
+    TU_KERNELS_MAX = 12
 #define ICS_SUM_KERNEL(id, name, required) +1
 #define ICS_SUM_KERNEL_EMULATED(id, name) +1
 #define ICS_CRC32C_KERNEL(id, name, required)
