@@ -224,15 +224,22 @@ struct run {
     size_t inline_below, until; /* until == inline_below (65, the resolver): the table from 65 B */
 };
 
+/* Where the run of classes from `first` with first's kernel (a plan's kernel[] or copy_kernel[])
+ * ends: the first length past it, or SIZE_MAX. */
+static size_t run_end(const struct ics_kernel *const by_class[ICS_CLASSES], unsigned first)
+{
+    unsigned until = first + 1;
+    while (until < ICS_CLASSES && by_class[until] == by_class[first])
+        until++;
+    return until < ICS_CLASSES ? (size_t)1 << until : SIZE_MAX;
+}
+
 static struct run run_of(const struct plan *p)
 {
     const unsigned first = ics_size_class(p->inline_below > ICS_SMALL_MIN ? p->inline_below : ICS_SMALL_MIN);
     if (p == &resolver) /* no run: every length from 65 B to the table, whose slots resolve */
         return (struct run){p->partial[first], ICS_SMALL_MIN, ICS_SMALL_MIN};
-    unsigned until = first + 1;
-    while (until < ICS_CLASSES && p->partial[until] == p->partial[first])
-        until++;
-    return (struct run){p->partial[first], p->inline_below, until < ICS_CLASSES ? (size_t)1 << until : SIZE_MAX};
+    return (struct run){p->partial[first], p->inline_below, run_end(p->kernel, first)};
 }
 
 /* The same for inetcsum_partial_copy: from ICS_COPY_SMALL_MAX (where its inline code ends, on
@@ -249,10 +256,7 @@ static struct copy_run copy_run_of(const struct plan *p)
     const unsigned first = ics_size_class(ICS_COPY_SMALL_MAX);
     if (p == &resolver)
         return (struct copy_run){p->copy[first], ICS_COPY_SMALL_MAX};
-    unsigned until = first + 1;
-    while (until < ICS_CLASSES && p->copy[until] == p->copy[first])
-        until++;
-    return (struct copy_run){p->copy[first], until < ICS_CLASSES ? (size_t)1 << until : SIZE_MAX};
+    return (struct copy_run){p->copy[first], run_end(p->copy_kernel, first)};
 }
 
 /* What the class table says for len (from 65 B): its class's kernel, or NULL for the inline code. */
