@@ -57,8 +57,8 @@ static int is_alternative(const struct contenders *cs, int j)
 }
 
 /* Subject j's ratio to the best alternative in each trial, recorded under its name. */
-static void record_subject(struct bench_run *r, struct figure_key key, const struct contenders *cs, int j,
-                           double (*t)[MAX_TRIALS], int best, double best_median, struct stats_summary *out)
+static json_t *record_subject(struct bench_run *r, struct figure_key key, const struct contenders *cs, int j,
+                              double (*t)[MAX_TRIALS], int best, double best_median, struct stats_summary *out)
 {
     double ratio[MAX_TRIALS];
     for (int k = 0; k < r->trials; k++)
@@ -67,6 +67,7 @@ static void record_subject(struct bench_run *r, struct figure_key key, const str
     json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, out);
     json_object_set_new(fig, "best", json_string(cs->c[best].name));
     json_object_set_new(fig, "best_ticks", json_real(best_median));
+    return fig;
 }
 
 int exp_sweep(struct bench_run *r)
@@ -120,7 +121,7 @@ int exp_sweep(struct bench_run *r)
         ranges[g].lo = bounds[g][0];
         ranges[g].hi = bounds[g][1];
     }
-    static double t[MAX_CONTENDERS][MAX_TRIALS], ratio[MAX_TRIALS];
+    static double t[MAX_CONTENDERS][MAX_TRIALS];
     for (size_t s = 0; s < nsizes; s++) {
         const size_t len = sizes[s];
         const unsigned reps = bench_reps(r, len);
@@ -152,15 +153,10 @@ int exp_sweep(struct bench_run *r)
                 json_decref(medians);
                 continue;
             }
-            for (int k = 0; k < r->trials; k++)
-                ratio[k] = t[cs.subject][k] / (t[best][k] > 0 ? t[best][k] : 1);
             struct figure_key key = {"sweep", "throughput ratio to the best alternative", "inetcsum",
                                      bench_start_name(r->starts[a]), (long)len};
             struct stats_summary sum, inlined = {0}, o2 = {0};
-            json_t *fig = bench_record(r, &key, "time ratio", ratio, (size_t)r->trials, &sum);
-            json_object_set_new(fig, "best", json_string(cs.c[best].name));
-            json_object_set_new(fig, "best_ticks", json_real(best_median));
-            json_object_set_new(fig, "ticks", medians);
+            json_object_set_new(record_subject(r, key, &cs, cs.subject, t, best, best_median, &sum), "ticks", medians);
             if (cs.inlined >= 0)
                 record_subject(r, key, &cs, cs.inlined, t, best, best_median, &inlined);
             if (cs.o2 >= 0)
