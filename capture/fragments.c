@@ -57,19 +57,17 @@ static int piece_class(size_t size)
     return 64 - __builtin_clzll((unsigned long long)(size - 1)) - (64 - __builtin_clzll(FRAG_BLOCK >> FRAG_CLASSES));
 }
 
-/* The memory a piece of `size` bytes holds: its block, or its size. */
-static size_t piece_held(size_t size)
+/* A piece's memory, from the spares of its block size when there are any; *held: what it holds
+ * against the store's limit: its block, or its size when malloc'd to size. */
+static void *piece_alloc(struct frag_store *r, size_t size, size_t *held)
 {
     const int c = piece_class(size);
-    return c < 0 ? size : (size_t)FRAG_BLOCK >> (FRAG_CLASSES - 1 - c);
-}
-
-static void *piece_alloc(struct frag_store *r, size_t size)
-{
-    const int c = piece_class(size);
-    if (c < 0)
+    if (c < 0) {
+        *held = size;
         return malloc(size);
-    return r->nspare[c] ? r->spare[c][--r->nspare[c]] : malloc(piece_held(size));
+    }
+    *held = (size_t)FRAG_BLOCK >> (FRAG_CLASSES - 1 - c);
+    return r->nspare[c] ? r->spare[c][--r->nspare[c]] : malloc(*held);
 }
 
 static void piece_release(struct frag_store *r, void *mem, size_t size)
@@ -183,7 +181,8 @@ static int hold(struct frag_store *r, struct frag_datagram *g, const struct inet
     np.offset = d->offset;
     np.len = d->data_len;
     np.seq = (uint32_t)g->npieces;
-    if (!(np.mem = piece_alloc(r, size ? size : 1))) /* (never NULL: data and header point into it) */
+    size_t held;
+    if (!(np.mem = piece_alloc(r, size ? size : 1, &held))) /* (never NULL: data and header point into it) */
         return -1;
     np.deferred = from->ndeferred ? np.mem : NULL;
     np.data = (uint8_t *)np.mem + checks;
@@ -206,7 +205,7 @@ static int hold(struct frag_store *r, struct frag_datagram *g, const struct inet
     }
     g->piece[i] = np;
     g->npieces++;
-    g->bytes += piece_held(size ? size : 1);
+    g->bytes += held;
     if (!d->more && !g->have_tail) { /* the first tail fixes the length; later ones are ignored */
         g->have_tail = 1;
         g->total = d->offset + d->data_len;
@@ -415,7 +414,8 @@ static int clone_piece(struct frag_store *r, struct frag_piece *q, const struct 
     const size_t size = piece_size(p->from.ndeferred, p->len, p->gave_header ? g->header_len : 0);
     *q = *p;
     q->from.nest = NULL;
-    if (!(q->mem = piece_alloc(r, size ? size : 1)))
+    size_t held; /* (the clone's bytes are the original's: *c = *g) */
+    if (!(q->mem = piece_alloc(r, size ? size : 1, &held)))
         return -1;
     memcpy(q->mem, p->mem, size);
     q->deferred = p->deferred ? q->mem : NULL;
