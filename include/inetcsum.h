@@ -143,10 +143,11 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
  * and 3.5, the library's call 3.0 and 2.9).  Its AVX2 build, there in a harness against the AVX2
  * kernel through the library (medians of two runs): 63 B 4.3 ticks against 4.8, 128 B 5.1 against
  * 6.1, 576 B 10.9 against 14.2, 1,023 B 17.4 against 20.4; on the Zen 3 guest (AVX2 only, `bench
- * sweep`) 0.96, 0.82, 0.76 and 0.78 of the best other way's time at 64-127, 128-255, 256-575 and
- * 576-1023 B, where the library's call read 1.05-1.28.
+ * sweep`) 0.85-0.91, 0.80-0.81, 0.73-0.74 and 0.79 of the best other way's time at 64-127, 128-255,
+ * 256-575 and 576-1023 B built -O3, 0.84-0.88, 0.86, 0.78-0.80 and 0.81-0.82 built -O2 (GCC 12),
+ * where the library's call read 1.04-1.25.
  * From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B the scalar code
- * does.  Costs: 0.5-0.8 KB of code at each call site (GCC and clang, -O2/-O3); in a caller that
+ * does.  Costs: 0.5-0.9 KB of code at each call site (1.3-1.5 KB at -O3 and with clang); in a caller that
  * has this path, a call the path does not take (from 1 KiB; 16-31 B with AVX2 alone) pays a
  * vzeroupper and its branches, 0.3-1.3 ticks; and a sum's latency when the next sum's address
  * depends on it (no real caller chains so: seeds chain at the last add) is 21-24 ticks at 16-63 B
