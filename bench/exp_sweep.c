@@ -213,7 +213,7 @@ int exp_sweep(struct bench_run *r)
     fprintf(r->out, "\n(ratio: inetcsum_partial's time over the best alternative's at that size and start; "
                     "below 1: inetcsum is faster.%s%s)\n",
             cs.inlined >= 0 ? " inlined: the same call compiled with the anchors' flags, the header's vector path "
-                              "inlined (16-1023 B with AVX-512BW, 32-1023 B with AVX2)." : "",
+                              "inlined (16-1023 B)." : "",
             cs.o2 >= 0 ? " -O2: the same at -O2, GCC's default and distributions'." : "");
     /* Beyond the two parities, where each start parts from the others: a kernel that aligns its
      * loads first and one that does not trade places by where the data starts. */

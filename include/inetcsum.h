@@ -61,8 +61,10 @@ INETCSUM_API uint32_t inetcsum_partial(const void *buf, size_t len, uint32_t sum
  * (`inetcsum bench sweep`, "inlined -O2", docs/perf.md). */
 #if defined(__GNUC__)
 #define INETCSUM_ALWAYS_INLINE_ __attribute__((always_inline))
+#define INETCSUM_EXPECT_(x, v) __builtin_expect((x), (v))
 #else
 #define INETCSUM_ALWAYS_INLINE_
+#define INETCSUM_EXPECT_(x, v) (x)
 #endif
 
 /* The scalar pieces of the inline path on x86-64 (GCC and clang): the 64 -> 32-bit fold, the seed, and
@@ -148,7 +150,7 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
  * where the library's call read 1.04-1.25.
  * From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B the scalar code
  * does.  Costs: 0.5-0.9 KB of code at each call site (1.3-1.5 KB at -O3 and with clang); in a caller that
- * has this path, a call the path does not take (from 1 KiB; 16-31 B with AVX2 alone) pays a
+ * has this path, a call the path does not take (from 1 KiB) pays a
  * vzeroupper and its branches, 0.3-1.3 ticks; and a sum's latency when the next sum's address
  * depends on it (no real caller chains so: seeds chain at the last add) is 21-24 ticks at 16-63 B
  * against the library's scalar code's 8-10 (INETCSUM_INLINE_VECTOR_MIN=64 sends those sizes to it).
@@ -161,17 +163,13 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
 #define INETCSUM_INLINE_VECTOR 1
 #include <immintrin.h>
 #ifndef INETCSUM_INLINE_VECTOR_MIN
-#if defined(__AVX512BW__)
 #define INETCSUM_INLINE_VECTOR_MIN 16
-#else
-#define INETCSUM_INLINE_VECTOR_MIN 32 /* (its first vector must be whole) */
-#endif
 #endif
 #ifndef INETCSUM_INLINE_VECTOR_MAX
 #define INETCSUM_INLINE_VECTOR_MAX 1024
 #endif
-#if (defined(__AVX512BW__) && INETCSUM_INLINE_VECTOR_MIN < 16) || INETCSUM_INLINE_VECTOR_MIN < 32 && !defined(__AVX512BW__)
-#error "INETCSUM_INLINE_VECTOR_MIN: at least 16 bytes with AVX-512BW, 32 with AVX2 alone"
+#if INETCSUM_INLINE_VECTOR_MIN < 16
+#error "INETCSUM_INLINE_VECTOR_MIN: at least 16 bytes"
 #endif
 #if INETCSUM_INLINE_VECTOR_MAX <= INETCSUM_INLINE_VECTOR_MIN || INETCSUM_INLINE_VECTOR_MAX > 65536
 #error "INETCSUM_INLINE_VECTOR_MAX: above INETCSUM_INLINE_VECTOR_MIN and at most 65536"
@@ -315,6 +313,31 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
     const uint32_t total = (uint32_t)_mm_cvtsi128_si32(x) + (vectors << 19) + odd_byte;
     return inetcsum_add_seed_(total, sum);
 }
+
+/* AVX2, 16-31 bytes: the same sum on two 16-byte halves, the first from the start, the second
+ * ending at the last even byte with the bytes the first summed cleared (keep_last read 16 bytes
+ * before that byte: as many zeros first as the halves share).  Tested apart from the
+ * 32-byte path (inetcsum_partial_inline sends it only these lengths): the call it replaces, with
+ * the vzeroupper a caller using vectors pays before one, took 1.6-1.9x its time on the Zen 3 guest
+ * (docs/perf.md).  Exact: 2^18 of bias a half. */
+static inline __attribute__((always_inline)) uint32_t inetcsum_partial_halves_(const void *buf, size_t len, uint32_t sum)
+{
+    static const unsigned char keep_last[32] = {
+        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    const unsigned char *p = (const unsigned char *)buf;
+    const size_t even = len & ~(size_t)1;
+    const uint32_t odd_byte = (len & 1) ? p[len - 1] : 0;
+    __m128i bias = _mm_set1_epi16((short)0x8000), ones = _mm_set1_epi16(1);
+    __asm__("" : "+x"(bias), "+x"(ones));
+    const __m128i tail = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + even - 16)),
+                                       _mm_loadu_si128((const __m128i *)(keep_last + (even - 16))));
+    __m128i x = _mm_add_epi32(_mm_madd_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i *)p), bias), ones),
+                              _mm_madd_epi16(_mm_xor_si128(tail, bias), ones));
+    x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));
+    return inetcsum_add_seed_((uint32_t)_mm_cvtsi128_si32(x) + (2u << 18) + odd_byte, sum);
+}
 #endif
 #else
 #define INETCSUM_INLINE_VECTOR 0
@@ -323,14 +346,18 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
 /* inetcsum_partial with short inputs summed inline, in the caller: under 16 bytes in scalar code
  * (for those a call costs more than the sum: 8 bytes take half the time of an out-of-line call on
  * Zen 3, and compilers inline DPDK's rte_raw_cksum at every call site), and with AVX-512BW or AVX2
- * in the caller's flags from 16 B (32 B with AVX2 alone) to under 1 KiB in vector code (above); on
+ * in the caller's flags from 16 B to under 1 KiB in vector code (above; 16-31 B with AVX2 alone as
+ * two 16-byte halves); on
  * x86-64 a constant 20 or 40 in straight-line scalar code (the header lengths, above).  Other
  * inputs go to the exported function.  inetcsum_partial(...) below is a macro for this;
  * (inetcsum_partial)(...) or a function pointer reaches the exported function.  Define
  * INETCSUM_NO_INLINE before including to turn all of it off. */
 static inline INETCSUM_ALWAYS_INLINE_ uint32_t inetcsum_partial_inline(const void *buf, size_t len, uint32_t sum)
 {
-    if (len < 16) {
+    /* (The branch hints keep the layout GCC 12 chose before the 16-31 B path existed, the vector
+     * path falling through: left to itself it moved that path behind a taken jump, 10-20% slower
+     * at 32-95 B on the Zen 3 guest.) */
+    if (INETCSUM_EXPECT_(len < 16, 0)) {
         const unsigned char *p = (const unsigned char *)buf;
         uint64_t s = sum; /* 32-bit words into 64 bits: no carry is lost below 2^32 words */
         uint32_t w;
@@ -366,9 +393,24 @@ static inline INETCSUM_ALWAYS_INLINE_ uint32_t inetcsum_partial_inline(const voi
         return inetcsum_partial_40_(buf, sum);
     if (len == 20)
         return inetcsum_partial_20_(buf, sum);
+#if defined(__AVX512BW__) || INETCSUM_INLINE_VECTOR_MIN >= 32
     /* One compare for both bounds. */
     if (len - INETCSUM_INLINE_VECTOR_MIN < (size_t)(INETCSUM_INLINE_VECTOR_MAX - INETCSUM_INLINE_VECTOR_MIN))
         return inetcsum_partial_vector_(buf, len, sum);
+#else
+    /* AVX2: whole 32-byte vectors from 32 B, two 16-byte halves below; the lengths from 32 B
+     * tested first, so that the halves cost them no compare. */
+#if INETCSUM_INLINE_VECTOR_MAX > 32
+    if (INETCSUM_EXPECT_(len - 32 < (size_t)(INETCSUM_INLINE_VECTOR_MAX - 32), 1))
+        return inetcsum_partial_vector_(buf, len, sum);
+#define INETCSUM_HALVES_END_ 32
+#else
+#define INETCSUM_HALVES_END_ INETCSUM_INLINE_VECTOR_MAX
+#endif
+    if (len - INETCSUM_INLINE_VECTOR_MIN < (size_t)(INETCSUM_HALVES_END_ - INETCSUM_INLINE_VECTOR_MIN))
+        return inetcsum_partial_halves_(buf, len, sum);
+#undef INETCSUM_HALVES_END_
+#endif
 #endif
     return inetcsum_partial(buf, len, sum);
 }

@@ -25,17 +25,21 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-/* Through the macro, as a caller writes it: the vector path at 16-1023 B (32-1023 B with AVX2),
- * the rest as elsewhere. */
+/* Through the macro, as a caller writes it: the vector path at 16-1023 B (with AVX2: its 32-byte
+ * vectors from 32 B, two 16-byte halves at 16-31 B), the rest as elsewhere. */
 uint32_t CAT(header_inline_, HEADER_INLINE_ID)(const void *buf, size_t len, uint32_t sum)
 {
     return inetcsum_partial(buf, len, sum);
 }
 
-/* The vector path itself at every length it takes (1 or 32 to 65,535 B), beyond the sizes the
- * macro sends it. */
+/* The vector path itself at every length it takes (1 or 32 to 65,535 B; with AVX2 the halves at
+ * 16-31 B), beyond the sizes the macro sends it. */
 uint32_t CAT(header_vector_, HEADER_INLINE_ID)(const void *buf, size_t len, uint32_t sum)
 {
+#if !defined(__AVX512BW__)
+    if (len - 16 < 16)
+        return inetcsum_partial_halves_(buf, len, sum);
+#endif
     return len - VECTOR_FLOOR < 65536 - VECTOR_FLOOR ? inetcsum_partial_vector_(buf, len, sum)
                                                      : (inetcsum_partial)(buf, len, sum);
 }
