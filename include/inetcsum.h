@@ -257,6 +257,18 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
 #pragma GCC diagnostic pop
 #endif
 #else
+/* The AVX2 ends' mask: 32 zero bytes, then 32 of 0xFF; a load at offset k clears the first 32 - k
+ * bytes of a 32-byte window, or of a 16-byte one the first 32 - k (k from 16). */
+static inline __attribute__((always_inline)) const unsigned char *inetcsum_keep_last_(void)
+{
+    static const unsigned char keep_last[64] = {
+        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    return keep_last;
+}
+
 /* AVX2 (no byte masks): 32 to 65,535 bytes.  The same sum on 32-byte vectors (vpmaddwd, vpaddd),
  * two chains over 128 bytes a round, then 64 bytes, then a whole vector (32-63 B: that vector
  * alone); the bytes left before the last even byte
@@ -266,11 +278,7 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
  * read.  Exact as above: 2^19 of bias a vector, at most 2,048 of them. */
 static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
 {
-    static const unsigned char keep_last[64] = {
-        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
-        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
-        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    const unsigned char *const keep_last = inetcsum_keep_last_();
     const unsigned char *p = (const unsigned char *)buf;
     const unsigned char *const even_end = p + (len & ~(size_t)1);
     const uint32_t odd_byte = (len & 1) ? p[len - 1] : 0;
@@ -318,16 +326,13 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
 }
 
 /* AVX2, 16-31 bytes: the same sum on two 16-byte halves, the first from the start, the second
- * ending at the last even byte with the bytes the first summed cleared (keep_last read 16 bytes
- * before that byte: as many zeros first as the halves share).  Tested apart from the
- * 32-byte path (inetcsum_partial_inline sends it only these lengths): the call it replaces, with
- * the vzeroupper a caller using vectors pays before one, took 1.6-1.9x its time on the Zen 3 guest
- * (docs/perf.md).  Exact: 2^18 of bias a half. */
+ * ending at the last even byte with the bytes the first summed cleared (the mask read at that
+ * byte's offset: as many zeros first as the halves share).  Tested apart from the 32-byte path
+ * (inetcsum_partial_inline sends it only these lengths): the call it replaces, with the vzeroupper
+ * a caller using vectors pays before one, took 1.5-1.7x its time on the Zen 3 guest (docs/perf.md).
+ * Exact: 2^18 of bias a half. */
 static inline __attribute__((always_inline)) uint32_t inetcsum_partial_halves_(const void *buf, size_t len, uint32_t sum)
 {
-    static const unsigned char keep_last[32] = {
-        0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
-        0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
     const unsigned char *p = (const unsigned char *)buf;
     const size_t even = len & ~(size_t)1;
     const uint32_t odd_byte = (len & 1) ? p[len - 1] : 0;
@@ -339,7 +344,7 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_halves_(c
     __asm__("vpcmpeqd %0, %0, %0" : "=x"(all));
     const __m128i bias = _mm_slli_epi16(all, 15), ones = _mm_srli_epi16(all, 15);
     const __m128i tail = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + even - 16)),
-                                       _mm_loadu_si128((const __m128i *)(keep_last + (even - 16))));
+                                       _mm_loadu_si128((const __m128i *)(inetcsum_keep_last_() + even)));
     __m128i x = _mm_add_epi32(_mm_madd_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i *)p), bias), ones),
                               _mm_madd_epi16(_mm_xor_si128(tail, bias), ones));
     x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
