@@ -151,8 +151,11 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
  * sweep`) 0.85-0.91, 0.80-0.81, 0.73-0.74 and 0.79 of the best other way's time at 64-127, 128-255,
  * 256-575 and 576-1023 B built -O3, 0.84-0.88, 0.86, 0.78-0.80 and 0.81-0.82 built -O2 (GCC 12),
  * where the library's call read 1.04-1.25.
- * From 1 KiB the library's kernels lead (eight chains, aligned loads); below 16 B the scalar code
- * does.  Costs: 0.5-0.9 KB of code at each call site (1.3-1.5 KB at -O3 and with clang); in a caller that
+ * From 1 KiB the library's AVX-512 kernels lead (eight chains, aligned loads); below 16 B the scalar
+ * code does.  On a CPU with AVX2 alone the inline loop stays ahead of the call beyond 1 KiB too
+ * (0.75-0.90 of its time at 1-2.5 KiB on the Zen 3 guest), but a caller built for AVX2 may run
+ * where the library has AVX-512 kernels, so AVX2 callers keep the same bound (raise
+ * INETCSUM_INLINE_VECTOR_MAX where the code only runs on AVX2-only CPUs).  Costs: 0.5-0.9 KB of code at each call site (1.3-1.5 KB at -O3 and with clang); in a caller that
  * has this path, a call the path does not take (from 1 KiB) pays a
  * vzeroupper and its branches, 0.3-1.3 ticks; and a sum's latency when the next sum's address
  * depends on it (no real caller chains so: seeds chain at the last add) is 21-24 ticks at 16-63 B

@@ -164,7 +164,9 @@ const struct ics_tuning ics_tunings[] = {
      * AVX2 kernel from there), measured on the Zen 3 guest (family 25 model 1, 2026-11-28, three
      * runs: bench/tuning-data/amd-epyc-f25-m1-2026-11-28*.csv): `tuning_data.py summary` calls
      * for exactly that there (the inline code 1.08-1.13x ahead of the kernel at 64-255 B, the
-     * kernel 1.08x ahead at 256-511 B and 1.25-2.2x from 512 B), so it has no row of its own. */
+     * kernel 1.08x ahead at 256-511 B and 1.25-2.2x from 512 B), so it has no row of its own; the
+     * same on 2026-11-29 (amd-epyc-f25-m1-2026-11-29-2 and -3, the kernel summing 384 B to 64 KiB
+     * without chunks: 1.27-1.30x ahead at 256-511 B). */
     {.cpu = "default for AVX-512 VNNI", .features = ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI,
      .measured = "rated on the five runs since the short path (amd-epyc-f25-m17-*, amd-epyc-f26-m2-*, "
                  "intel-xeon-processor-f6-m207-2026-11-26-2.csv)",
