@@ -727,51 +727,71 @@ LONG_PATH uint32_t long_partial(const uint8_t *src, size_t len, uint32_t sum)
 }
 
 #if !MASKED
-/* Sums from SHORT_VECTORS vectors to under 64 KiB without the general path's chunks: four chains
- * over 128 bytes a round, folded into two for the last 64 and 32 bytes, the tail as sum_long takes
- * it, and the short path's 32-bit end.  Exact: under 64 KiB at most 2,048 vectors are loaded, each
- * moving the biased total by at most 2^19, so it stays in int32, and the true word sum (under
- * 2^31) in a uint32.  The general path's chunk bookkeeping and 64-bit end cost some 3-5 TSC ticks
- * a call on the Zen 3 guest, and its loop ran split loads slower where it was placed: the AVX2
- * kernel called directly, the two side by side (41 interleaved trials, starts 0, 1, 2 and 33 bytes
- * past a line), took 0.86-0.89 of the general path's time at 384-512 B, 0.90-0.95 at
- * 768-1,500 B, 0.86-0.98 at 2-32 KiB (docs/perf.md).  From 64 KiB, as before. */
-#define UNCHUNKED_PARTIAL_BELOW 65536
-_Static_assert(SHORT_VECTORS * VEC_BYTES >= 128, "the unchunked path's loop runs at least once");
-_Static_assert((UNCHUNKED_PARTIAL_BELOW / VEC_BYTES) * (unsigned long long)VEC_BYTES << 14 < (1ull << 31),
+/* Sums from SHORT_VECTORS vectors to under 64 KiB, and copies from SHORT_COPY_VECTORS vectors to
+ * under ALIGNED_STORES_FROM bytes (below), without the general path's chunks: four chains over
+ * 128-byte rounds, folded into two for the last 64 and 32 bytes, the tail as sum_long takes it, and
+ * the short path's 32-bit end.  Exact: under 64 KiB at most 2,048 vectors are loaded, each moving
+ * the biased total by at most 2^19, so it stays in int32, and the true word sum (under 2^31) in a
+ * uint32.  The general path's chunk bookkeeping and 64-bit end cost some 3-5 TSC ticks a call on
+ * the Zen 3 guest, and its loop ran split loads slower where it was placed.  The AVX2 kernel called
+ * directly, the two side by side (41 interleaved trials, several starts and destinations): sums
+ * 0.84-0.91 of the general path's time at 384-512 B, 0.87-0.96 at 768-1,500 B, 0.85-1.01 at
+ * 2-32 KiB; copies 0.84-0.98 at 1,024-2,047 B (docs/perf.md).  Copies from ALIGNED_STORES_FROM
+ * keep the general path (its aligned stores), as does everything from 64 KiB. */
+#define UNCHUNKED_BELOW 65536
+_Static_assert(SHORT_VECTORS * VEC_BYTES >= 128 && SHORT_COPY_VECTORS * VEC_BYTES >= 128,
+               "the unchunked path's loop runs at least once");
+_Static_assert((UNCHUNKED_BELOW / VEC_BYTES) * (unsigned long long)VEC_BYTES << 14 < (1ull << 31),
                "the unchunked path's 32-bit end would overflow");
-static __attribute__((noinline)) uint32_t partial_unchunked(const uint8_t *s, size_t len, uint32_t sum)
+static inline __attribute__((always_inline)) uint32_t sum_unchunked(uint8_t *d, const uint8_t *s, size_t len,
+                                                                    uint32_t sum, const int copy)
 {
     const uint8_t *const end = s + len;
+    uint8_t *const dst_end = d + len;
     const size_t rest = len & (VEC_BYTES - 1), even = rest & ~(size_t)1;
     const uint32_t vectors = (uint32_t)(len >> LOG2_VEC) + (even != 0);
     const struct consts k = consts_make();
-    uint8_t *const none = (uint8_t *)(uintptr_t)s; /* step() writes nothing when not copying */
     vec a = V_ZERO(), b = V_ZERO(), c = V_ZERO(), e = V_ZERO();
     size_t rounds = len / (4 * VEC_BYTES);
     do {
-        a = step(&k, a, s, none, 0);
-        b = step(&k, b, s + VEC_BYTES, none, 0);
-        c = step(&k, c, s + 2 * VEC_BYTES, none, 0);
-        e = step(&k, e, s + 3 * VEC_BYTES, none, 0);
+        a = step(&k, a, s, d, copy);
+        b = step(&k, b, s + VEC_BYTES, d + VEC_BYTES, copy);
+        c = step(&k, c, s + 2 * VEC_BYTES, d + 2 * VEC_BYTES, copy);
+        e = step(&k, e, s + 3 * VEC_BYTES, d + 3 * VEC_BYTES, copy);
         s += 4 * VEC_BYTES;
+        d += 4 * VEC_BYTES;
     } while (--rounds);
     a = V_ADD32(a, c);
     b = V_ADD32(b, e);
     if (len & (2 * VEC_BYTES)) {
-        a = step(&k, a, s, none, 0);
-        b = step(&k, b, s + VEC_BYTES, none, 0);
+        a = step(&k, a, s, d, copy);
+        b = step(&k, b, s + VEC_BYTES, d + VEC_BYTES, copy);
         s += 2 * VEC_BYTES;
+        d += 2 * VEC_BYTES;
     }
     if (len & VEC_BYTES) {
-        a = step(&k, a, s, none, 0);
+        a = step(&k, a, s, d, copy);
         s += VEC_BYTES;
     }
     if (even) /* as in sum_long: the vector ending at the last even byte, what was summed cleared */
         b = widen(&k, b, V_AND(V_LOADU(s + even - VEC_BYTES), V_LOADU(tail_mask + even)));
+    if (copy && rest)
+        V_STORE_UNALIGNED(dst_end - VEC_BYTES, V_LOADU(end - VEC_BYTES));
     const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + (vectors << (LOG2_VEC - 1 + 15));
     const uint32_t r = ics_add32(total, sum);
     return (rest & 1) ? ics_add32(r, ics_odd_byte(end[-1])) : r;
+}
+
+/* Each in a function of its own, as the general path is (above). */
+static __attribute__((noinline)) uint32_t partial_unchunked(const uint8_t *src, size_t len, uint32_t sum)
+{
+    /* dst is never written when copy == 0; passing src keeps the pointer arithmetic defined. */
+    return sum_unchunked((uint8_t *)(uintptr_t)src, src, len, sum, 0);
+}
+
+static __attribute__((noinline)) uint32_t copy_unchunked(uint8_t *dst, const uint8_t *src, size_t len, uint32_t sum)
+{
+    return sum_unchunked(dst, src, len, sum, 1);
 }
 
 /* Copies of ALIGNED_STORES_FROM bytes and more to a destination off the vector's alignment: the
@@ -831,8 +851,8 @@ static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, cons
     return copy ? LONG_KERNEL(copy)(dst, src, len, sum) : LONG_KERNEL(partial)(src, len, sum);
 #else
 #if !MASKED
-    if (!copy && len < UNCHUNKED_PARTIAL_BELOW)
-        return partial_unchunked(src, len, sum);
+    if (len < (copy ? ALIGNED_STORES_FROM : UNCHUNKED_BELOW))
+        return copy ? copy_unchunked(dst, src, len, sum) : partial_unchunked(src, len, sum);
 #endif
     return copy ? long_copy(dst, src, len, sum) : long_partial(src, len, sum);
 #endif
