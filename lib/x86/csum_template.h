@@ -662,7 +662,8 @@ static inline __attribute__((always_inline)) uint32_t sum_short(uint8_t *d, cons
 {
     const struct consts k = consts_make();
     const uint8_t *const end = s + len;
-    const size_t full = len >> LOG2_VEC; /* 1 .. SHORT_VECTORS - 1 (copying: SHORT_COPY_VECTORS - 1) */
+    const size_t full = len >> LOG2_VEC; /* 1 .. SHORT_VECTORS - 1 (copying: SHORT_COPY_VECTORS - 1;
+                                         * partial_short_mid: to 31) */
     const size_t rest = len & (VEC_BYTES - 1), even = rest & ~(size_t)1;
     vec a = widen_first(&k, take_unaligned(s, d, copy)), b = V_ZERO(), c = V_ZERO(), e = V_ZERO();
     if (full >= 2)
@@ -727,17 +728,17 @@ LONG_PATH uint32_t long_partial(const uint8_t *src, size_t len, uint32_t sum)
 }
 
 #if !MASKED
-/* Sums from SHORT_VECTORS vectors to under 64 KiB, and copies from SHORT_COPY_VECTORS vectors to
- * under ALIGNED_STORES_FROM bytes (below), without the general path's chunks: four chains over
- * 128-byte rounds, folded into two for the last 64 and 32 bytes, the tail as sum_long takes it, and
- * the short path's 32-bit end.  Exact: under 64 KiB at most 2,048 vectors are loaded, each moving
- * the biased total by at most 2^19, so it stays in int32, and the true word sum (under 2^31) in a
- * uint32.  The general path's chunk bookkeeping and 64-bit end cost some 3-5 TSC ticks a call on
- * the Zen 3 guest, and its loop ran split loads slower where it was placed.  The AVX2 kernel called
- * directly, the two side by side (41 interleaved trials, several starts and destinations): sums
- * 0.84-0.91 of the general path's time at 384-512 B, 0.87-0.96 at 768-1,500 B, 0.85-1.01 at
- * 2-32 KiB; copies 0.84-0.98 at 1,024-2,047 B (docs/perf.md).  Copies from ALIGNED_STORES_FROM
- * keep the general path (its aligned stores), as does everything from 64 KiB. */
+/* Sums from 1 KiB (partial_short_mid below takes 384-1,023 B) to under 64 KiB, and copies from
+ * SHORT_COPY_VECTORS vectors to under ALIGNED_STORES_FROM bytes (below), without the general path's
+ * chunks: four chains over 128-byte rounds, folded into two for the last 64 and 32 bytes, the tail
+ * as sum_long takes it, and the short path's 32-bit end.  Exact: under 64 KiB at most 2,048 vectors
+ * are loaded, each moving the biased total by at most 2^19, so it stays in int32, and the true word
+ * sum (under 2^31) in a uint32.  The general path's chunk bookkeeping and 64-bit end cost some 3-5
+ * TSC ticks a call on the Zen 3 guest, and its loop ran split loads slower where it was placed.
+ * The AVX2 kernel called directly, the two side by side (41 interleaved trials, several starts and
+ * destinations): sums 0.87-0.96 of the general path's time at 768-1,500 B, 0.85-1.01 at 2-32 KiB;
+ * copies 0.84-0.98 at 1,024-2,047 B (docs/perf.md).  Copies from ALIGNED_STORES_FROM keep the
+ * general path (its aligned stores), as does everything from 64 KiB. */
 #define UNCHUNKED_BELOW 65536
 _Static_assert(SHORT_VECTORS * VEC_BYTES >= 128 && SHORT_COPY_VECTORS * VEC_BYTES >= 128,
                "the unchunked path's loop runs at least once");
@@ -780,6 +781,21 @@ static inline __attribute__((always_inline)) uint32_t sum_unchunked(uint8_t *d, 
     const uint32_t total = (uint32_t)hsum(V_ADD32(a, b)) + (vectors << (LOG2_VEC - 1 + 15));
     const uint32_t r = ics_add32(total, sum);
     return (rest & 1) ? ics_add32(r, ics_odd_byte(end[-1])) : r;
+}
+
+/* Sums from SHORT_VECTORS vectors to under 1 KiB: the short path again, in a function of its own
+ * where the bound lets GCC 12 lay its four chains out straight.  On the Zen 3 guest (the AVX2
+ * kernel called directly, 41 interleaved trials, four starts, two runs) 0.84-0.99 of the unchunked
+ * path's time at 384-1,023 B.  The short path itself taken to 1 KiB (SHORT_VECTORS 32) read
+ * 0.72-0.90 there, but its code for 300-383 B was laid out anew and ran 4-11% slower, and the sweep
+ * agreed (docs/perf.md). */
+#define SHORT_MID_BELOW 1024
+_Static_assert(SHORT_MID_BELOW <= 32 * VEC_BYTES, "the short path's 32-bit end is checked to 32 vectors");
+static __attribute__((noinline)) uint32_t partial_short_mid(const uint8_t *src, size_t len, uint32_t sum)
+{
+    if (len >= SHORT_MID_BELOW)
+        __builtin_unreachable();
+    return sum_short((uint8_t *)(uintptr_t)src, src, len, sum, 0);
 }
 
 /* Each in a function of its own, as the general path is (above). */
@@ -851,6 +867,8 @@ static inline __attribute__((always_inline)) uint32_t sum_vec(uint8_t *dst, cons
     return copy ? LONG_KERNEL(copy)(dst, src, len, sum) : LONG_KERNEL(partial)(src, len, sum);
 #else
 #if !MASKED
+    if (!copy && len < SHORT_MID_BELOW)
+        return partial_short_mid(src, len, sum);
     if (len < (copy ? ALIGNED_STORES_FROM : UNCHUNKED_BELOW))
         return copy ? copy_unchunked(dst, src, len, sum) : partial_unchunked(src, len, sum);
 #endif
