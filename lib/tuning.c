@@ -165,8 +165,9 @@ const struct ics_tuning ics_tunings[] = {
      * runs: bench/tuning-data/amd-epyc-f25-m1-2026-11-28*.csv): `tuning_data.py summary` calls
      * for exactly that there (the inline code 1.08-1.13x ahead of the kernel at 64-255 B, the
      * kernel 1.08x ahead at 256-511 B and 1.25-2.2x from 512 B), so it has no row of its own; the
-     * same on 2026-11-29 (amd-epyc-f25-m1-2026-11-29-2 and -3, the kernel summing 384 B to 64 KiB
-     * without chunks: 1.27-1.30x ahead at 256-511 B). */
+     * same on 2026-11-29 (amd-epyc-f25-m1-2026-11-29-2 to -5, the kernel summing 384 B to 64 KiB
+     * without chunks: 1.27-1.36x ahead at 256-511 B; one run of four called for the kernel from
+     * 128 B, 1.03x ahead of the inline code at 128-255 B, the others 1.00-1.06x behind it). */
     {.cpu = "default for AVX-512 VNNI", .features = ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI,
      .measured = "rated on the five runs since the short path (amd-epyc-f25-m17-*, amd-epyc-f26-m2-*, "
                  "intel-xeon-processor-f6-m207-2026-11-26-2.csv)",
