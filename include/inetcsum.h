@@ -155,11 +155,13 @@ static inline uint32_t inetcsum_partial_20_(const void *buf, uint32_t sum)
  * code does.  On a CPU with AVX2 alone the inline loop stays ahead of the call beyond 1 KiB too
  * (0.75-0.90 of its time at 1-2.5 KiB on the Zen 3 guest), but a caller built for AVX2 may run
  * where the library has AVX-512 kernels, so AVX2 callers keep the same bound (raise
- * INETCSUM_INLINE_VECTOR_MAX where the code only runs on AVX2-only CPUs).  Costs: 0.5-0.9 KB of code at each call site (1.3-1.5 KB at -O3 and with clang); in a caller that
- * has this path, a call the path does not take (from 1 KiB) pays a
- * vzeroupper and its branches, 0.3-1.3 ticks; and a sum's latency when the next sum's address
- * depends on it (no real caller chains so: seeds chain at the last add) is 21-24 ticks at 16-63 B
- * against the library's scalar code's 8-10 (INETCSUM_INLINE_VECTOR_MIN=64 sends those sizes to it).
+ * INETCSUM_INLINE_VECTOR_MAX where the code only runs on AVX2-only CPUs).  Costs: 0.5-0.9 KB of
+ * code at each call site (1.3-1.5 KB at -O3 and with clang); in a caller that has this path, a call
+ * the path does not take (from 1 KiB) pays a vzeroupper and its branches, 0.3-1.3 ticks (0.5-4 on
+ * the Zen 3 guest, where GCC 12 also reloads the path's constants after the call); and a sum's
+ * latency when the next sum's address depends on it (no real caller chains so: seeds chain at the
+ * last add) is 21-24 ticks at 16-63 B against the library's scalar code's 8-10
+ * (INETCSUM_INLINE_VECTOR_MIN=64 sends those sizes to it).
  * This path does not look at INETCSUM_IMPL or inetcsum_set_impl(): a caller who wants every sum of
  * 16 B or more to go through the chosen kernel defines INETCSUM_NO_INLINE_VECTOR (or
  * INETCSUM_NO_INLINE) before including.
