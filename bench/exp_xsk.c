@@ -74,7 +74,7 @@ static int checksums_alone(struct bench_run *r, uint8_t *umem, int runs)
         uint64_t rng = 38 + len;
         for (int i = 0; i < TEMPLATES; i++)
             if (bench_frame(umem + (size_t)i * FRAME, len, 0, 1, &rng) != 0)
-                return -1;
+                goto failed;
         static double ns[WAYS][MAX_RUNS];
         for (int k = 0; k < runs; k++)
             for (int w = 0; w < WAYS; w++) {
@@ -86,7 +86,7 @@ static int checksums_alone(struct bench_run *r, uint8_t *umem, int runs)
                             in[b] = (struct xdp_desc){((done + b) % TEMPLATES) * FRAME, (uint32_t)len, 0};
                         uint32_t taken = 0;
                         if (inetcsum_xsk_tx_prepare_burst(tx, in, BATCH, &taken, out, BATCH, &none, NULL) != BATCH)
-                            return -1;
+                            goto failed;
                     }
                 else
                     for (size_t i = 0; i < per; i++) {
@@ -111,6 +111,9 @@ static int checksums_alone(struct bench_run *r, uint8_t *umem, int runs)
     }
     inetcsum_xsk_tx_free(tx);
     return 0;
+failed: /* (the TX object freed on every way out) */
+    inetcsum_xsk_tx_free(tx);
+    return -1;
 }
 
 /* Sends `count` frames of len bytes from the templates through s: prepared by tx (every checksum
