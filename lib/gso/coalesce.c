@@ -26,6 +26,7 @@ enum {
 };
 enum { UDP_MAX_MERGED = 64 /* Linux's UDP_GRO_CNT_MAX */ };
 #define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + ICS_IP_MAX_LEN)
+typedef uint8_t ics_bytes16 __attribute__((vector_size(16)));
 
 struct flow {
     int used;
@@ -41,7 +42,7 @@ struct flow {
     uint8_t flags0, or_flags;
     uint8_t walk_only; /* the walk decided its headers on bytes after them: no next_in_train */
     /* The header bytes every packet must share: 0xFF in each such byte of [0, hdr_len), 0 in
-     * the fields that may change and past hdr_len, compared eight bytes at a time. */
+     * the fields that may change and past hdr_len, compared sixteen bytes at a time. */
     uint64_t fixed[ICS_GSO_MAX_HDR / 8];
 };
 
@@ -224,7 +225,7 @@ static void fixed_mask(struct flow *f)
 {
     const struct inetcsum_gso *g = &f->g;
     uint8_t *m = (uint8_t *)f->fixed;
-    memset(m, 0, (g->hdr_len + 7u) / 8u * 8u); /* the last word's bytes past hdr_len: 0 */
+    memset(m, 0, (g->hdr_len + 15u) / 16u * 16u); /* the last vector's bytes past hdr_len: 0 */
     memset(m, 0xFF, g->hdr_len);
     struct ics_gso_field fields[ICS_GSO_MAX_FIELDS];
     const unsigned n = ics_gso_fields(g, fields);
@@ -256,21 +257,30 @@ static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* Whether pkt (len bytes) has the flow's fixed header bytes: the flow's buffer has room past its
- * headers; a packet shorter than its rounded-up header length is compared byte by byte. */
+ * headers; a packet shorter than its rounded-up header length is compared byte by byte.  Sixteen
+ * bytes at a time (GCC's vector extension: SSE2 on x86-64, NEON on Arm): per packet, the largest
+ * part of the shortcut's own work at eight. */
 static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *pkt, size_t len)
 {
-    const size_t words = (f->g.hdr_len + 7u) / 8u;
+    const size_t vecs = (f->g.hdr_len + 15u) / 16u;
     const uint8_t *m = (const uint8_t *)f->fixed;
-    if (len < words * 8) {
+    if (len < vecs * 16) {
         for (size_t i = 0; i < f->g.hdr_len; i++)
             if ((head[i] ^ pkt[i]) & m[i])
                 return 0;
         return 1;
     }
-    uint64_t diff = 0;
-    for (size_t w = 0; w < words; w++)
-        diff |= (load64(head + 8 * w) ^ load64(pkt + 8 * w)) & f->fixed[w];
-    return diff == 0;
+    ics_bytes16 diff = {0};
+    for (size_t w = 0; w < vecs; w++) {
+        ics_bytes16 a, b, mask;
+        memcpy(&a, head + 16 * w, 16);
+        memcpy(&b, pkt + 16 * w, 16);
+        memcpy(&mask, m + 16 * w, 16);
+        diff |= (a ^ b) & mask;
+    }
+    uint64_t half[2];
+    memcpy(half, &diff, 16);
+    return (half[0] | half[1]) == 0;
 }
 
 static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
@@ -304,17 +314,18 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
 }
 
 /* Whether pkt, whose fixed header bytes are flow f's, may follow what f holds (its checksum not
- * yet known): its payload, IPv4 IDs, UDP checksums' presence, TCP sequence number and flags. */
-static int may_follow(const struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt)
+ * yet known): its payload (payload bytes), IPv4 IDs, UDP checksums' presence, TCP sequence number
+ * and flags.  nlevels is g->nlevels, a constant where the caller knows it. */
+static inline __attribute__((always_inline)) int
+may_follow_n(const struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t payload, const unsigned nlevels)
 {
-    const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[g->nlevels - 1];
-    const size_t payload = g->payload_len;
+    const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[nlevels - 1];
     /* skb_gro_receive: the whole packet from the outer IP header stays below gro_max_size,
      * 65,536 by default, for IPv6 too (its fixed header counts). */
     const size_t ip_len = f->len + payload - outer->ip_off;
     if (payload == 0 || payload > f->mss || ip_len >= ICS_GRO_MAX_SIZE || f->len + payload > FRAME_ROOM)
         return 0;
-    for (unsigned j = 0; j < g->nlevels; j++) {
+    for (unsigned j = 0; j < nlevels; j++) {
         const struct inetcsum_gso_level *v = &g->level[j];
         if (v->ip_version == 4) {
             /* inet_gro_flush (Linux 6.18): the second packet decides, per level, whether the
@@ -346,16 +357,17 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
     for (unsigned j = 0; j < g->nlevels; j++)
         if (g->level[j].l4_off != f->g.level[j].l4_off)
             return 0;
-    return fixed_same(f, frame_of(t, f), pkt, len) && may_follow(f, g, pkt);
+    return fixed_same(f, frame_of(t, f), pkt, len) && may_follow_n(f, g, pkt, g->payload_len, g->nlevels);
 }
 
 /* Whether the checksum of the TCP or UDP message at level lv, whose payload sums to psum, is
  * right (a UDP checksum of 0 over IPv4: there is none, and that is right too). */
-static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t len, uint32_t psum)
+static inline __attribute__((always_inline)) int
+checksum_ok_n(const struct inetcsum_gso *g, const uint8_t *pkt, size_t len, uint32_t psum, const unsigned nlevels)
 {
-    for (unsigned j = 0; j < g->nlevels; j++) { /* the segmented header's, and every tunnel's */
+    for (unsigned j = 0; j < nlevels; j++) { /* the segmented header's, and every tunnel's */
         const struct inetcsum_gso_level *lv = &g->level[j];
-        const int target = j + 1u == g->nlevels;
+        const int target = j + 1u == nlevels;
         if (!target && !(lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) && lv->l4 != INETCSUM_GSO_L4_UDP)
             continue;
         const uint8_t *l4 = pkt + lv->l4_off;
@@ -377,15 +389,21 @@ static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t 
 /* Whether every IPv4 header of pkt is one Linux merges (inet_gro_receive): no options (a first
  * byte of 0x45) and its checksum right.  A header with a wrong checksum is never merged, so never
  * written over with a right one. */
-static int ipv4_headers_ok(const struct inetcsum_gso *g, const uint8_t *pkt)
+static inline __attribute__((always_inline)) int
+ipv4_headers_ok_n(const struct inetcsum_gso *g, const uint8_t *pkt, const unsigned nlevels)
 {
-    for (unsigned j = 0; j < g->nlevels; j++) {
+    for (unsigned j = 0; j < nlevels; j++) {
         const uint8_t *ip = pkt + g->level[j].ip_off;
         if (g->level[j].ip_version == 4 &&
             (ip[0] != ICS_IPV4_VER_IHL_PLAIN || ics_fold16(ics_gso_header_sum(ip, ICS_IPV4_HLEN, 0)) != 0xFFFF))
             return 0;
     }
     return 1;
+}
+
+static int ipv4_headers_ok(const struct inetcsum_gso *g, const uint8_t *pkt)
+{
+    return ipv4_headers_ok_n(g, pkt, g->nlevels);
 }
 
 /* Starts a flow with pkt (already verified): in a free slot, or the oldest one's once emitted. */
@@ -459,38 +477,97 @@ static struct flow *flow_of(struct inetcsum_gro *t, const struct inetcsum_gso *g
  * header byte of the flow the last packet joined or started (link layer, addresses, ports, each
  * header's kind, length and options: all but the fields segmentation rewrites), the walk would
  * find that flow's headers at that flow's offsets, and what it checks beyond those bytes is that
- * each level's length field reaches pkt's end.  Then *g is the flow's description with pkt's
- * payload, and the flow is the one flow_of would find (a held flow is the only one of its key).
- * The one exception is kept out: a UDP datagram on a VXLAN or GENEVE port that the walk found
- * carries no such tunnel was known by the bytes after its headers too (walk_only).  Only a
- * packet that then joins the flow is taken here; any other goes the general way, from the start,
- * so the two cannot differ (test_gso runs random trains, some packets gone astray, both ways).
- * On the Zen 5 guest this took coalescing 45 TCP/IPv4 segments from 1.94-1.97x a memcpy of their
- * payloads to 1.46-1.54x (`bench gso`). */
-static struct flow *next_in_train(const struct inetcsum_gro *t, const uint8_t *pkt, size_t len,
-                                  struct inetcsum_gso *g)
+ * each level's length field reaches pkt's end.  Then the flow's description is pkt's with pkt's
+ * payload (a UDP tunnel's checksum, in or out, aside: nothing on the way to joining reads it), and
+ * the flow is the one flow_of would find (a held flow is the only one of its key).  The one
+ * exception is kept out: a UDP datagram on a VXLAN or GENEVE port that the walk found carries no
+ * such tunnel was known by the bytes after its headers too (walk_only).  Only a packet that then
+ * may join the flow is taken here; any other goes the general way, from the start, so the two
+ * cannot differ (test_gso runs random trains, some packets gone astray, both ways).  On the Zen 5
+ * guest this took coalescing 45 TCP/IPv4 segments from 1.94-1.97x a memcpy of their payloads to
+ * 1.46-1.54x (`bench gso`).  nlevels is f->g.nlevels, a constant where the caller knows it. */
+static inline __attribute__((always_inline)) int
+in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pkt, size_t len, const unsigned nlevels)
 {
-    struct flow *f = t->last;
-    if (!f || !f->used || f->walk_only || t->no_shortcut || len <= f->g.hdr_len || len > FRAME_ROOM ||
-        !fixed_same(f, frame_of(t, f), pkt, len))
-        return NULL;
-    const unsigned last = f->g.nlevels - 1u;
-    for (unsigned j = 0; j < f->g.nlevels; j++) {
-        const struct inetcsum_gso_level *lv = &f->g.level[j];
+    const struct inetcsum_gso *g = &f->g;
+    if (len <= g->hdr_len || len > FRAME_ROOM || !fixed_same(f, frame_of(t, f), pkt, len))
+        return 0;
+    const unsigned last = nlevels - 1u;
+    for (unsigned j = 0; j < nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
         const uint8_t *ip = pkt + lv->ip_off;
         if (lv->ip_version == 4 ? ics_get16(ip + ICS_IPV4_TOT_LEN) != len - lv->ip_off
                                 : ics_get16(ip + ICS_IPV6_PAYLOAD_LEN) != len - lv->ip_off - ICS_IPV6_HLEN)
-            return NULL;
-        const unsigned l4 = j < last ? lv->l4 : f->g.proto;
+            return 0;
+        const unsigned l4 = j < last ? lv->l4 : g->proto;
         if (l4 == INETCSUM_GSO_L4_UDP && ics_get16(pkt + lv->l4_off + ICS_UDP_LEN) != len - lv->l4_off)
-            return NULL;
+            return 0;
     }
-    *g = f->g;
-    g->payload_len = (uint32_t)(len - g->hdr_len);
-    for (unsigned j = 0; j < last; j++) /* a UDP tunnel's checksum, in or out (the walk's csum) */
-        if (g->level[j].l4 == INETCSUM_GSO_L4_UDP)
-            g->level[j].csum = ics_get16(pkt + g->level[j].l4_off + ICS_UDP_CHECK) != 0;
-    return ipv4_headers_ok(g, pkt) && may_follow(f, g, pkt) ? f : NULL;
+    return ipv4_headers_ok_n(g, pkt, nlevels) && may_follow_n(f, g, pkt, len - g->hdr_len, nlevels);
+}
+
+/* Joins pkt (len bytes, described by g: the flow's description, or pkt's own with the flow's
+ * pseudo-header sums) to flow f, which it may follow: its payload copied to the flow's end and
+ * summed in the same pass, counted in only if its checksums are right.  The tail of
+ * inetcsum_gro_add for a joining packet; nlevels is g->nlevels, a constant where the caller knows
+ * it. */
+static inline __attribute__((always_inline)) int
+join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t len,
+       const unsigned nlevels)
+{
+    if (nlevels > INETCSUM_GSO_MAX_LEVELS)
+        __builtin_unreachable(); /* (a description never has more: GCC's bounds warning) */
+    const size_t payload = len - g->hdr_len;
+    const uint32_t psum = inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g->hdr_len, payload, 0);
+    /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
+     * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
+     * (a receiver drops it anyway; its place among its flow's packets does not matter). */
+    if (!checksum_ok_n(g, pkt, len, psum, nlevels))
+        return pass_alone(t, pkt, len);
+    t->last = f;
+    f->len += payload;
+    f->count++;
+    for (unsigned j = 0; j < nlevels; j++) {
+        if (g->level[j].ip_version != 4)
+            continue;
+        const unsigned id = ics_get16(pkt + g->level[j].ip_off + ICS_IPV4_ID);
+        if (f->id_mode[j] == 0)
+            f->id_mode[j] = id == f->id0[j] ? 2 : 1;
+        f->next_id[j] = (uint16_t)(id + 1);
+    }
+    uint8_t flags = 0;
+    if (g->proto == INETCSUM_GSO_L4_TCP) {
+        flags = pkt[g->level[nlevels - 1].l4_off + ICS_TCP_FLAGS];
+        f->next_seq += (uint32_t)payload;
+        f->or_flags |= flags & (ICS_TCP_FIN | ICS_TCP_PSH);
+    }
+    if (payload < f->mss || (flags & ENDS_TRAIN)) {
+        emit_flow(t, f);
+        return 0;
+    }
+    return 1;
+}
+
+/* The shortcut: whether pkt is the next segment of the last packet's train, joined then (the
+ * result in *res).  Plain TCP and UDP (one level) have a copy of their own, the levels' loops
+ * unrolled. */
+static int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len, int *res)
+{
+    struct flow *f = t->last;
+    if (!f || !f->used || f->walk_only || t->no_shortcut)
+        return 0;
+    if (f->g.nlevels == 1) {
+        if (!in_train_n(t, f, pkt, len, 1))
+            return 0;
+        t->shortcuts++;
+        *res = join_n(t, f, &f->g, pkt, len, 1);
+        return 1;
+    }
+    if (!in_train_n(t, f, pkt, len, f->g.nlevels))
+        return 0;
+    t->shortcuts++;
+    *res = join_n(t, f, &f->g, pkt, len, f->g.nlevels);
+    return 1;
 }
 
 void ics_gro_set_shortcut(struct inetcsum_gro *t, int on)
@@ -526,65 +603,37 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     struct inetcsum_gso g;
     if (!t || (!pkt && len))
         return -EINVAL;
-    struct flow *f = next_in_train(t, pkt, len, &g);
-    int joins = f != NULL;
-    t->shortcuts += (uint64_t)joins;
-    if (!joins) {
-        if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0)
-            return pass_unmergeable(t, pkt, len); /* not TCP or UDP as segmentation knows them */
-        if (!mergeable(t, &g))
-            return pass_alone(t, pkt, len); /* in a tunnel the receiver takes no super-packet of */
-        /* Linux's inet_gro_receive lets it through alone, untouched, before looking for its
-         * flow: what the flow holds stays held (and the packet goes out first). */
-        if (!ipv4_headers_ok(&g, pkt))
-            return pass_alone(t, pkt, len);
-        /* An empty datagram: udp_gro_receive_segment lets it through at once too (a TCP segment
-         * with no payload finds its flow and sends it out first, below). */
-        if (g.proto == INETCSUM_GSO_L4_UDP && g.payload_len == 0)
-            return pass_alone(t, pkt, len);
-        f = flow_of(t, &g, pkt);
-        joins = f && may_join(t, f, &g, pkt, len);
-        /* A packet joining its flow has the flow's addresses and extension headers, so its
-         * pseudo-header sum (less the length; the shortcut's description is the flow's already);
-         * any other one is parsed for it. */
-        if (joins)
-            for (unsigned j = 0; j < g.nlevels; j++)
-                g.level[j].pseudo = f->g.level[j].pseudo;
-        else if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link, 0) != 0)
-            return pass_alone(t, pkt, len);
+    int res;
+    if (next_in_train(t, pkt, len, &res))
+        return res;
+    if (len > FRAME_ROOM || ics_gso_layout(&g, pkt, len, len, t->cfg.link, NULL, 0) != 0)
+        return pass_unmergeable(t, pkt, len); /* not TCP or UDP as segmentation knows them */
+    if (!mergeable(t, &g))
+        return pass_alone(t, pkt, len); /* in a tunnel the receiver takes no super-packet of */
+    /* Linux's inet_gro_receive lets it through alone, untouched, before looking for its flow:
+     * what the flow holds stays held (and the packet goes out first). */
+    if (!ipv4_headers_ok(&g, pkt))
+        return pass_alone(t, pkt, len);
+    /* An empty datagram: udp_gro_receive_segment lets it through at once too (a TCP segment with
+     * no payload finds its flow and sends it out first, below). */
+    if (g.proto == INETCSUM_GSO_L4_UDP && g.payload_len == 0)
+        return pass_alone(t, pkt, len);
+    struct flow *f = flow_of(t, &g, pkt);
+    /* A packet joining its flow has the flow's addresses and extension headers, so its
+     * pseudo-header sum (less the length); any other one is parsed for it. */
+    if (f && may_join(t, f, &g, pkt, len)) {
+        for (unsigned j = 0; j < g.nlevels; j++)
+            g.level[j].pseudo = f->g.level[j].pseudo;
+        return join_n(t, f, &g, pkt, len, g.nlevels);
     }
+    if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link, 0) != 0)
+        return pass_alone(t, pkt, len);
     const size_t payload = g.payload_len;
-    /* Joining: copied to the flow's end and summed in one pass; counted in only if right. */
-    const uint32_t psum = joins ? inetcsum_partial_copy(frame_of(t, f) + f->len, pkt + g.hdr_len, payload, 0)
-                                : inetcsum_partial(pkt + g.hdr_len, payload, 0);
-    /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
-     * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
-     * (a receiver drops it anyway; its place among its flow's packets does not matter). */
-    if (!checksum_ok(&g, pkt, len, psum))
+    /* Not joining: the packet is checked before anything changes (a wrong checksum passes it
+     * alone, as join_n does, and what its flow holds stays held). */
+    if (!checksum_ok_n(&g, pkt, len, inetcsum_partial(pkt + g.hdr_len, payload, 0), g.nlevels))
         return pass_alone(t, pkt, len);
     const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[g.nlevels - 1].l4_off + ICS_TCP_FLAGS] : 0;
-    if (joins) {
-        t->last = f;
-        f->len += payload;
-        f->count++;
-        for (unsigned j = 0; j < g.nlevels; j++) {
-            if (g.level[j].ip_version != 4)
-                continue;
-            const unsigned id = ics_get16(pkt + g.level[j].ip_off + ICS_IPV4_ID);
-            if (f->id_mode[j] == 0)
-                f->id_mode[j] = id == f->id0[j] ? 2 : 1;
-            f->next_id[j] = (uint16_t)(id + 1);
-        }
-        if (g.proto == INETCSUM_GSO_L4_TCP) {
-            f->next_seq += (uint32_t)payload;
-            f->or_flags |= flags & (ICS_TCP_FIN | ICS_TCP_PSH);
-        }
-        if (payload < f->mss || (flags & ENDS_TRAIN)) {
-            emit_flow(t, f);
-            return 0;
-        }
-        return 1;
-    }
     if (f)
         emit_flow(t, f); /* the train broke: what it held goes first */
     if (payload == 0 || (flags & ENDS_TRAIN))
