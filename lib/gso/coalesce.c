@@ -44,6 +44,11 @@ struct flow {
     /* The header bytes every packet must share: 0xFF in each such byte of [0, hdr_len), 0 in
      * the fields that may change and past hdr_len, compared sixteen bytes at a time. */
     uint64_t fixed[ICS_GSO_MAX_HDR / 8];
+    /* One level (plain TCP or UDP): the sums of the IPv4 header and of the TCP or UDP header with
+     * its pseudo-header less the length, the fields that change left out, folded.  Every packet
+     * that joins has these bytes (fixed_same), so its checksums are checked from these and the
+     * fields that change (sums_ok_1). */
+    uint16_t ip_fixed, l4_fixed;
 };
 
 struct inetcsum_gro {
@@ -283,6 +288,47 @@ static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *
     return (half[0] | half[1]) == 0;
 }
 
+/* The sums of a one-level flow's fixed header bytes (struct flow's ip_fixed and l4_fixed), from
+ * its first packet's headers at head. */
+static void fixed_sums(struct flow *f, const uint8_t *head)
+{
+    const struct inetcsum_gso_level *lv = &f->g.level[0];
+    const uint8_t *m = (const uint8_t *)f->fixed;
+    uint8_t masked[ICS_GSO_MAX_HDR];
+    for (size_t i = lv->ip_off; i < f->g.hdr_len; i++)
+        masked[i] = head[i] & m[i];
+    f->ip_fixed = lv->ip_version == 4 ? ics_fold16(ics_partial_small(masked + lv->ip_off, ICS_IPV4_HLEN, 0)) : 0;
+    f->l4_fixed = ics_fold16(ics_gso_header_sum(masked + lv->l4_off, (size_t)f->g.hdr_len - lv->l4_off, lv->pseudo));
+}
+
+/* For a one-level flow: whether the IPv4 header checksum of pkt (len bytes, its fixed header
+ * bytes the flow's) and its TCP or UDP checksum, its payload summing to psum, are right: the
+ * flow's sums of the bytes they share, and the fields that change (IPv4: the total length, the
+ * ID and the checksum; TCP: the sequence number, the flags and the checksum; UDP: the length and
+ * the checksum, with the pseudo-header's length), as checksum_ok_n and ipv4_headers_ok_n would
+ * find from all the bytes. */
+static inline __attribute__((always_inline)) int sums_ok_1(const struct flow *f, const uint8_t *pkt, size_t len,
+                                                           uint32_t psum)
+{
+    const struct inetcsum_gso_level *lv = &f->g.level[0];
+    const uint8_t *ip = pkt + lv->ip_off, *l4 = pkt + lv->l4_off;
+    if (lv->ip_version == 4 && ics_fold16(f->ip_fixed + wire16((uint32_t)(len - lv->ip_off)) + ics_load16(ip + ICS_IPV4_ID) +
+                                          ics_load16(ip + ICS_IPV4_CHECK)) != 0xFFFF)
+        return 0;
+    const uint32_t l4_len = wire16((uint32_t)(len - lv->l4_off));
+    uint32_t s;
+    if (f->g.proto == INETCSUM_GSO_L4_TCP) {
+        s = f->l4_fixed + l4_len + ics_load16(l4 + ICS_TCP_SEQ) + ics_load16(l4 + ICS_TCP_SEQ + 2) +
+            wire16(l4[ICS_TCP_FLAGS]) + ics_load16(l4 + ICS_TCP_CHECK);
+    } else {
+        const uint32_t check = ics_load16(l4 + ICS_UDP_CHECK);
+        if (check == 0) /* none: right over IPv4 */
+            return lv->ip_version == 4;
+        s = f->l4_fixed + l4_len + l4_len + check;
+    }
+    return ics_fold16(ics_add32(s, psum)) == 0xFFFF; /* (the headers' length is even: psum pairs as it is) */
+}
+
 static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
                      const uint8_t *pkt)
 {
@@ -446,6 +492,8 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
         f->next_seq = ics_get32(pkt + lv->l4_off + ICS_TCP_SEQ) + g->payload_len;
     }
     fixed_mask(f);
+    if (g->nlevels == 1)
+        fixed_sums(f, pkt);
 }
 
 /* Emits a packet alone, as it came: behind a virtio-net header, so through the spare buffer. */
@@ -503,17 +551,20 @@ in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pk
         if (l4 == INETCSUM_GSO_L4_UDP && ics_get16(pkt + lv->l4_off + ICS_UDP_LEN) != len - lv->l4_off)
             return 0;
     }
-    return ipv4_headers_ok_n(g, pkt, nlevels) && may_follow_n(f, g, pkt, len - g->hdr_len, nlevels);
+    /* (One level: the IPv4 header is checked with the TCP or UDP checksum, sums_ok_1.) */
+    return (nlevels == 1 || ipv4_headers_ok_n(g, pkt, nlevels)) && may_follow_n(f, g, pkt, len - g->hdr_len, nlevels);
 }
 
 /* Joins pkt (len bytes, described by g: the flow's description, or pkt's own with the flow's
  * pseudo-header sums) to flow f, which it may follow: its payload copied to the flow's end and
  * summed in the same pass, counted in only if its checksums are right.  The tail of
  * inetcsum_gro_add for a joining packet; nlevels is g->nlevels, a constant where the caller knows
- * it. */
+ * it.  shortcut: pkt came by next_in_train, and with one level its checksums are checked from the
+ * flow's fixed sums (sums_ok_1); the general way reads every header byte, so test_gso's trains
+ * with the shortcut and without hold the two to the same verdicts. */
 static inline __attribute__((always_inline)) int
 join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t len,
-       const unsigned nlevels)
+       const unsigned nlevels, const int shortcut)
 {
     if (nlevels > INETCSUM_GSO_MAX_LEVELS)
         __builtin_unreachable(); /* (a description never has more: GCC's bounds warning) */
@@ -522,7 +573,7 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
     /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
      * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
      * (a receiver drops it anyway; its place among its flow's packets does not matter). */
-    if (!checksum_ok_n(g, pkt, len, psum, nlevels))
+    if (!(shortcut && nlevels == 1 ? sums_ok_1(f, pkt, len, psum) : checksum_ok_n(g, pkt, len, psum, nlevels)))
         return pass_alone(t, pkt, len);
     t->last = f;
     f->len += payload;
@@ -560,13 +611,13 @@ static int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len,
         if (!in_train_n(t, f, pkt, len, 1))
             return 0;
         t->shortcuts++;
-        *res = join_n(t, f, &f->g, pkt, len, 1);
+        *res = join_n(t, f, &f->g, pkt, len, 1, 1);
         return 1;
     }
     if (!in_train_n(t, f, pkt, len, f->g.nlevels))
         return 0;
     t->shortcuts++;
-    *res = join_n(t, f, &f->g, pkt, len, f->g.nlevels);
+    *res = join_n(t, f, &f->g, pkt, len, f->g.nlevels, 1);
     return 1;
 }
 
@@ -624,7 +675,7 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     if (f && may_join(t, f, &g, pkt, len)) {
         for (unsigned j = 0; j < g.nlevels; j++)
             g.level[j].pseudo = f->g.level[j].pseudo;
-        return join_n(t, f, &g, pkt, len, g.nlevels);
+        return join_n(t, f, &g, pkt, len, g.nlevels, 0);
     }
     if (ics_gso_pseudo(&g, pkt, len, len, t->cfg.link, 0) != 0)
         return pass_alone(t, pkt, len);
