@@ -601,7 +601,8 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
 
 /* The shortcut: whether pkt is the next segment of the last packet's train, joined then (the
  * result in *res).  Plain TCP and UDP (one level) have a copy of their own, the levels' loops
- * unrolled. */
+ * unrolled.  On the Zen 3 guest, working on the flow's description instead of a copy, with that
+ * copy and sums_ok_1, took 0.87-0.89 of the time before (docs/perf.md). */
 static int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len, int *res)
 {
     struct flow *f = t->last;
