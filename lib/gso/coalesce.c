@@ -615,6 +615,13 @@ static int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len,
         *res = join_n(t, f, &f->g, pkt, len, 1, 1);
         return 1;
     }
+    if (f->g.nlevels == 2) {
+        if (!in_train_n(t, f, pkt, len, 2))
+            return 0;
+        t->shortcuts++;
+        *res = join_n(t, f, &f->g, pkt, len, 2, 1);
+        return 1;
+    }
     if (!in_train_n(t, f, pkt, len, f->g.nlevels))
         return 0;
     t->shortcuts++;
