@@ -42,8 +42,9 @@ struct flow {
     uint8_t flags0, or_flags;
     uint8_t walk_only; /* the walk decided its headers on bytes after them: no next_in_train */
     /* The header bytes every packet must share: 0xFF in each such byte of [0, hdr_len), 0 in
-     * the fields that may change and past hdr_len, compared sixteen bytes at a time. */
-    uint64_t fixed[ICS_GSO_MAX_HDR / 8];
+     * the fields that may change and past hdr_len; and the first packet's bytes under that mask
+     * (0 elsewhere), what a packet's bytes under it must be, sixteen at a time. */
+    ics_bytes16 fixed[ICS_GSO_MAX_HDR / 16], fixed_bytes[ICS_GSO_MAX_HDR / 16];
     /* One level (plain TCP or UDP): the sums of the IPv4 header and of the TCP or UDP header with
      * its pseudo-header less the length, the fields that change left out, folded.  Every packet
      * that joins has these bytes (fixed_same), so its checksums are checked from these and the
@@ -226,16 +227,22 @@ void inetcsum_gro_flush(struct inetcsum_gro *t)
 /* Marks the header bytes a flow's packets must share: all of [0, hdr_len) but the fields that
  * differ between segments (ics_gso_fields: lengths, IPv4 IDs, checksums, the TCP sequence number;
  * the TCP flags are compared apart). */
-static void fixed_mask(struct flow *f)
+static void fixed_mask(struct flow *f, const uint8_t *head)
 {
     const struct inetcsum_gso *g = &f->g;
     uint8_t *m = (uint8_t *)f->fixed;
-    memset(m, 0, (g->hdr_len + 15u) / 16u * 16u); /* the last vector's bytes past hdr_len: 0 */
+    const size_t vecs = (g->hdr_len + 15u) / 16u;
+    memset(m, 0, vecs * 16); /* the last vector's bytes past hdr_len: 0 */
     memset(m, 0xFF, g->hdr_len);
     struct ics_gso_field fields[ICS_GSO_MAX_FIELDS];
     const unsigned n = ics_gso_fields(g, fields);
     for (unsigned k = 0; k < n; k++)
         memset(m + fields[k].off, 0, fields[k].len);
+    for (size_t w = 0; w < vecs; w++) { /* (head is the flow's buffer: room past hdr_len) */
+        ics_bytes16 h;
+        memcpy(&h, head + 16 * w, 16);
+        f->fixed_bytes[w] = h & f->fixed[w];
+    }
 }
 
 static uint64_t load64(const uint8_t *p)
@@ -277,26 +284,20 @@ static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *
     }
     ics_bytes16 diff = {0};
     for (size_t w = 0; w < vecs; w++) {
-        ics_bytes16 a, b, mask;
-        memcpy(&a, head + 16 * w, 16);
+        ics_bytes16 b;
         memcpy(&b, pkt + 16 * w, 16);
-        memcpy(&mask, m + 16 * w, 16);
-        diff |= (a ^ b) & mask;
+        diff |= (b & f->fixed[w]) ^ f->fixed_bytes[w];
     }
     uint64_t half[2];
     memcpy(half, &diff, 16);
     return (half[0] | half[1]) == 0;
 }
 
-/* The sums of a one-level flow's fixed header bytes (struct flow's ip_fixed and l4_fixed), from
- * its first packet's headers at head. */
-static void fixed_sums(struct flow *f, const uint8_t *head)
+/* The sums of a one-level flow's fixed header bytes (struct flow's ip_fixed and l4_fixed). */
+static void fixed_sums(struct flow *f)
 {
     const struct inetcsum_gso_level *lv = &f->g.level[0];
-    const uint8_t *m = (const uint8_t *)f->fixed;
-    uint8_t masked[ICS_GSO_MAX_HDR];
-    for (size_t i = lv->ip_off; i < f->g.hdr_len; i++)
-        masked[i] = head[i] & m[i];
+    const uint8_t *masked = (const uint8_t *)f->fixed_bytes;
     f->ip_fixed = lv->ip_version == 4 ? ics_fold16(ics_partial_small(masked + lv->ip_off, ICS_IPV4_HLEN, 0)) : 0;
     f->l4_fixed = ics_fold16(ics_gso_header_sum(masked + lv->l4_off, (size_t)f->g.hdr_len - lv->l4_off, lv->pseudo));
 }
@@ -491,9 +492,9 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
         f->flags0 = pkt[lv->l4_off + ICS_TCP_FLAGS];
         f->next_seq = ics_get32(pkt + lv->l4_off + ICS_TCP_SEQ) + g->payload_len;
     }
-    fixed_mask(f);
+    fixed_mask(f, frame_of(t, f));
     if (g->nlevels == 1)
-        fixed_sums(f, pkt);
+        fixed_sums(f);
 }
 
 /* Emits a packet alone, as it came: behind a virtio-net header, so through the spare buffer. */
