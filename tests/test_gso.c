@@ -421,17 +421,68 @@ static size_t sc_vxlan(uint8_t *p, const uint8_t *inner, size_t n, int udp_csum)
     return 50 + n;
 }
 
+/* inner (n bytes: an Ethernet frame for VXLAN, an IP packet for the others) in VXLAN over
+ * Ethernet/IPv6/UDP (a checksum or none: a tunnel's may be zero over IPv6), in GRE with its
+ * checksum over Ethernet/IPv4, or straight in Ethernet/IPv4 (IPv6 in IPv4, 6in4). */
+enum { SC_VXLAN6, SC_GRE_CSUM, SC_6IN4 };
+static size_t sc_outer(uint8_t *p, int how, const uint8_t *inner, size_t n, int udp_csum)
+{
+    memset(p, 0, 70);
+    tu_fill_random(p, 12);
+    if (how == SC_VXLAN6) {
+        put16(p + 12, 0x86DD);
+        uint8_t *ip = p + 14, *udp = ip + 40, *vx = udp + 8;
+        ip[0] = 0x60;
+        put16(ip + 4, 8 + 8 + (unsigned)n);
+        ip[6] = 17;
+        ip[7] = 64;
+        tu_fill_random(ip + 8, 32);
+        put16(udp, 49152 + (unsigned)(tu_rand() % 1000));
+        put16(udp + 2, 4789);
+        put16(udp + 4, 8 + 8 + (unsigned)n);
+        udp[6] = (uint8_t)udp_csum;
+        vx[0] = 0x08;
+        tu_fill_random(vx + 4, 3);
+        memcpy(vx + 8, inner, n);
+        return 14 + 40 + 16 + n;
+    }
+    put16(p + 12, 0x0800);
+    uint8_t *ip = p + 14;
+    const size_t gre = how == SC_GRE_CSUM ? 8 : 0;
+    ip[0] = 0x45;
+    put16(ip + 2, 20 + (unsigned)(gre + n));
+    tu_fill_random(ip + 4, 2);
+    ip[8] = 64;
+    ip[9] = how == SC_GRE_CSUM ? 47 : 41;
+    tu_fill_random(ip + 12, 8);
+    if (gre) {
+        put16(ip + 20, 0x8000); /* C: a checksum, made right by segmentation */
+        put16(ip + 22, (inner[0] >> 4) == 6 ? 0x86DD : 0x0800);
+    }
+    memcpy(ip + 20 + gre, inner, n);
+    return 14 + 20 + gre + n;
+}
+
 /* A flow's train: a super-packet of a random kind segmented with every checksum right. */
 static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
 {
     static uint8_t pkt[80000], inner[80000];
-    const unsigned kind = (unsigned)(tu_rand() % 5); /* TCP/IPv4, TCP/IPv6, UDP/IPv4, UDP/IPv6, TCP in VXLAN */
+    /* TCP/IPv4, TCP/IPv6, UDP/IPv4, UDP/IPv6, TCP in VXLAN; TCP/IPv4 in VXLAN over IPv6, TCP (IPv4
+     * or IPv6) in GRE with its checksum, TCP/IPv6 in IPv4: every kind of level the shortcut's sums
+     * meet (sums_ok_n) */
+    const unsigned kind = (unsigned)(tu_rand() % 8);
     const size_t mss = 400 + tu_rand() % 1000, n = mss * (2 + tu_rand() % 12) + tu_rand() % mss;
     size_t len;
-    if (kind == 4) {
+    if (kind == 4 || kind == 5) {
         const size_t in = tu_build_frame(inner, 0, 0, n);
         inner[14 + 20 + 13] &= 0x10; /* ACK alone: a long train */
-        len = sc_vxlan(pkt, inner, in, (int)(tu_rand() & 1));
+        len = kind == 4 ? sc_vxlan(pkt, inner, in, (int)(tu_rand() & 1))
+                        : sc_outer(pkt, SC_VXLAN6, inner, in, (int)(tu_rand() & 1));
+    } else if (kind >= 6) {
+        const int v6 = kind == 7 || (tu_rand() & 1);
+        const size_t in = tu_build_frame(inner, v6, 0, n);
+        inner[14 + (v6 ? 40 : 20) + 13] &= 0x10;
+        len = sc_outer(pkt, kind == 6 ? SC_GRE_CSUM : SC_6IN4, inner + 14, in - 14, 0);
     } else {
         len = tu_build_frame(pkt, kind & 1, kind >= 2, n);
         if (kind < 2)

@@ -40,16 +40,20 @@ struct flow {
     uint16_t id0[INETCSUM_GSO_MAX_LEVELS], next_id[INETCSUM_GSO_MAX_LEVELS];
     uint8_t id_mode[INETCSUM_GSO_MAX_LEVELS], udp_zero[INETCSUM_GSO_MAX_LEVELS];
     uint8_t flags0, or_flags;
-    uint8_t walk_only; /* the walk decided its headers on bytes after them: no next_in_train */
+    /* Whether next_in_train may take the flow's next packet: not when the walk decided its headers
+     * on bytes after them (a UDP datagram on a tunnel's port that carries none), nor when a level's
+     * headers start at an odd offset (fixed_sums). */
+    uint8_t in_trains;
     /* The header bytes every packet must share: 0xFF in each such byte of [0, hdr_len), 0 in
      * the fields that may change and past hdr_len; and the first packet's bytes under that mask
      * (0 elsewhere), what a packet's bytes under it must be, sixteen at a time. */
     ics_bytes16 fixed[ICS_GSO_MAX_HDR / 16], fixed_bytes[ICS_GSO_MAX_HDR / 16];
-    /* One level (plain TCP or UDP): the sums of the IPv4 header and of the TCP or UDP header with
-     * its pseudo-header less the length, the fields that change left out, folded.  Every packet
-     * that joins has these bytes (fixed_same), so its checksums are checked from these and the
-     * fields that change (sums_ok_1). */
-    uint16_t ip_fixed, l4_fixed;
+    /* Per level: the sums of the IPv4 header and of everything from the level's TCP, UDP or GRE
+     * header to the headers' end (with its pseudo-header less the length), the fields that
+     * change left out, folded.  Every packet that joins by the shortcut has these bytes
+     * (fixed_same), so its checksums are checked from these and the fields that change
+     * (sums_ok_n). */
+    uint16_t ip_fixed[INETCSUM_GSO_MAX_LEVELS], l4_fixed[INETCSUM_GSO_MAX_LEVELS];
 };
 
 struct inetcsum_gro {
@@ -293,41 +297,81 @@ static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *
     return (half[0] | half[1]) == 0;
 }
 
-/* The sums of a one-level flow's fixed header bytes (struct flow's ip_fixed and l4_fixed). */
-static void fixed_sums(struct flow *f)
+/* The sums of a flow's fixed header bytes (struct flow's ip_fixed and l4_fixed), and whether they
+ * may be used: with every level's IP and L4 header and the payload at even offsets (every link
+ * layer's header length is even), a changing field sits in the same half of a 16-bit word counted
+ * from the frame's start as from any level's header. */
+static int fixed_sums(struct flow *f)
 {
-    const struct inetcsum_gso_level *lv = &f->g.level[0];
+    const struct inetcsum_gso *g = &f->g;
     const uint8_t *masked = (const uint8_t *)f->fixed_bytes;
-    f->ip_fixed = lv->ip_version == 4 ? ics_fold16(ics_partial_small(masked + lv->ip_off, ICS_IPV4_HLEN, 0)) : 0;
-    f->l4_fixed = ics_fold16(ics_gso_header_sum(masked + lv->l4_off, (size_t)f->g.hdr_len - lv->l4_off, lv->pseudo));
+    int even = !(g->hdr_len & 1u);
+    for (unsigned j = 0; j < g->nlevels; j++) {
+        const struct inetcsum_gso_level *lv = &g->level[j];
+        if ((lv->ip_off | lv->l4_off) & 1u)
+            even = 0;
+        f->ip_fixed[j] = lv->ip_version == 4 ? ics_fold16(ics_partial_small(masked + lv->ip_off, ICS_IPV4_HLEN, 0)) : 0;
+        const uint32_t seed = lv->l4 == INETCSUM_GSO_L4_GRE ? 0 : lv->pseudo; /* (GRE's has no pseudo-header) */
+        f->l4_fixed[j] = ics_fold16(ics_gso_header_sum(masked + lv->l4_off, (size_t)g->hdr_len - lv->l4_off, seed));
+    }
+    return even;
 }
 
-/* For a one-level flow: whether the IPv4 header checksum of pkt (len bytes, its fixed header
- * bytes the flow's) and its TCP or UDP checksum, its payload summing to psum, are right: the
- * flow's sums of the bytes they share, and the fields that change (IPv4: the total length, the
- * ID and the checksum; TCP: the sequence number, the flags and the checksum; UDP: the length and
- * the checksum, with the pseudo-header's length), as checksum_ok_n and ipv4_headers_ok_n would
- * find from all the bytes. */
-static inline __attribute__((always_inline)) int sums_ok_1(const struct flow *f, const uint8_t *pkt, size_t len,
-                                                           uint32_t psum)
+/* Whether the checksums of pkt (len bytes, its fixed header bytes the flow's; the payload sums to
+ * psum) are right, as checksum_ok_n and ipv4_headers_ok_n would find from every byte: the flow's
+ * sums of the bytes they share and the fields that change (ics_gso_fields), from the innermost
+ * level out, as each outer TCP, UDP or GRE checksum covers the changing fields of every level
+ * inside it.  Per level: IPv4's total length (known: it reaches pkt's end, in_train_n), ID and
+ * checksum, or IPv6's payload length; TCP's sequence number, flags byte (the second of its word)
+ * and checksum; UDP's length and checksum; GRE's checksum.  nlevels is f->g.nlevels, a constant
+ * where the caller knows it. */
+static inline __attribute__((always_inline)) int sums_ok_n(const struct flow *f, const uint8_t *pkt, size_t len,
+                                                           uint32_t psum, const unsigned nlevels)
 {
-    const struct inetcsum_gso_level *lv = &f->g.level[0];
-    const uint8_t *ip = pkt + lv->ip_off, *l4 = pkt + lv->l4_off;
-    if (lv->ip_version == 4 && ics_fold16(f->ip_fixed + wire16((uint32_t)(len - lv->ip_off)) + ics_load16(ip + ICS_IPV4_ID) +
-                                          ics_load16(ip + ICS_IPV4_CHECK)) != 0xFFFF)
-        return 0;
-    const uint32_t l4_len = wire16((uint32_t)(len - lv->l4_off));
-    uint32_t s;
-    if (f->g.proto == INETCSUM_GSO_L4_TCP) {
-        s = f->l4_fixed + l4_len + ics_load16(l4 + ICS_TCP_SEQ) + ics_load16(l4 + ICS_TCP_SEQ + 2) +
-            wire16(l4[ICS_TCP_FLAGS]) + ics_load16(l4 + ICS_TCP_CHECK);
-    } else {
-        const uint32_t check = ics_load16(l4 + ICS_UDP_CHECK);
-        if (check == 0) /* none: right over IPv4 */
-            return lv->ip_version == 4;
-        s = f->l4_fixed + l4_len + l4_len + check;
+    const struct inetcsum_gso *g = &f->g;
+    uint32_t inside = 0; /* the changing fields from the level's L4 header on, its own excluded */
+    for (unsigned k = nlevels; k-- > 0;) {
+        const struct inetcsum_gso_level *lv = &g->level[k];
+        const uint8_t *ip = pkt + lv->ip_off, *l4 = pkt + lv->l4_off;
+        const int target = k + 1u == nlevels; /* (its kind TCP or UDP, the protocol) */
+        const unsigned kind = target ? (g->proto == INETCSUM_GSO_L4_TCP ? INETCSUM_GSO_L4_TCP : INETCSUM_GSO_L4_UDP)
+                                     : lv->l4;
+        const uint32_t l4_len = wire16((uint32_t)(len - lv->l4_off));
+        uint32_t own = 0; /* this level's changing L4 fields */
+        int verify = 1;
+        if (kind == INETCSUM_GSO_L4_TCP) {
+            own = ics_load16(l4 + ICS_TCP_SEQ) + ics_load16(l4 + ICS_TCP_SEQ + 2) + wire16(l4[ICS_TCP_FLAGS]) +
+                  ics_load16(l4 + ICS_TCP_CHECK);
+        } else if (kind == INETCSUM_GSO_L4_UDP) {
+            const uint32_t check = ics_load16(l4 + ICS_UDP_CHECK);
+            own = l4_len + check;
+            if (check == 0) { /* none: right over IPv4, and for a tunnel over IPv6 */
+                if (lv->ip_version == 6 && target)
+                    return 0;
+                verify = 0;
+            }
+        } else if (kind == INETCSUM_GSO_L4_GRE && lv->csum) {
+            own = ics_load16(l4 + ICS_GRE_CHECK);
+        } else {
+            verify = 0; /* GRE without a checksum, an IP header inside an IP header */
+        }
+        if (verify) {
+            const uint32_t s = f->l4_fixed[k] + own + inside + (kind == INETCSUM_GSO_L4_GRE ? 0 : l4_len);
+            if (ics_fold16(ics_add32(s, psum)) != 0xFFFF) /* (the payload starts at an even offset) */
+                return 0;
+        }
+        inside += own;
+        if (lv->ip_version == 4) {
+            const uint32_t v = wire16((uint32_t)(len - lv->ip_off)) + ics_load16(ip + ICS_IPV4_ID) +
+                               ics_load16(ip + ICS_IPV4_CHECK);
+            if (ics_fold16(f->ip_fixed[k] + v) != 0xFFFF)
+                return 0;
+            inside += v;
+        } else {
+            inside += wire16((uint32_t)(len - lv->ip_off - ICS_IPV6_HLEN));
+        }
     }
-    return ics_fold16(ics_add32(s, psum)) == 0xFFFF; /* (the headers' length is even: psum pairs as it is) */
+    return 1;
 }
 
 static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const struct inetcsum_gso *g,
@@ -485,16 +529,15 @@ static void start_flow(struct inetcsum_gro *t, const struct inetcsum_gso *g, con
         if (v->l4 == INETCSUM_GSO_L4_UDP)
             f->udp_zero[j] = ics_get16(pkt + v->l4_off + ICS_UDP_CHECK) == 0;
     }
-    f->walk_only = g->proto == INETCSUM_GSO_L4_UDP &&
-                   ics_gso_udp_tunnel_port(ics_get16(pkt + lv->l4_off + ICS_UDP_SPORT),
-                                           ics_get16(pkt + lv->l4_off + ICS_UDP_DPORT));
+    const int walk_only = g->proto == INETCSUM_GSO_L4_UDP &&
+                          ics_gso_udp_tunnel_port(ics_get16(pkt + lv->l4_off + ICS_UDP_SPORT),
+                                                  ics_get16(pkt + lv->l4_off + ICS_UDP_DPORT));
     if (g->proto == INETCSUM_GSO_L4_TCP) {
         f->flags0 = pkt[lv->l4_off + ICS_TCP_FLAGS];
         f->next_seq = ics_get32(pkt + lv->l4_off + ICS_TCP_SEQ) + g->payload_len;
     }
     fixed_mask(f, frame_of(t, f));
-    if (g->nlevels == 1)
-        fixed_sums(f);
+    f->in_trains = fixed_sums(f) && !walk_only;
 }
 
 /* Emits a packet alone, as it came: behind a virtio-net header, so through the spare buffer. */
@@ -530,7 +573,7 @@ static struct flow *flow_of(struct inetcsum_gro *t, const struct inetcsum_gso *g
  * payload (a UDP tunnel's checksum, in or out, aside: nothing on the way to joining reads it), and
  * the flow is the one flow_of would find (a held flow is the only one of its key).  The one
  * exception is kept out: a UDP datagram on a VXLAN or GENEVE port that the walk found carries no
- * such tunnel was known by the bytes after its headers too (walk_only).  Only a packet that then
+ * such tunnel was known by the bytes after its headers too (struct flow's in_trains).  Only a packet that then
  * may join the flow is taken here; any other goes the general way, from the start, so the two
  * cannot differ (test_gso runs random trains, some packets gone astray, both ways).  On the Zen 5
  * guest this took coalescing 45 TCP/IPv4 segments from 1.94-1.97x a memcpy of their payloads to
@@ -552,17 +595,17 @@ in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pk
         if (l4 == INETCSUM_GSO_L4_UDP && ics_get16(pkt + lv->l4_off + ICS_UDP_LEN) != len - lv->l4_off)
             return 0;
     }
-    /* (One level: the IPv4 header is checked with the TCP or UDP checksum, sums_ok_1.) */
-    return (nlevels == 1 || ipv4_headers_ok_n(g, pkt, nlevels)) && may_follow_n(f, g, pkt, len - g->hdr_len, nlevels);
+    /* (The IPv4 headers are checked with the rest, from the flow's sums: sums_ok_n.) */
+    return may_follow_n(f, g, pkt, len - g->hdr_len, nlevels);
 }
 
 /* Joins pkt (len bytes, described by g: the flow's description, or pkt's own with the flow's
  * pseudo-header sums) to flow f, which it may follow: its payload copied to the flow's end and
  * summed in the same pass, counted in only if its checksums are right.  The tail of
  * inetcsum_gro_add for a joining packet; nlevels is g->nlevels, a constant where the caller knows
- * it.  shortcut: pkt came by next_in_train, and with one level its checksums are checked from the
- * flow's fixed sums (sums_ok_1); the general way reads every header byte, so test_gso's trains
- * with the shortcut and without hold the two to the same verdicts. */
+ * it.  shortcut: pkt came by next_in_train, and its checksums are checked from the flow's fixed
+ * sums where it has them (sums_ok_n); the general way reads every header byte, so test_gso's
+ * trains with the shortcut and without hold the two to the same verdicts. */
 static inline __attribute__((always_inline)) int
 join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t len,
        const unsigned nlevels, const int shortcut)
@@ -574,7 +617,7 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
     /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
      * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
      * (a receiver drops it anyway; its place among its flow's packets does not matter). */
-    if (!(shortcut && nlevels == 1 ? sums_ok_1(f, pkt, len, psum) : checksum_ok_n(g, pkt, len, psum, nlevels)))
+    if (!(shortcut ? sums_ok_n(f, pkt, len, psum, nlevels) : checksum_ok_n(g, pkt, len, psum, nlevels)))
         return pass_alone(t, pkt, len);
     t->last = f;
     f->len += payload;
@@ -603,11 +646,12 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
 /* The shortcut: whether pkt is the next segment of the last packet's train, joined then (the
  * result in *res).  Plain TCP and UDP (one level) have a copy of their own, the levels' loops
  * unrolled.  On the Zen 3 guest, working on the flow's description instead of a copy, with that
- * copy and sums_ok_1, took 0.87-0.89 of the time before (docs/perf.md). */
-static int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len, int *res)
+ * copy and the flow's sums (sums_ok_n), took 0.87-0.89 of the time before (docs/perf.md). */
+static inline __attribute__((always_inline)) int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len,
+                                                               int *res)
 {
     struct flow *f = t->last;
-    if (!f || !f->used || f->walk_only || t->no_shortcut)
+    if (!f || !f->used || !f->in_trains || t->no_shortcut)
         return 0;
     if (f->g.nlevels == 1) {
         if (!in_train_n(t, f, pkt, len, 1))
