@@ -398,69 +398,49 @@ static void sc_record(void *ctx, const uint8_t *pkt, size_t len)
     log->frames++;
 }
 
-/* inner (n bytes, an Ethernet frame) in VXLAN over Ethernet/IPv4/UDP (a checksum or none). */
-static size_t sc_vxlan(uint8_t *p, const uint8_t *inner, size_t n, int udp_csum)
-{
-    memset(p, 0, 50);
-    tu_fill_random(p, 12);
-    put16(p + 12, 0x0800);
-    uint8_t *ip = p + 14, *udp = ip + 20, *vx = udp + 8;
-    ip[0] = 0x45;
-    put16(ip + 2, 20 + 8 + 8 + (unsigned)n);
-    tu_fill_random(ip + 4, 2);
-    ip[8] = 64;
-    ip[9] = 17;
-    tu_fill_random(ip + 12, 8);
-    put16(udp, 49152 + (unsigned)(tu_rand() % 1000));
-    put16(udp + 2, 4789);
-    put16(udp + 4, 8 + 8 + (unsigned)n);
-    udp[6] = (uint8_t)udp_csum; /* made right by inetcsum_fill; 0: none */
-    vx[0] = 0x08;
-    tu_fill_random(vx + 4, 3);
-    memcpy(vx + 8, inner, n);
-    return 50 + n;
-}
-
 /* inner (n bytes: an Ethernet frame for VXLAN, an IP packet for the others) in VXLAN over
- * Ethernet/IPv6/UDP (a checksum or none: a tunnel's may be zero over IPv6), in GRE with its
- * checksum over Ethernet/IPv4, or straight in Ethernet/IPv4 (IPv6 in IPv4, 6in4). */
-enum { SC_VXLAN6, SC_GRE_CSUM, SC_6IN4 };
+ * Ethernet/IPv4/UDP or Ethernet/IPv6/UDP (a checksum or none: a tunnel's may be zero over IPv6 too),
+ * in GRE with its checksum over Ethernet/IPv4, or straight in Ethernet/IPv4 (IPv6 in IPv4, 6in4).
+ * The checksums are made right by segmentation. */
+enum { SC_VXLAN4, SC_VXLAN6, SC_GRE_CSUM, SC_6IN4 };
 static size_t sc_outer(uint8_t *p, int how, const uint8_t *inner, size_t n, int udp_csum)
 {
     memset(p, 0, 70);
     tu_fill_random(p, 12);
-    if (how == SC_VXLAN6) {
-        put16(p + 12, 0x86DD);
-        uint8_t *ip = p + 14, *udp = ip + 40, *vx = udp + 8;
+    uint8_t *ip = p + 14;
+    const int v6 = how == SC_VXLAN6;
+    const size_t ip_hlen = v6 ? 40 : 20,
+                 carrier = how == SC_GRE_CSUM ? 8 : how == SC_6IN4 ? 0 : 16; /* GRE; UDP and VXLAN */
+    const unsigned proto = how == SC_GRE_CSUM ? 47 : how == SC_6IN4 ? 41 : 17;
+    put16(p + 12, v6 ? 0x86DD : 0x0800);
+    if (v6) {
         ip[0] = 0x60;
-        put16(ip + 4, 8 + 8 + (unsigned)n);
-        ip[6] = 17;
+        put16(ip + 4, (unsigned)(carrier + n));
+        ip[6] = (uint8_t)proto;
         ip[7] = 64;
         tu_fill_random(ip + 8, 32);
-        put16(udp, 49152 + (unsigned)(tu_rand() % 1000));
-        put16(udp + 2, 4789);
-        put16(udp + 4, 8 + 8 + (unsigned)n);
-        udp[6] = (uint8_t)udp_csum;
-        vx[0] = 0x08;
-        tu_fill_random(vx + 4, 3);
-        memcpy(vx + 8, inner, n);
-        return 14 + 40 + 16 + n;
+    } else {
+        ip[0] = 0x45;
+        put16(ip + 2, (unsigned)(20 + carrier + n));
+        tu_fill_random(ip + 4, 2);
+        ip[8] = 64;
+        ip[9] = (uint8_t)proto;
+        tu_fill_random(ip + 12, 8);
     }
-    put16(p + 12, 0x0800);
-    uint8_t *ip = p + 14;
-    const size_t gre = how == SC_GRE_CSUM ? 8 : 0;
-    ip[0] = 0x45;
-    put16(ip + 2, 20 + (unsigned)(gre + n));
-    tu_fill_random(ip + 4, 2);
-    ip[8] = 64;
-    ip[9] = how == SC_GRE_CSUM ? 47 : 41;
-    tu_fill_random(ip + 12, 8);
-    if (gre) {
-        put16(ip + 20, 0x8000); /* C: a checksum, made right by segmentation */
-        put16(ip + 22, (inner[0] >> 4) == 6 ? 0x86DD : 0x0800);
+    uint8_t *c = ip + ip_hlen;
+    if (proto == 17) {
+        put16(c, 49152 + (unsigned)(tu_rand() % 1000));
+        put16(c + 2, 4789);
+        put16(c + 4, (unsigned)(carrier + n));
+        c[6] = (uint8_t)udp_csum; /* nonzero: a checksum; 0: none */
+        c[8] = 0x08;               /* VXLAN: a VNI follows */
+        tu_fill_random(c + 12, 3);
+    } else if (proto == 47) {
+        put16(c, 0x8000); /* C: a checksum */
+        put16(c + 2, (inner[0] >> 4) == 6 ? 0x86DD : 0x0800);
     }
-    memcpy(ip + 20 + gre, inner, n);
-    return 14 + 20 + gre + n;
+    memcpy(c + carrier, inner, n);
+    return 14 + ip_hlen + carrier + n;
 }
 
 /* A flow's train: a super-packet of a random kind segmented with every checksum right. */
@@ -476,8 +456,7 @@ static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
     if (kind == 4 || kind == 5) {
         const size_t in = tu_build_frame(inner, 0, 0, n);
         inner[14 + 20 + 13] &= 0x10; /* ACK alone: a long train */
-        len = kind == 4 ? sc_vxlan(pkt, inner, in, (int)(tu_rand() & 1))
-                        : sc_outer(pkt, SC_VXLAN6, inner, in, (int)(tu_rand() & 1));
+        len = sc_outer(pkt, kind == 4 ? SC_VXLAN4 : SC_VXLAN6, inner, in, (int)(tu_rand() & 1));
     } else if (kind >= 6) {
         const int v6 = kind == 7 || (tu_rand() & 1);
         const size_t in = tu_build_frame(inner, v6, 0, n);
