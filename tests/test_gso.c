@@ -448,15 +448,21 @@ static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
 {
     static uint8_t pkt[80000], inner[80000];
     /* TCP/IPv4, TCP/IPv6, UDP/IPv4, UDP/IPv6, TCP in VXLAN; TCP/IPv4 in VXLAN over IPv6, TCP (IPv4
-     * or IPv6) in GRE with its checksum, TCP/IPv6 in IPv4: every kind of level the shortcut's sums
-     * meet (sums_ok_n) */
-    const unsigned kind = (unsigned)(tu_rand() % 8);
+     * or IPv6) in GRE with its checksum, TCP/IPv6 in IPv4, TCP/IPv4 in VXLAN in GRE (three levels):
+     * every kind of level the shortcut's sums meet, and their nesting (sums_ok_n) */
+    static uint8_t middle[80000];
+    const unsigned kind = (unsigned)(tu_rand() % 9);
     const size_t mss = 400 + tu_rand() % 1000, n = mss * (2 + tu_rand() % 12) + tu_rand() % mss;
     size_t len;
     if (kind == 4 || kind == 5) {
         const size_t in = tu_build_frame(inner, 0, 0, n);
         inner[14 + 20 + 13] &= 0x10; /* ACK alone: a long train */
         len = sc_outer(pkt, kind == 4 ? SC_VXLAN4 : SC_VXLAN6, inner, in, (int)(tu_rand() & 1));
+    } else if (kind == 8) {
+        const size_t in = tu_build_frame(inner, 0, 0, n);
+        inner[14 + 20 + 13] &= 0x10;
+        const size_t mid = sc_outer(middle, SC_VXLAN4, inner, in, (int)(tu_rand() & 1));
+        len = sc_outer(pkt, SC_GRE_CSUM, middle + 14, mid - 14, 0);
     } else if (kind >= 6) {
         const int v6 = kind == 7 || (tu_rand() & 1);
         const size_t in = tu_build_frame(inner, v6, 0, n);
