@@ -573,11 +573,12 @@ static struct flow *flow_of(struct inetcsum_gro *t, const struct inetcsum_gso *g
  * payload (a UDP tunnel's checksum, in or out, aside: nothing on the way to joining reads it), and
  * the flow is the one flow_of would find (a held flow is the only one of its key).  The one
  * exception is kept out: a UDP datagram on a VXLAN or GENEVE port that the walk found carries no
- * such tunnel was known by the bytes after its headers too (struct flow's in_trains).  Only a packet that then
- * may join the flow is taken here; any other goes the general way, from the start, so the two
- * cannot differ (test_gso runs random trains, some packets gone astray, both ways).  On the Zen 5
- * guest this took coalescing 45 TCP/IPv4 segments from 1.94-1.97x a memcpy of their payloads to
- * 1.46-1.54x (`bench gso`).  nlevels is f->g.nlevels, a constant where the caller knows it. */
+ * such tunnel was known by the bytes after its headers too (struct flow's in_trains).  Only a
+ * packet that then may join the flow is taken here; any other goes the general way, from the
+ * start, so the two cannot differ (test_gso runs random trains, some packets gone astray, both
+ * ways).  On the Zen 5 guest this took coalescing 45 TCP/IPv4 segments from 1.94-1.97x a memcpy
+ * of their payloads to 1.46-1.54x (`bench gso`).  nlevels is f->g.nlevels, a constant where the
+ * caller knows it. */
 static inline __attribute__((always_inline)) int
 in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pkt, size_t len, const unsigned nlevels)
 {
@@ -604,8 +605,8 @@ in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pk
  * summed in the same pass, counted in only if its checksums are right.  The tail of
  * inetcsum_gro_add for a joining packet; nlevels is g->nlevels, a constant where the caller knows
  * it.  shortcut: pkt came by next_in_train, and its checksums are checked from the flow's fixed
- * sums where it has them (sums_ok_n); the general way reads every header byte, so test_gso's
- * trains with the shortcut and without hold the two to the same verdicts. */
+ * sums (sums_ok_n); the general way reads every header byte, so test_gso's trains with the
+ * shortcut and without hold the two to the same verdicts. */
 static inline __attribute__((always_inline)) int
 join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t len,
        const unsigned nlevels, const int shortcut)
@@ -644,9 +645,10 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
 }
 
 /* The shortcut: whether pkt is the next segment of the last packet's train, joined then (the
- * result in *res).  Plain TCP and UDP (one level) have a copy of their own, the levels' loops
- * unrolled.  On the Zen 3 guest, working on the flow's description instead of a copy, with that
- * copy and the flow's sums (sums_ok_n), took 0.87-0.89 of the time before (docs/perf.md). */
+ * result in *res).  One level (plain TCP and UDP) and two (one tunnel) have copies of their own,
+ * the levels' loops unrolled.  On the Zen 3 guest, working on the flow's description instead of a
+ * copy, these copies and the flow's sums (sums_ok_n) took 0.83-0.90 of the time before, VXLAN
+ * 0.82-0.87 (docs/perf.md).  Inline in inetcsum_gro_add: apart, a packet paid two frames. */
 static inline __attribute__((always_inline)) int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len,
                                                                int *res)
 {
