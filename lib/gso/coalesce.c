@@ -408,7 +408,8 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
  * yet known): its payload (payload bytes), IPv4 IDs, UDP checksums' presence, TCP sequence number
  * and flags.  nlevels is g->nlevels, a constant where the caller knows it. */
 static inline __attribute__((always_inline)) int
-may_follow_n(const struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t payload, const unsigned nlevels)
+may_follow_n(const struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t payload,
+             const unsigned nlevels)
 {
     const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[nlevels - 1];
     /* skb_gro_receive: the whole packet from the outer IP header stays below gro_max_size,
