@@ -298,23 +298,18 @@ static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *
 }
 
 /* The sums of a flow's fixed header bytes (struct flow's ip_fixed and l4_fixed), and whether they
- * may be used: with every level's IP and L4 header and the payload at even offsets (every link
- * layer's header length is even), a changing field sits in the same half of a 16-bit word counted
- * from the frame's start as from any level's header. */
+ * may be used (ics_gso_even_offsets). */
 static int fixed_sums(struct flow *f)
 {
     const struct inetcsum_gso *g = &f->g;
     const uint8_t *masked = (const uint8_t *)f->fixed_bytes;
-    int even = !(g->hdr_len & 1u);
     for (unsigned j = 0; j < g->nlevels; j++) {
         const struct inetcsum_gso_level *lv = &g->level[j];
-        if ((lv->ip_off | lv->l4_off) & 1u)
-            even = 0;
         f->ip_fixed[j] = lv->ip_version == 4 ? ics_fold16(ics_partial_small(masked + lv->ip_off, ICS_IPV4_HLEN, 0)) : 0;
         const uint32_t seed = lv->l4 == INETCSUM_GSO_L4_GRE ? 0 : lv->pseudo; /* (GRE's has no pseudo-header) */
         f->l4_fixed[j] = ics_fold16(ics_gso_header_sum(masked + lv->l4_off, (size_t)g->hdr_len - lv->l4_off, seed));
     }
-    return even;
+    return ics_gso_even_offsets(g);
 }
 
 /* Whether the checksums of pkt (len bytes, its fixed header bytes the flow's; the payload sums to

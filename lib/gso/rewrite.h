@@ -38,6 +38,18 @@ struct ics_gso_field {
  * checksum, or the segmented UDP header's length and checksum.  Returns how many. */
 unsigned ics_gso_fields(const struct inetcsum_gso *g, struct ics_gso_field out[ICS_GSO_MAX_FIELDS]);
 
+/* Whether every level's IP and TCP, UDP or GRE header and the payload start at even offsets (every
+ * link layer's header length is even): then a field sits in the same half of a 16-bit word counted
+ * from the frame's start as from any header's, and sums kept for the headers' unchanging bytes
+ * take each changing field as it is (segmentation's fast plan, the coalescer's shortcut). */
+static inline int ics_gso_even_offsets(const struct inetcsum_gso *g)
+{
+    unsigned odd = g->hdr_len & 1u;
+    for (unsigned j = 0; j < g->nlevels; j++)
+        odd |= (g->level[j].ip_off | g->level[j].l4_off) & 1u;
+    return !odd;
+}
+
 /* What those fields hold in one packet (a segment, a super-packet, a merged one). */
 struct ics_gso_values {
     size_t len;                                /* the packet's bytes from the link header */

@@ -262,9 +262,6 @@ static void plan_fast(struct plan *pl, const uint8_t *hdr)
     const unsigned last = g->nlevels - 1u;
     uint8_t h[ICS_GSO_MAX_HDR];
     memcpy(h, hdr, g->hdr_len);
-    int even = !(g->hdr_len & 1);
-    for (unsigned j = 0; j < g->nlevels; j++)
-        even &= !(g->level[j].ip_off & 1) && !(g->level[j].l4_off & 1);
     struct ics_gso_field fields[ICS_GSO_MAX_FIELDS];
     const unsigned nf = ics_gso_fields(g, fields);
     for (unsigned k = 0; k < nf; k++)
@@ -298,7 +295,7 @@ static void plan_fast(struct plan *pl, const uint8_t *hdr)
         pl->tunnel_csum = t->csum != 0;
         pl->tunnel_device = (pl->how.device & ics_gso_l4_kind(t, 0, INETCSUM_GSO_L4_UDP)) != 0;
     }
-    pl->fast = even;
+    pl->fast = ics_gso_even_offsets(g);
 }
 
 /* A segment's virtio-net header: its headers' length, and where the device completes the TCP or
