@@ -405,29 +405,11 @@ static void sc_record(void *ctx, const uint8_t *pkt, size_t len)
 enum { SC_VXLAN4, SC_VXLAN6, SC_GRE_CSUM, SC_6IN4 };
 static size_t sc_outer(uint8_t *p, int how, const uint8_t *inner, size_t n, int udp_csum)
 {
-    memset(p, 0, 70);
-    tu_fill_random(p, 12);
-    uint8_t *ip = p + 14;
-    const int v6 = how == SC_VXLAN6;
-    const size_t ip_hlen = v6 ? 40 : 20,
-                 carrier = how == SC_GRE_CSUM ? 8 : how == SC_6IN4 ? 0 : 16; /* GRE; UDP and VXLAN */
+    const size_t carrier = how == SC_GRE_CSUM ? 8 : how == SC_6IN4 ? 0 : 16; /* GRE; UDP and VXLAN */
     const unsigned proto = how == SC_GRE_CSUM ? 47 : how == SC_6IN4 ? 41 : 17;
-    put16(p + 12, v6 ? 0x86DD : 0x0800);
-    if (v6) {
-        ip[0] = 0x60;
-        put16(ip + 4, (unsigned)(carrier + n));
-        ip[6] = (uint8_t)proto;
-        ip[7] = 64;
-        tu_fill_random(ip + 8, 32);
-    } else {
-        ip[0] = 0x45;
-        put16(ip + 2, (unsigned)(20 + carrier + n));
-        tu_fill_random(ip + 4, 2);
-        ip[8] = 64;
-        ip[9] = (uint8_t)proto;
-        tu_fill_random(ip + 12, 8);
-    }
-    uint8_t *c = ip + ip_hlen;
+    const size_t hlen = tu_build_eth_ip(p, how == SC_VXLAN6, proto, carrier + n);
+    memset(p + hlen, 0, carrier);
+    uint8_t *c = p + hlen;
     if (proto == 17) {
         put16(c, 49152 + (unsigned)(tu_rand() % 1000));
         put16(c + 2, 4789);
@@ -440,7 +422,7 @@ static size_t sc_outer(uint8_t *p, int how, const uint8_t *inner, size_t n, int 
         put16(c + 2, (inner[0] >> 4) == 6 ? 0x86DD : 0x0800);
     }
     memcpy(c + carrier, inner, n);
-    return 14 + ip_hlen + carrier + n;
+    return hlen + carrier + n;
 }
 
 /* A flow's train: a super-packet of a random kind segmented with every checksum right. */

@@ -295,28 +295,36 @@ static void tu_put16(uint8_t *p, unsigned v)
 
 /* Ethernet + IPv4 (or IPv6) + TCP (or UDP) + n random payload bytes, lengths right, checksums
  * whatever; returns its length. */
-size_t tu_build_frame(uint8_t *p, int v6, int udp, size_t n)
+size_t tu_build_eth_ip(uint8_t *p, int v6, unsigned proto, size_t payload)
 {
-    const size_t ip_len = v6 ? 40 : 20, l4_len = udp ? 8 : 32;
-    memset(p, 0, 14 + ip_len + l4_len);
+    const size_t ip_len = v6 ? 40 : 20;
+    memset(p, 0, 14 + ip_len);
     tu_fill_random(p, 12);
     tu_put16(p + 12, v6 ? 0x86DD : 0x0800);
-    uint8_t *ip = p + 14, *l4 = ip + ip_len;
+    uint8_t *ip = p + 14;
     if (v6) {
         ip[0] = 0x60;
-        tu_put16(ip + 4, (unsigned)(l4_len + n));
-        ip[6] = udp ? 17 : 6;
+        tu_put16(ip + 4, (unsigned)payload);
+        ip[6] = (uint8_t)proto;
         ip[7] = 64;
         tu_fill_random(ip + 8, 32);
     } else {
         ip[0] = 0x45;
-        tu_put16(ip + 2, (unsigned)(20 + l4_len + n));
+        tu_put16(ip + 2, (unsigned)(20 + payload));
         tu_fill_random(ip + 4, 2);
         ip[6] = 0x40; /* DF */
         ip[8] = 64;
-        ip[9] = udp ? 17 : 6;
+        ip[9] = (uint8_t)proto;
         tu_fill_random(ip + 12, 8);
     }
+    return 14 + ip_len;
+}
+
+size_t tu_build_frame(uint8_t *p, int v6, int udp, size_t n)
+{
+    const size_t l4_len = udp ? 8 : 32, ip_len = tu_build_eth_ip(p, v6, udp ? 17 : 6, l4_len + n) - 14;
+    uint8_t *l4 = p + 14 + ip_len;
+    memset(l4, 0, l4_len);
     tu_fill_random(l4, 8);
     if (udp) {
         tu_put16(l4 + 4, (unsigned)(8 + n));

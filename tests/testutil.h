@@ -37,6 +37,11 @@ void tu_fill_random(uint8_t *p, size_t n);
  * returns its length. */
 size_t tu_build_frame(uint8_t *p, int v6, int udp, size_t n);
 
+/* Ethernet and an IPv4 (DF, no options) or IPv6 header at p carrying payload bytes of IP protocol
+ * proto (the payload itself not written), MAC addresses, IP addresses and the IPv4 ID random;
+ * returns the headers' length (34 or 54). */
+size_t tu_build_eth_ip(uint8_t *p, int v6, unsigned proto, size_t payload);
+
 /* ---- the reference: bytes taken in pairs, in host order, a lone last byte padded with zero,
  * added as integers and folded with end-around carry.  Deliberately the plainest code. ---- */
 uint16_t ref_sum(const void *buf, size_t len, uint32_t seed);
