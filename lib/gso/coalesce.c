@@ -313,7 +313,7 @@ static int fixed_sums(struct flow *f)
 }
 
 /* Whether the checksums of pkt (len bytes, its fixed header bytes the flow's; the payload sums to
- * psum) are right, as checksum_ok_n and ipv4_headers_ok_n would find from every byte: the flow's
+ * psum) are right, as checksum_ok and ipv4_headers_ok would find from every byte: the flow's
  * sums of the bytes they share and the fields that change (ics_gso_fields), from the innermost
  * level out, as each outer TCP, UDP or GRE checksum covers the changing fields of every level
  * inside it.  Per level: IPv4's total length (known: it reaches pkt's end, in_train_n), ID and
@@ -449,12 +449,11 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
 
 /* Whether the checksum of the TCP or UDP message at level lv, whose payload sums to psum, is
  * right (a UDP checksum of 0 over IPv4: there is none, and that is right too). */
-static inline __attribute__((always_inline)) int
-checksum_ok_n(const struct inetcsum_gso *g, const uint8_t *pkt, size_t len, uint32_t psum, const unsigned nlevels)
+static int checksum_ok(const struct inetcsum_gso *g, const uint8_t *pkt, size_t len, uint32_t psum)
 {
-    for (unsigned j = 0; j < nlevels; j++) { /* the segmented header's, and every tunnel's */
+    for (unsigned j = 0; j < g->nlevels; j++) { /* the segmented header's, and every tunnel's */
         const struct inetcsum_gso_level *lv = &g->level[j];
-        const int target = j + 1u == nlevels;
+        const int target = j + 1u == g->nlevels;
         if (!target && !(lv->l4 == INETCSUM_GSO_L4_GRE && lv->csum) && lv->l4 != INETCSUM_GSO_L4_UDP)
             continue;
         const uint8_t *l4 = pkt + lv->l4_off;
@@ -476,21 +475,15 @@ checksum_ok_n(const struct inetcsum_gso *g, const uint8_t *pkt, size_t len, uint
 /* Whether every IPv4 header of pkt is one Linux merges (inet_gro_receive): no options (a first
  * byte of 0x45) and its checksum right.  A header with a wrong checksum is never merged, so never
  * written over with a right one. */
-static inline __attribute__((always_inline)) int
-ipv4_headers_ok_n(const struct inetcsum_gso *g, const uint8_t *pkt, const unsigned nlevels)
+static int ipv4_headers_ok(const struct inetcsum_gso *g, const uint8_t *pkt)
 {
-    for (unsigned j = 0; j < nlevels; j++) {
+    for (unsigned j = 0; j < g->nlevels; j++) {
         const uint8_t *ip = pkt + g->level[j].ip_off;
         if (g->level[j].ip_version == 4 &&
             (ip[0] != ICS_IPV4_VER_IHL_PLAIN || ics_fold16(ics_gso_header_sum(ip, ICS_IPV4_HLEN, 0)) != 0xFFFF))
             return 0;
     }
     return 1;
-}
-
-static int ipv4_headers_ok(const struct inetcsum_gso *g, const uint8_t *pkt)
-{
-    return ipv4_headers_ok_n(g, pkt, g->nlevels);
 }
 
 /* Starts a flow with pkt (already verified): in a free slot, or the oldest one's once emitted. */
@@ -614,7 +607,7 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
     /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
      * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
      * (a receiver drops it anyway; its place among its flow's packets does not matter). */
-    if (!(shortcut ? sums_ok_n(f, pkt, len, psum, nlevels) : checksum_ok_n(g, pkt, len, psum, nlevels)))
+    if (!(shortcut ? sums_ok_n(f, pkt, len, psum, nlevels) : checksum_ok(g, pkt, len, psum)))
         return pass_alone(t, pkt, len);
     t->last = f;
     f->len += payload;
@@ -733,7 +726,7 @@ int inetcsum_gro_add(struct inetcsum_gro *t, const void *pkt_, size_t len)
     const size_t payload = g.payload_len;
     /* Not joining: the packet is checked before anything changes (a wrong checksum passes it
      * alone, as join_n does, and what its flow holds stays held). */
-    if (!checksum_ok_n(&g, pkt, len, inetcsum_partial(pkt + g.hdr_len, payload, 0), g.nlevels))
+    if (!checksum_ok(&g, pkt, len, inetcsum_partial(pkt + g.hdr_len, payload, 0)))
         return pass_alone(t, pkt, len);
     const uint8_t flags = g.proto == INETCSUM_GSO_L4_TCP ? pkt[g.level[g.nlevels - 1].l4_off + ICS_TCP_FLAGS] : 0;
     if (f)
