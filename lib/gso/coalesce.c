@@ -638,31 +638,27 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
  * the levels' loops unrolled.  On the Zen 3 guest, working on the flow's description instead of a
  * copy, these copies and the flow's sums (sums_ok_n) took 0.83-0.90 of the time before, VXLAN
  * 0.82-0.87 (docs/perf.md).  Inline in inetcsum_gro_add: apart, a packet paid two frames. */
+static inline __attribute__((always_inline)) int train_step_n(struct inetcsum_gro *t, struct flow *f, const uint8_t *pkt,
+                                                              size_t len, int *res, const unsigned nlevels)
+{
+    if (!in_train_n(t, f, pkt, len, nlevels))
+        return 0;
+    t->shortcuts++;
+    *res = join_n(t, f, &f->g, pkt, len, nlevels, 1);
+    return 1;
+}
+
 static inline __attribute__((always_inline)) int next_in_train(struct inetcsum_gro *t, const uint8_t *pkt, size_t len,
                                                                int *res)
 {
     struct flow *f = t->last;
     if (!f || !f->used || !f->in_trains || t->no_shortcut)
         return 0;
-    if (f->g.nlevels == 1) {
-        if (!in_train_n(t, f, pkt, len, 1))
-            return 0;
-        t->shortcuts++;
-        *res = join_n(t, f, &f->g, pkt, len, 1, 1);
-        return 1;
-    }
-    if (f->g.nlevels == 2) {
-        if (!in_train_n(t, f, pkt, len, 2))
-            return 0;
-        t->shortcuts++;
-        *res = join_n(t, f, &f->g, pkt, len, 2, 1);
-        return 1;
-    }
-    if (!in_train_n(t, f, pkt, len, f->g.nlevels))
-        return 0;
-    t->shortcuts++;
-    *res = join_n(t, f, &f->g, pkt, len, f->g.nlevels, 1);
-    return 1;
+    if (f->g.nlevels == 1)
+        return train_step_n(t, f, pkt, len, res, 1);
+    if (f->g.nlevels == 2)
+        return train_step_n(t, f, pkt, len, res, 2);
+    return train_step_n(t, f, pkt, len, res, f->g.nlevels);
 }
 
 void ics_gro_set_shortcut(struct inetcsum_gro *t, int on)
