@@ -223,15 +223,33 @@ static int coalescing(struct bench_run *r, struct job *j, int tunnel, unsigned r
     return 0;
 }
 
+/* A super-packet to segment: its name, headers and gso_size. */
+struct kind {
+    const char *name;
+    int v6, udp, vxlan;
+    size_t gso;
+};
+
+/* Builds kind k's super-packet of total bytes at pkt and its job, the segments going to out (2 KiB
+ * each): 0, or -1 when segmentation refuses it (the message printed). */
+static int make_job(struct job *j, const struct kind *k, uint8_t *pkt, size_t total, uint8_t *out)
+{
+    *j = (struct job){.name = k->name, .pkt = pkt,
+                      .len = k->vxlan ? build_vxlan(pkt, total) : build(pkt, k->v6, k->udp, total)};
+    if (inetcsum_gso_describe(&j->g, pkt, total, INETCSUM_LINK_ETHERNET, k->gso) != 0 || j->g.segments > MAX_SEGS) {
+        fprintf(stderr, "inetcsum bench: gso: the %s super-packet was refused\n", k->name);
+        return -1;
+    }
+    for (uint32_t i = 0; i < j->g.segments; i++)
+        j->seg[i] = (struct inetcsum_segment){out + 2048 * i, 2048, 0};
+    return 0;
+}
+
 int exp_gso(struct bench_run *r)
 {
     static const char *const ways[NWAYS] = {"inetcsum_gso_segment", "... checksum left to the device",
                                             "memcpy + inetcsum_fill", "memcpy"};
-    static const struct {
-        const char *name;
-        int v6, udp, vxlan;
-        size_t gso;
-    } kinds[] = {{"TCP/IPv4, MSS 1448", 0, 0, 0, 1448},
+    static const struct kind kinds[] = {{"TCP/IPv4, MSS 1448", 0, 0, 0, 1448},
                  {"TCP/IPv6, MSS 1428", 1, 0, 0, 1428},
                  {"UDP/IPv4, 1472", 0, 1, 0, 1472},
                  {"TCP/IPv4 in VXLAN (UDP checksum), MSS 1398", 0, 0, 1, 1398}};
@@ -264,16 +282,9 @@ int exp_gso(struct bench_run *r)
     } dpdk_lines[4];
     int ndpdk = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
-        struct job j = {.name = kinds[k].name, .pkt = pkt,
-                        .len = kinds[k].vxlan ? build_vxlan(pkt, total) : build(pkt, kinds[k].v6, kinds[k].udp, total)};
-        if (inetcsum_gso_describe(&j.g, pkt, total, INETCSUM_LINK_ETHERNET, kinds[k].gso) != 0 ||
-            j.g.segments > MAX_SEGS) {
-            fprintf(stderr, "inetcsum bench: gso: the %s super-packet was refused\n", kinds[k].name);
-            rc = -1;
+        struct job j;
+        if ((rc = make_job(&j, &kinds[k], pkt, total, out)) != 0)
             break;
-        }
-        for (uint32_t i = 0; i < j.g.segments; i++)
-            j.seg[i] = (struct inetcsum_segment){out + 2048 * i, 2048, 0};
         size_t bytes = 0;
         run_way(&j, 0);
         for (uint32_t i = 0; i < j.g.segments; i++)
@@ -328,12 +339,10 @@ int exp_gso(struct bench_run *r)
         bench_table_head(r->out, ccols, 4);
     }
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
-        struct job j = {.name = kinds[k].name, .pkt = pkt,
-                        .len = kinds[k].vxlan ? build_vxlan(pkt, total) : build(pkt, kinds[k].v6, kinds[k].udp, total)};
-        inetcsum_gso_describe(&j.g, pkt, total, INETCSUM_LINK_ETHERNET, kinds[k].gso); /* (accepted above) */
-        for (uint32_t i = 0; i < j.g.segments; i++)
-            j.seg[i] = (struct inetcsum_segment){out + 2048 * i, 2048, 0};
-        rc = coalescing(r, &j, kinds[k].vxlan, reps);
+        struct job j;
+        rc = make_job(&j, &kinds[k], pkt, total, out);
+        if (rc == 0)
+            rc = coalescing(r, &j, kinds[k].vxlan, reps);
     }
     free(pkt);
     free(out);
