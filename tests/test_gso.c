@@ -376,7 +376,7 @@ static void test_fixed_id_levels(void)
 
 /* ---- the coalescer's shortcut for a train's next segment against its general way ---- */
 
-enum { SC_FLOWS = 3, SC_MAX_SEGS = 48, SC_PKTS = 3 * SC_MAX_SEGS + 16 };
+enum { SC_FLOWS = 3, SC_MAX_SEGS = 96, SC_PKTS = 3 * SC_MAX_SEGS + 16 };
 
 struct sc_log {
     uint8_t *bytes;
@@ -425,7 +425,37 @@ static size_t sc_outer(uint8_t *p, int how, const uint8_t *inner, size_t n, int 
     return hlen + carrier + n;
 }
 
-/* A flow's train: a super-packet of a random kind segmented with every checksum right. */
+/* The 16-bit word at p. */
+static unsigned get16(const uint8_t *p)
+{
+    return (unsigned)p[0] << 8 | p[1];
+}
+
+/* A TCP train of k segments (one level, described by g) followed by the same again, its sequence
+ * numbers and IPv4 IDs after the first's, its checksums right: 2k segments. */
+static unsigned sc_again(const struct inetcsum_gso *g, uint8_t (*seg)[1600], size_t *seg_len, unsigned k)
+{
+    const size_t ip = g->level[0].ip_off, th = g->level[0].l4_off;
+    const unsigned id_step = (get16(seg[1] + ip + 4) - get16(seg[0] + ip + 4)) & 0xFFFF;
+    for (unsigned i = 0; i < k; i++) {
+        memcpy(seg[k + i], seg[i], seg_len[i]);
+        seg_len[k + i] = seg_len[i];
+        uint8_t *p = seg[k + i];
+        const uint32_t seq = ((uint32_t)get16(p + th + 4) << 16 | get16(p + th + 6)) + (uint32_t)g->payload_len;
+        put16(p + th + 4, seq >> 16);
+        put16(p + th + 6, seq & 0xFFFF);
+        if (g->level[0].ip_version == 4)
+            put16(p + ip + 4, (get16(p + ip + 4) + k * id_step) & 0xFFFF);
+        inetcsum_fill(p, seg_len[k + i], 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+    }
+    return 2 * k;
+}
+
+/* A flow's train: a super-packet of a random kind segmented with every checksum right.  Some are
+ * shaped to meet the coalescer's limits and the ways a train's headers change: a long train (up to
+ * 87 segments: a UDP flow's 64; two super-packets' worth of TCP/IPv4 or IPv6, each after the
+ * other in sequence and IDs: the 64 KiB a super-packet holds), every segment with CWR (none may
+ * follow one), a run of VXLAN packets without their outer UDP checksum (zero and set never mix). */
 static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
 {
     static uint8_t pkt[80000], inner[80000];
@@ -433,8 +463,15 @@ static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
      * or IPv6) in GRE with its checksum, TCP/IPv6 in IPv4, TCP/IPv4 in VXLAN in GRE (three levels):
      * every kind of level the shortcut's sums meet, and their nesting (sums_ok_n) */
     static uint8_t middle[80000];
-    const unsigned kind = (unsigned)(tu_rand() % 9);
-    const size_t mss = 400 + tu_rand() % 1000, n = mss * (2 + tu_rand() % 12) + tu_rand() % mss;
+    const unsigned kind = (unsigned)(tu_rand() % 9), shape = (unsigned)(tu_rand() % 8);
+    const int twice = shape == 0 && kind < 2 && (tu_rand() & 1); /* (SC_MAX_SEGS: 48 segments at most) */
+    size_t mss = 400 + tu_rand() % 1000, n = mss * (2 + tu_rand() % 12) + tu_rand() % mss;
+    if (shape == 0) {
+        const size_t segs = twice ? 40 + tu_rand() % 8 : 40 + tu_rand() % 48, most = 64000 / segs - 1;
+        mss = twice ? (most < 1400 ? most : 1400) - tu_rand() % 50 /* past 64 KiB in all */
+                    : 400 + tu_rand() % ((most < 1400 ? most : 1400) - 400);
+        n = mss * segs;
+    }
     size_t len;
     if (kind == 4 || kind == 5) {
         const size_t in = tu_build_frame(inner, 0, 0, n);
@@ -462,9 +499,24 @@ static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
     for (unsigned i = 0; i < g.segments; i++)
         out[i] = (struct inetcsum_segment){seg[i], 1600, 0};
     const long k = inetcsum_gso_segment(&g, pkt, len, NULL, 0, out, SC_MAX_SEGS);
+    if (k < 2)
+        return 0;
     for (long i = 0; i < k; i++)
         seg_len[i] = out[i].len;
-    return k < 0 ? 0 : (unsigned)k;
+    const size_t th = g.level[g.nlevels - 1].l4_off;
+    if (twice)
+        return sc_again(&g, seg, seg_len, (unsigned)k);
+    if (shape == 1 && g.proto == INETCSUM_GSO_L4_TCP) /* every segment with CWR */
+        for (long i = 0; i < k; i++) {
+            seg[i][th + 13] |= 0x80;
+            inetcsum_fill(seg[i], seg_len[i], 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+        }
+    if (shape == 2 && (kind == 4 || kind == 5)) { /* a run without the outer UDP checksum */
+        const long from = (long)(tu_rand() % (unsigned long)k), to = from + 1 + (long)(tu_rand() % (unsigned long)(k - from));
+        for (long i = from; i < to; i++)
+            put16(seg[i] + g.level[0].l4_off + 6, 0);
+    }
+    return (unsigned)k;
 }
 
 /* One of the ways a packet in a train goes astray: a header bit (its checksums made right again,
@@ -476,7 +528,7 @@ static void sc_mutate(uint8_t *p, size_t *len)
     struct inetcsum_gso g;
     const int described = inetcsum_gso_describe(&g, p, *len, INETCSUM_LINK_ETHERNET, 0xFFFF) == 0;
     const size_t hdr = described ? g.hdr_len : 54;
-    switch (tu_rand() % 7) {
+    switch (tu_rand() % 8) {
     case 0:
     case 1:
         p[tu_rand() % hdr] ^= (uint8_t)(1u << (tu_rand() % 8));
@@ -503,10 +555,59 @@ static void sc_mutate(uint8_t *p, size_t *len)
             p[g.level[g.nlevels - 1].l4_off + (g.proto == INETCSUM_GSO_L4_TCP ? 16 : 6) + (tu_rand() & 1)] ^=
                 (uint8_t)(1u << (tu_rand() % 8));
         break;
+    case 6:
+        if (described && g.proto == INETCSUM_GSO_L4_TCP) /* a TCP flag, the checksums right */
+            p[g.level[g.nlevels - 1].l4_off + 13] ^= (uint8_t)(1u << (tu_rand() % 8));
+        inetcsum_fill(p, *len, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+        break;
     default:
         if (described && g.proto == INETCSUM_GSO_L4_TCP)
             p[g.level[g.nlevels - 1].l4_off + 7] += 1;
         break;
+    }
+}
+
+/* The coalescer's 64 KiB: a train of MSS 1,284 over TCP/IPv4 (66 bytes of headers), whose 51st
+ * segment would take the IP packet to 65,536 B (skb_gro_receive's gro_max_size): 50 segments go
+ * out as one super-packet, the rest as another, by the shortcut and the general way alike. */
+static void test_gro_size_limit(void)
+{
+    static uint8_t pkt[70000], seg[SC_MAX_SEGS][1600];
+    size_t seg_len[SC_MAX_SEGS];
+    const size_t len = tu_build_frame(pkt, 0, 0, 1284 * 30);
+    pkt[14 + 20 + 13] = 0x10; /* ACK alone */
+    struct inetcsum_gso g;
+    struct inetcsum_segment out[30];
+    for (unsigned i = 0; i < 30; i++)
+        out[i] = (struct inetcsum_segment){seg[i], 1600, 0};
+    if (inetcsum_gso_describe(&g, pkt, len, INETCSUM_LINK_ETHERNET, 1284) != 0 || g.hdr_len != 66 ||
+        inetcsum_gso_segment(&g, pkt, len, NULL, 0, out, 30) != 30) {
+        CHECK(0, "a TCP/IPv4 train of 30 segments of 1,284 B");
+        return;
+    }
+    for (unsigned i = 0; i < 30; i++)
+        seg_len[i] = out[i].len;
+    const unsigned n = sc_again(&g, seg, seg_len, 30);
+    for (int way = 0; way < 2; way++) {
+        struct sc_log log = {0};
+        const struct inetcsum_gro_config cfg = {.link = INETCSUM_LINK_ETHERNET, .emit = sc_record, .ctx = &log};
+        struct inetcsum_gro *t = inetcsum_gro_new(&cfg);
+        ics_gro_set_shortcut(t, way == 0);
+        for (unsigned i = 0; i < n; i++)
+            inetcsum_gro_add(t, seg[i], seg_len[i]);
+        inetcsum_gro_flush(t);
+        size_t first = 0, second = 0;
+        if (log.frames == 2) {
+            memcpy(&first, log.bytes, sizeof first);
+            memcpy(&second, log.bytes + sizeof first + first, sizeof second);
+        }
+        CHECK(log.frames == 2 && first == 66 + 50 * 1284 && second == 66 + 10 * 1284,
+              "60 segments of 1,284 B %s: super-packets of 50 and 10 (%u frames, %zu and %zu B)",
+              way == 0 ? "by the shortcut" : "the general way", log.frames, first, second);
+        CHECK(way == 1 || ics_gro_shortcuts(t) >= 50, "the shortcut took %llu of them",
+              (unsigned long long)ics_gro_shortcuts(t));
+        inetcsum_gro_free(t);
+        free(log.bytes);
     }
 }
 
@@ -577,6 +678,7 @@ int main(int argc, char **argv)
 {
     tu_init(argc, argv, "test_gso");
     test_fixed_id_levels();
+    test_gro_size_limit();
     test_gro_shortcut();
     test_api_edges();
     test_vnet_header();
