@@ -1,12 +1,28 @@
 /* The header's inline vector path (include/inetcsum.h, issue 35) as a caller compiled for AVX2 or
  * AVX-512 gets it.  This file is compiled five times (tests/CMakeLists.txt): with AVX2 (32-byte
  * vectors, no masks), AVX-512BW (vpmaddwd) and AVX-512 VNNI (vpdpwssd) and the build's flags, and
- * the first two again at -O2; HEADER_INLINE_ID names each build's functions.
+ * the first two again at -O2; HEADER_INLINE_ID names each build's functions.  Where SIMDe is
+ * installed, the two AVX-512 builds with the build's flags once more through it, for CPUs without
+ * AVX-512.
  * testutil.c lists them among the kernels under test only where the CPU runs them, so everything
  * that tests the kernels (every length and start, guard pages, the vectors, fuzz_kernels) tests
  * the header's path too. */
 #include <stddef.h>
 #include <stdint.h>
+
+#if defined(HEADER_INLINE_EMULATE_AVX512)
+/* The AVX-512 builds again through SIMDe, compiled for AVX2 (tests/CMakeLists.txt): the header's
+ * 512-bit path as a caller built for AVX-512 gets it, run on CPUs without AVX-512.  SIMDe first
+ * (it decides what to emulate from the compiler's own macros), then the macros the header looks
+ * for. */
+#include "x86/avx512_emulation.h"
+#define __AVX512F__ 1
+#define __AVX512BW__ 1
+#if defined(HEADER_INLINE_EMULATE_VNNI)
+#define __AVX512VNNI__ 1
+#endif
+#define INETCSUM_OPAQUE_512_(x, y) ((void)0)
+#endif
 
 #include "inetcsum.h"
 #include "testutil.h"

@@ -84,12 +84,13 @@ static struct block_sums ff_sums, rnd_sums;
 static void sweep(const struct tu_kernel *k)
 {
     static const int quick_aligns[] = {0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 33, 48, 62, 63};
-    int naligns = tu_quick ? (int)(sizeof quick_aligns / sizeof quick_aligns[0]) : ALIGNS;
+    const int few = tu_quick || k->few_starts;
+    int naligns = few ? (int)(sizeof quick_aligns / sizeof quick_aligns[0]) : ALIGNS;
     unsigned long fails_before = tu_failed;
     for (int pattern = 0; pattern < 3; pattern++) {
         const uint8_t *base = pattern_buf(pattern);
         for (int ai = 0; ai < naligns; ai++) {
-            int align = tu_quick ? quick_aligns[ai] : ai;
+            int align = few ? quick_aligns[ai] : ai;
             const uint8_t *p = base + align;
             uint32_t seeds[3] = {0, 0xFFFFFFFFu, (uint32_t)tu_rand()};
             for (int si = 0; si < 3; si++) {

@@ -156,6 +156,10 @@ HEADER_INLINE_VARIANT(avx512bw)
 HEADER_INLINE_VARIANT(avx512vnni)
 HEADER_INLINE_VARIANT(avx2_o2)
 HEADER_INLINE_VARIANT(avx512bw_o2)
+#if defined(ICS_TEST_HEADER_INLINE_EMULATED)
+HEADER_INLINE_VARIANT(avx512bw_emu)
+HEADER_INLINE_VARIANT(avx512vnni_emu)
+#endif
 
 /* The variants this CPU runs, asked of the CPU (and of the OS's saving of its state), not of the
  * library, whose detection a build without SIMD kernels leaves out. */
@@ -164,18 +168,24 @@ static size_t header_inline_variants(struct tu_kernel *k)
     const struct {
         const char *inline_name, *vector_name;
         ics_partial_fn inline_fn, vector_fn;
-        int runs;
+        int runs, emulated;
     } v[] = {
         {"header-inline-avx2", "header-vector-avx2", header_inline_avx2, header_vector_avx2,
-         __builtin_cpu_supports("avx2")},
+         __builtin_cpu_supports("avx2"), 0},
         {"header-inline-avx512bw", "header-vector-avx512bw", header_inline_avx512bw, header_vector_avx512bw,
-         __builtin_cpu_supports("avx512bw")},
+         __builtin_cpu_supports("avx512bw"), 0},
         {"header-inline-avx512vnni", "header-vector-avx512vnni", header_inline_avx512vnni, header_vector_avx512vnni,
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")},
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"), 0},
         {"header-inline-avx2-O2", "header-vector-avx2-O2", header_inline_avx2_o2, header_vector_avx2_o2,
-         __builtin_cpu_supports("avx2")},
+         __builtin_cpu_supports("avx2"), 0},
         {"header-inline-avx512bw-O2", "header-vector-avx512bw-O2", header_inline_avx512bw_o2,
-         header_vector_avx512bw_o2, __builtin_cpu_supports("avx512bw")},
+         header_vector_avx512bw_o2, __builtin_cpu_supports("avx512bw"), 0},
+#if defined(ICS_TEST_HEADER_INLINE_EMULATED) /* the AVX-512 builds through SIMDe, built for AVX2 */
+        {"header-inline-avx512bw-emulated", "header-vector-avx512bw-emulated", header_inline_avx512bw_emu,
+         header_vector_avx512bw_emu, __builtin_cpu_supports("avx2"), 1},
+        {"header-inline-avx512vnni-emulated", "header-vector-avx512vnni-emulated", header_inline_avx512vnni_emu,
+         header_vector_avx512vnni_emu, __builtin_cpu_supports("avx2"), 1},
+#endif
     };
     size_t n = 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
@@ -184,18 +194,18 @@ static size_t header_inline_variants(struct tu_kernel *k)
                    v[i].inline_name);
             continue;
         }
-        k[n++] = (struct tu_kernel){v[i].inline_name, v[i].inline_fn, NULL, NULL};
-        k[n++] = (struct tu_kernel){v[i].vector_name, v[i].vector_fn, NULL, NULL};
+        k[n++] = (struct tu_kernel){v[i].inline_name, v[i].inline_fn, NULL, NULL, v[i].emulated};
+        k[n++] = (struct tu_kernel){v[i].vector_name, v[i].vector_fn, NULL, NULL, v[i].emulated};
     }
     return n;
 }
 #endif
 
 /* Room for every kernel of the list, natively and through SIMDe, the two entries and the header's
- * vector path (ten: five builds, each through the macro and called directly): counted from the
- * list itself (a fixed 16 overflowed when the tenth sum kernel came). */
+ * vector path (fourteen: five builds and two through SIMDe, each through the macro and called
+ * directly): counted from the list itself (a fixed 16 overflowed when the tenth sum kernel came). */
 enum {
-    TU_KERNELS_MAX = 12
+    TU_KERNELS_MAX = 16
 #define ICS_SUM_KERNEL(id, name, required) +1
 #define ICS_SUM_KERNEL_EMULATED(id, name) +1
 #define ICS_CRC32C_KERNEL(id, name, required)
@@ -215,16 +225,16 @@ size_t tu_kernels(const struct tu_kernel **list)
                 continue;
             }
             k[n++] = (struct tu_kernel){ics_kernels[i].name, ics_kernels[i].partial, ics_kernels[i].copy,
-                                        ics_kernels[i].iov};
+                                        ics_kernels[i].iov, 0};
         }
 #if defined(ICS_TEST_AVX512_EMULATED) /* the kernel list's EMULATE rows, built through SIMDe */
 #define ICS_SUM_KERNEL(id, name, required)
-#define ICS_SUM_KERNEL_EMULATED(id, name) k[n++] = (struct tu_kernel){name, ics_partial_##id, ics_copy_##id, ics_iov_##id};
+#define ICS_SUM_KERNEL_EMULATED(id, name) k[n++] = (struct tu_kernel){name, ics_partial_##id, ics_copy_##id, ics_iov_##id, 0};
 #define ICS_CRC32C_KERNEL(id, name, required)
 #include "ics_kernel_list.h"
 #endif
-        k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy, inetcsum_partial_iov};
-        k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy, inetcsum_partial_iov};
+        k[n++] = (struct tu_kernel){"public-api", inetcsum_partial, inetcsum_partial_copy, inetcsum_partial_iov, 0};
+        k[n++] = (struct tu_kernel){"header-inline", via_header_inline, inetcsum_partial_copy, inetcsum_partial_iov, 0};
 #if defined(ICS_TEST_HEADER_INLINE_SIMD)
         __builtin_cpu_init();
         n += header_inline_variants(k + n);

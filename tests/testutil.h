@@ -92,6 +92,7 @@ struct tu_kernel {
     ics_partial_fn partial;
     ics_copy_fn copy; /* NULL for a sum path alone (the header's vector path): nothing to copy */
     ics_iov_fn iov;   /* NULL likewise */
+    int few_starts;   /* code that loads from the start as it is, emulated (slow): a sample of starts will do */
 };
 size_t tu_kernels(const struct tu_kernel **list);
 

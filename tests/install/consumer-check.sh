@@ -16,11 +16,12 @@ LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_shared"
 "$work/cmake/consumer_static"
 # The header's inline path (scalar with a constant 20 or 40 B; AVX2, AVX-512) as callers with strict
 # warnings compile it, in C and C++ (g++ 12 reports a false maybe-uninitialized inside GCC's own
-# AVX-512 intrinsics): compiled only, since this CPU may not run it (tests/header_inline_simd.c
-# runs it where the CPU can).
+# AVX-512 intrinsics, and a false uninitialized where the length is a constant, as in h): compiled
+# only, since this CPU may not run it (tests/header_inline_simd.c runs it where the CPU can).
 if [ "$(uname -m)" = x86_64 ]; then
-  printf '#include <inetcsum.h>\nuint32_t f(const void *b, size_t n, uint32_t s) { return inetcsum_partial(b, n, s); }\n%s\n' \
+  printf '#include <inetcsum.h>\nuint32_t f(const void *b, size_t n, uint32_t s) { return inetcsum_partial(b, n, s); }\n%s\n%s\n' \
     'uint32_t g(const void *b, uint32_t s) { return inetcsum_partial(b, 20, s) ^ inetcsum_partial(b, 40, s); }' \
+    'uint32_t h(void) { static unsigned char b[100]; return inetcsum_partial(b, sizeof b, 0); }' \
     > "$work/inline_path.c"
   cp "$work/inline_path.c" "$work/inline_path.cc"
   for arch in x86-64 x86-64-v3 x86-64-v4; do
