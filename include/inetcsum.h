@@ -304,11 +304,11 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
      * 32-1023 B on Zen 3, -O3 within 3%). */
 #define INETCSUM_AVX2_ROUND_(at)                                                                            \
     do {                                                                                                    \
-        a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + (at))), bias), ones)); \
-        b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + (at) + 32)), bias), ones)); \
+        a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + (at))), bias), ones)); \
+        b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + (at) + 32)), bias), ones)); \
     } while (0)
     if (len < 64) {
-        a = _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p), bias), ones);
+        a = _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)p), bias), ones);
         p += 32;
     } else {
         for (; len >= 128; p += 128, len -= 128) {
@@ -321,13 +321,13 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
             len -= 64;
         }
         if (len >= 32) {
-            b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p), bias), ones));
+            b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)p), bias), ones));
             p += 32;
         }
     }
 #undef INETCSUM_AVX2_ROUND_
-    const __m256i last = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(even_end - 32)),
-                                          _mm256_loadu_si256((const __m256i *)(keep_last + (even_end - p))));
+    const __m256i last = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)(even_end - 32)),
+                                          _mm256_loadu_si256((const __m256i *)(const void *)(keep_last + (even_end - p))));
     a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_xor_si256(last, bias), ones));
     a = _mm256_add_epi32(a, b);
     __m128i x = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
@@ -355,9 +355,9 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_halves_(c
     __m128i all;
     __asm__("vpcmpeqd %0, %0, %0" : "=x"(all));
     const __m128i bias = _mm_slli_epi16(all, 15), ones = _mm_srli_epi16(all, 15);
-    const __m128i tail = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + even - 16)),
-                                       _mm_loadu_si128((const __m128i *)(inetcsum_keep_last_() + even)));
-    __m128i x = _mm_add_epi32(_mm_madd_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i *)p), bias), ones),
+    const __m128i tail = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + even - 16)),
+                                       _mm_loadu_si128((const __m128i *)(const void *)(inetcsum_keep_last_() + even)));
+    __m128i x = _mm_add_epi32(_mm_madd_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p), bias), ones),
                               _mm_madd_epi16(_mm_xor_si128(tail, bias), ones));
     x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
     x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 1));

@@ -14,23 +14,39 @@ cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/n
 cmake --build "$work/cmake" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer_shared"
 "$work/cmake/consumer_static"
-# The header's inline path (scalar with a constant 20 or 40 B; AVX2, AVX-512) as callers with strict
-# warnings compile it, in C and C++ (g++ 12 reports a false maybe-uninitialized inside GCC's own
-# AVX-512 intrinsics, and a false uninitialized where the length is a constant, as in h): compiled
-# only, since this CPU may not run it (tests/header_inline_simd.c runs it where the CPU can).
+# The headers and their inline paths (scalar with a constant 20 or 40 B; AVX2, AVX-512; CRC32c with
+# SSE4.2) as callers with strict warnings compile them, in C and C++, with GCC and with clang where
+# it is installed: compiled only, since this CPU may not run them (tests/header_inline_simd.c runs
+# them where it can).  Each flag here once failed a caller: g++ 12 reports a false
+# maybe-uninitialized inside GCC's own AVX-512 intrinsics, and a false uninitialized where the
+# length is a constant (h); clang's -Wcast-align the AVX2 path's loads; g++'s -Wshadow a function
+# named as a struct (inetcsum_offload, inetcsum_fragment).
 if [ "$(uname -m)" = x86_64 ]; then
-  printf '#include <inetcsum.h>\nuint32_t f(const void *b, size_t n, uint32_t s) { return inetcsum_partial(b, n, s); }\n%s\n%s\n' \
-    'uint32_t g(const void *b, uint32_t s) { return inetcsum_partial(b, 20, s) ^ inetcsum_partial(b, 40, s); }' \
-    'uint32_t h(void) { static unsigned char b[100]; return inetcsum_partial(b, sizeof b, 0); }' \
-    > "$work/inline_path.c"
+  cat > "$work/inline_path.c" <<'SRC'
+#include <inetcsum.h>
+#include <inetcsum_gso.h>
+#include <inetcsum_packet.h>
+#include <inetcsum_proto.h>
+uint32_t f(const void *b, size_t n, uint32_t s);
+uint32_t g(const void *b, uint32_t s);
+uint32_t h(void);
+uint32_t f(const void *b, size_t n, uint32_t s) { return inetcsum_partial(b, n, s) ^ inetcsum_crc32c(b, n, s); }
+uint32_t g(const void *b, uint32_t s) { return inetcsum_partial(b, 20, s) ^ inetcsum_partial(b, 40, s); }
+uint32_t h(void) { static unsigned char b[100]; return inetcsum_partial(b, sizeof b, 0); }
+SRC
   cp "$work/inline_path.c" "$work/inline_path.cc"
-  for arch in x86-64 x86-64-v3 x86-64-v4; do
-    cc -std=c11 -march=$arch -O2 -Wall -Wextra -Wpedantic -Wconversion -Werror $(pkg-config --cflags inetcsum) \
-      -c "$work/inline_path.c" -o "$work/inline_path_$arch.o"
-    if command -v c++ >/dev/null; then
-      c++ -std=c++11 -march=$arch -O2 -Wall -Wextra -Werror $(pkg-config --cflags inetcsum) \
-        -c "$work/inline_path.cc" -o "$work/inline_path_cxx_$arch.o"
-    fi
+  strict="-O2 -Wall -Wextra -Wcast-align -Wcast-qual -Wshadow -Wundef -Wconversion -Wsign-conversion -Werror"
+  for arch in x86-64 x86-64-v2 x86-64-v3 x86-64-v4; do
+    for c in cc clang; do
+      command -v $c >/dev/null || continue
+      $c -std=c11 -march=$arch $strict -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \
+        $(pkg-config --cflags inetcsum) -c "$work/inline_path.c" -o "$work/inline_path_${c}_$arch.o"
+    done
+    for cxx in c++ clang++; do
+      command -v $cxx >/dev/null || continue
+      $cxx -std=c++11 -march=$arch $strict -Wmissing-declarations $(pkg-config --cflags inetcsum) \
+        -c "$work/inline_path.cc" -o "$work/inline_path_${cxx}_$arch.o"
+    done
   done
 fi
 # The DPDK layer, when it was installed (pkg-config found libdpdk at build time).
