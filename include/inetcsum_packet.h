@@ -246,16 +246,18 @@ struct inetcsum_fragment {
  * M, is not one: RFC 6946). */
 /* (A function and a struct of one name, as C allows and as this API has twice, here and for
  * inetcsum_offload: g++ -Wshadow says the function hides the struct's constructor, which C++
- * callers reach as `struct inetcsum_fragment` all the same; silenced for them.) */
+ * callers reach as `struct inetcsum_fragment` all the same; silenced for them around the two.) */
 #if defined(__cplusplus) && defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
+#define INETCSUM_SAME_NAME_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wshadow\"")
+#define INETCSUM_SAME_NAME_END_ _Pragma("GCC diagnostic pop")
+#else
+#define INETCSUM_SAME_NAME_BEGIN_
+#define INETCSUM_SAME_NAME_END_
 #endif
+INETCSUM_SAME_NAME_BEGIN_
 INETCSUM_API int inetcsum_fragment(const void *frame, size_t caplen, size_t wirelen, enum inetcsum_link link,
                                    struct inetcsum_fragment *frag);
-#if defined(__cplusplus) && defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+INETCSUM_SAME_NAME_END_
 
 /* ---- Offload: compute in software only what the device cannot ---------------------------------- */
 
@@ -308,15 +310,10 @@ struct inetcsum_offload {
  * reading the inner payload (local checksum offload, as Linux lco_csum); an inner SCTP CRC under a
  * software outer checksum is computed here, as its final value cannot be known otherwise.  report
  * may be NULL (its checks then say WRITTEN or DEVICE).  Returns the kinds computed in software. */
-#if defined(__cplusplus) && defined(__GNUC__) /* (-Wshadow: see inetcsum_fragment) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
-#endif
+INETCSUM_SAME_NAME_BEGIN_
 INETCSUM_API uint32_t inetcsum_offload(void *frame, size_t len, enum inetcsum_link link,
                                        const struct inetcsum_offload *offload, struct inetcsum_report *report);
-#if defined(__cplusplus) && defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+INETCSUM_SAME_NAME_END_
 
 /* The same on a frame held as a list of segments (any lengths, odd ones included; headers may
  * straddle them): the frame is their concatenation, written in place, never linearised.  For a

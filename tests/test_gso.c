@@ -425,27 +425,19 @@ static size_t sc_outer(uint8_t *p, int how, const uint8_t *inner, size_t n, int 
     return hlen + carrier + n;
 }
 
-/* The 16-bit word at p. */
-static unsigned get16(const uint8_t *p)
-{
-    return (unsigned)p[0] << 8 | p[1];
-}
-
 /* A TCP train of k segments (one level, described by g) followed by the same again, its sequence
  * numbers and IPv4 IDs after the first's, its checksums right: 2k segments. */
 static unsigned sc_again(const struct inetcsum_gso *g, uint8_t (*seg)[1600], size_t *seg_len, unsigned k)
 {
     const size_t ip = g->level[0].ip_off, th = g->level[0].l4_off;
-    const unsigned id_step = (get16(seg[1] + ip + 4) - get16(seg[0] + ip + 4)) & 0xFFFF;
+    const unsigned id_step = (ics_get16(seg[1] + ip + 4) - ics_get16(seg[0] + ip + 4)) & 0xFFFF;
     for (unsigned i = 0; i < k; i++) {
         memcpy(seg[k + i], seg[i], seg_len[i]);
         seg_len[k + i] = seg_len[i];
         uint8_t *p = seg[k + i];
-        const uint32_t seq = ((uint32_t)get16(p + th + 4) << 16 | get16(p + th + 6)) + (uint32_t)g->payload_len;
-        put16(p + th + 4, seq >> 16);
-        put16(p + th + 6, seq & 0xFFFF);
+        ics_put32(p + th + 4, ics_get32(p + th + 4) + (uint32_t)g->payload_len);
         if (g->level[0].ip_version == 4)
-            put16(p + ip + 4, (get16(p + ip + 4) + k * id_step) & 0xFFFF);
+            put16(p + ip + 4, (ics_get16(p + ip + 4) + k * id_step) & 0xFFFF);
         inetcsum_fill(p, seg_len[k + i], 0, INETCSUM_LINK_ETHERNET, 0, NULL);
     }
     return 2 * k;
