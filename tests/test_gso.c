@@ -14,12 +14,6 @@
 #include "inetcsum_gso.h"
 #include "testutil.h"
 
-static void put16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
 static void test_vnet_header(void)
 {
     const struct inetcsum_vnet_hdr h = {.flags = 1, .gso_type = 0x85, .hdr_len = 0x1234, .gso_size = 1448,
@@ -186,13 +180,13 @@ static void test_jumbo_remove(void)
         const size_t ip = forms[f].ip;
         size_t len = tu_build_frame(plain + 4, 1, 0, PAYLOAD) + 4; /* (4 bytes ahead, for a tag) */
         memmove(plain, plain + 4, 12); /* the MAC addresses, then the tag */
-        put16(plain + 12, 0x8100);
-        put16(plain + 14, 7);
+        ics_put16(plain + 12, 0x8100);
+        ics_put16(plain + 14, 7);
         if (ip == 14) /* untagged */
             memmove(plain, plain + 4, len -= 4);
         else if (ip == 0) /* the IPv6 packet alone */
             memmove(plain, plain + 18, len -= 18);
-        put16(plain + ip + 4, 0); /* the payload length of BIG TCP */
+        ics_put16(plain + ip + 4, 0); /* the payload length of BIG TCP */
         /* The same packet with the jumbo header Linux inserted. */
         const size_t hbh = ip + 40;
         memcpy(jumbo, plain, hbh);
@@ -312,24 +306,24 @@ static void build_ipip(struct train *tr, int outer_fixed, int inner_fixed, int d
         memset(p, 0, 14 + 60);
         memcpy(p, eth, 14);
         o[0] = in[0] = 0x45;
-        put16(o + 2, 40 + 20 + 1000);
-        put16(in + 2, 20 + 20 + 1000);
-        put16(o + 4, (id_out + (outer_fixed ? 0 : i)) & 0xFFFF);
-        put16(in + 4, (id_in + (inner_fixed ? 0 : i)) & 0xFFFF);
+        ics_put16(o + 2, 40 + 20 + 1000);
+        ics_put16(in + 2, 20 + 20 + 1000);
+        ics_put16(o + 4, (id_out + (outer_fixed ? 0 : i)) & 0xFFFF);
+        ics_put16(in + 4, (id_in + (inner_fixed ? 0 : i)) & 0xFFFF);
         o[6] = in[6] = df ? 0x40 : 0;
         o[8] = in[8] = 64;
         o[9] = 4;
         in[9] = 6;
         memcpy(o + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
         memcpy(in + 12, "\x0a\x01\x00\x01\x0a\x01\x00\x02", 8);
-        put16(tcp, 40000);
-        put16(tcp + 2, 80);
+        ics_put16(tcp, 40000);
+        ics_put16(tcp + 2, 80);
         const uint32_t s = seq + i * 1000;
-        put16(tcp + 4, s >> 16);
-        put16(tcp + 6, s & 0xFFFF);
+        ics_put16(tcp + 4, s >> 16);
+        ics_put16(tcp + 6, s & 0xFFFF);
         tcp[12] = 5 << 4;
         tcp[13] = 0x10;
-        put16(tcp + 14, 512);
+        ics_put16(tcp + 14, 512);
         tu_fill_random(tcp + 20, 1000);
         tr->len[i] = 14 + 60 + 1000;
         inetcsum_fill(p, tr->len[i], 0, INETCSUM_LINK_ETHERNET, 0, NULL);
@@ -411,15 +405,15 @@ static size_t sc_outer(uint8_t *p, int how, const uint8_t *inner, size_t n, int 
     memset(p + hlen, 0, carrier);
     uint8_t *c = p + hlen;
     if (proto == 17) {
-        put16(c, 49152 + (unsigned)(tu_rand() % 1000));
-        put16(c + 2, 4789);
-        put16(c + 4, (unsigned)(carrier + n));
+        ics_put16(c, 49152 + (unsigned)(tu_rand() % 1000));
+        ics_put16(c + 2, 4789);
+        ics_put16(c + 4, (unsigned)(carrier + n));
         c[6] = (uint8_t)udp_csum; /* nonzero: a checksum; 0: none */
         c[8] = 0x08;               /* VXLAN: a VNI follows */
         tu_fill_random(c + 12, 3);
     } else if (proto == 47) {
-        put16(c, 0x8000); /* C: a checksum */
-        put16(c + 2, (inner[0] >> 4) == 6 ? 0x86DD : 0x0800);
+        ics_put16(c, 0x8000); /* C: a checksum */
+        ics_put16(c + 2, (inner[0] >> 4) == 6 ? 0x86DD : 0x0800);
     }
     memcpy(c + carrier, inner, n);
     return hlen + carrier + n;
@@ -437,7 +431,7 @@ static unsigned sc_again(const struct inetcsum_gso *g, uint8_t (*seg)[1600], siz
         uint8_t *p = seg[k + i];
         ics_put32(p + th + 4, ics_get32(p + th + 4) + (uint32_t)g->payload_len);
         if (g->level[0].ip_version == 4)
-            put16(p + ip + 4, (ics_get16(p + ip + 4) + k * id_step) & 0xFFFF);
+            ics_put16(p + ip + 4, (ics_get16(p + ip + 4) + k * id_step) & 0xFFFF);
         inetcsum_fill(p, seg_len[k + i], 0, INETCSUM_LINK_ETHERNET, 0, NULL);
     }
     return 2 * k;
@@ -506,7 +500,7 @@ static unsigned sc_train(uint8_t (*seg)[1600], size_t *seg_len)
     if (shape == 2 && (kind == 4 || kind == 5)) { /* a run without the outer UDP checksum */
         const long from = (long)(tu_rand() % (unsigned long)k), to = from + 1 + (long)(tu_rand() % (unsigned long)(k - from));
         for (long i = from; i < to; i++)
-            put16(seg[i] + g.level[0].l4_off + 6, 0);
+            ics_put16(seg[i] + g.level[0].l4_off + 6, 0);
     }
     return (unsigned)k;
 }
