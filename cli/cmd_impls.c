@@ -49,23 +49,26 @@ int cmd_impls(int argc, char **argv)
     /* What sums each size now: the tuning row's choices, or the one kernel at every size. */
     printf("kernel by size: inline scalar code");
     const char *prev = "inline";
-    for (size_t len = 16; len <= ((size_t)1 << 30); len *= 2) {
-        const char *k = inetcsum_impl_name_at(len);
-        if (strcmp(prev, k) != 0) {
-            /* Where it changes within (len / 2, len]: a row's inline bound need not be a power of
-             * two (Zen 5's is 65 B). */
-            size_t lo = len / 2, at = len;
-            while (at - lo > 1) {
-                const size_t mid = lo + (at - lo) / 2;
-                if (strcmp(inetcsum_impl_name_at(mid), prev) == 0)
-                    lo = mid;
-                else
-                    at = mid;
-            }
-            const int mib = at >= 1u << 20 && at % (1u << 20) == 0, kib = !mib && at >= 1024 && at % 1024 == 0;
-            printf(" below %zu %s, %s", mib ? at >> 20 : kib ? at >> 10 : at, mib ? "MiB" : kib ? "KiB" : "B", k);
+    for (size_t len = 16; len <= ((size_t)1 << 30);) {
+        if (strcmp(prev, inetcsum_impl_name_at(len)) == 0) {
+            len *= 2;
+            continue;
         }
-        prev = k;
+        /* The first size within (len / 2, len] that another kernel sums: a row's inline bound
+         * need not be a power of two (Zen 5's is 65 B), and a step can begin and end between two
+         * powers (Zen 4's inline code to 64 B, then one kernel to 127 B), so the name printed is
+         * the one at that size, and the same interval is looked at again from there. */
+        size_t lo = len / 2, at = len;
+        while (at - lo > 1) {
+            const size_t mid = lo + (at - lo) / 2;
+            if (strcmp(inetcsum_impl_name_at(mid), prev) == 0)
+                lo = mid;
+            else
+                at = mid;
+        }
+        prev = inetcsum_impl_name_at(at);
+        const int mib = at >= 1u << 20 && at % (1u << 20) == 0, kib = !mib && at >= 1024 && at % 1024 == 0;
+        printf(" below %zu %s, %s", mib ? at >> 20 : kib ? at >> 10 : at, mib ? "MiB" : kib ? "KiB" : "B", prev);
     }
     printf(" from there\n");
     /* Where that comes from: the row for this CPU model, the default for its features, or none. */
@@ -75,7 +78,7 @@ int cmd_impls(int argc, char **argv)
     else if (row == NULL)
         printf("tuning row: none for this CPU (the registry's order)\n");
     else
-        printf("tuning row: %s%s; measured: %s\n", row->vendor ? "" : "none for this CPU model, so the ", row->cpu,
+        printf("tuning row: %s%s; measured: %s\n", ics_tuning_is_default(row) ? "none for this CPU model, so the " : "", row->cpu,
                row->measured);
     list("crc32c kernels", inetcsum_crc32c_impl_list_built, inetcsum_crc32c_impl_list, inetcsum_crc32c_impl_name());
     return EXIT_ALL_GOOD;

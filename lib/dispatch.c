@@ -114,8 +114,9 @@ static void build_plans(void)
         fill(&plans[k], ics_kernels[k].name, by_class, by_class);
     }
     struct ics_cpu_id id;
-    tuned_row = ics_tuning_for(ics_cpu_identify(&id) ? &id : NULL, ics_features());
-    fallback_row = ics_tuning_for(NULL, ics_features());
+    const int known = ics_cpu_identify(&id);
+    tuned_row = ics_tuning_for(known ? &id : NULL, ics_features());
+    fallback_row = ics_tuning_default_for(known ? &id : NULL, ics_features());
     fill_row(&tuned, tuned_row);
 }
 

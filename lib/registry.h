@@ -109,14 +109,15 @@ int ics_cpu_identify(struct ics_cpu_id *id);
  * `inetcsum bench sweep` kept in bench/tuning-data/ (bench/tuning_data.py summary prints the row
  * a run calls for).  Sizes are powers of two, ascending, the first 0; a kernel this CPU cannot run
  * (or this build lacks) falls back to the best-first kernel that it can.
- * A default row (vendor NULL) is for the CPUs with its `features` that no row names: chosen to
- * stay close to the best on every machine kept (bench/tuning_data.py rate), so that a new CPU
- * model starts from what its predecessors were measured to need, not from the registry's order. */
+ * A default row (family 0) is for the CPUs with its `features` that no row names, of its vendor
+ * (vendor NULL: of any): chosen to stay close to the best on every machine kept of that vendor
+ * (bench/tuning_data.py rate), so that a new CPU model starts from what its predecessors were
+ * measured to need, not from the registry's order. */
 #define ICS_TUNING_STEPS 6
 struct ics_tuning {
     const char *cpu; /* what was measured, for people */
-    const char *vendor; /* CPUID vendor string; NULL: a default row */
-    unsigned family, model_min, model_max;
+    const char *vendor; /* CPUID vendor string; NULL: a default row for any vendor */
+    unsigned family, model_min, model_max; /* family 0: a default row */
     uint32_t features; /* a default row: the ICS_CPU_* bits a CPU must have for it */
     /* Which runs it was read from (files of bench/tuning-data/, whose headers name the CPU, the
      * compiler, the date and the library's version), and the library at the time: a row measured
@@ -136,9 +137,17 @@ struct ics_tuning {
 extern const struct ics_tuning ics_tunings[];
 extern const size_t ics_tuning_count;
 
-/* The row for a CPU: the one naming its model (id; NULL: none), else the first default row whose
- * features it has, else NULL (lib/tuning.c). */
+/* The row for a CPU: the one naming its model (id; NULL: none), else its default (below), else
+ * NULL (lib/tuning.c). */
 const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id, uint32_t features);
+/* The first default row of its vendor (id NULL: rows for any vendor only) whose features it has,
+ * or NULL: what a CPU takes without a row of its own, and what `bench row` holds a row against. */
+const struct ics_tuning *ics_tuning_default_for(const struct ics_cpu_id *id, uint32_t features);
+/* Whether t is a default row (for CPUs no row names). */
+static inline int ics_tuning_is_default(const struct ics_tuning *t)
+{
+    return t->family == 0;
+}
 
 /* This process's row (what ics_tuning_for gave for this CPU), and the row it would have without
  * a row of its own (the default for its features, or NULL): what `inetcsum bench row` compares. */

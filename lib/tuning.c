@@ -33,7 +33,7 @@ const struct ics_tuning ics_tunings[] = {
      * the multiply-add kernel is 6-7% ahead at 64-128 B (its chain is a 1-cycle add, not vpdpwssd's
      * 4-5), the 512-bit VNNI one at 512-1023 B, and the 256-bit VNNI one from 1 KiB (3-13% ahead of
      * the AVX2 kernel that led there before). Other Zen 4 parts (Phoenix, Bergamo) share the core but
-     * were not measured: they take the best-first list until someone does.
+     * were not measured: they take AMD's default row (below) until someone does.
      * Since the kernels' short path (issue 27), two `inetcsum bench sweep --trials 31` runs on the
      * same guest, minutes apart, agreeing row for row (2026-11-26, main at af9ec03; kept in
      * bench/tuning-data/amd-epyc-f25-m17-2026-11-26*.csv, added from ../shared/tuning-data by a
@@ -41,13 +41,33 @@ const struct ics_tuning ics_tunings[] = {
      * 9.6-9.8 ticks, the inline code 1.25-1.27x that and the row above 1.28-1.31x; 256-511 B 13.5,
      * the old row's 256-bit kernel 1.38x), the inline code below (64-127 B, 1.03x ahead).  The sum's
      * steps and inline_below follow; the 2 MiB step (from `bench dram`, beyond the sweep's 64 KiB)
-     * and the copy steps stay as measured before. */
+     * and the copy steps stay as measured before.
+     * Measured on this CPU again (2026-12-05, main at 2de2c8d, the same guest type, TSC 2.596 GHz;
+     * two `bench sweep --trials 31 --starts packet` runs agreeing row for row, kept as
+     * amd-epyc-f25-m17-2026-12-05*.csv), with the kernels Zen 5's row brought in since: the kernel
+     * that adds each lane's words without a multiply leads at 64-127 B (7.8-8.1 ticks, the inline
+     * code 1.11-1.12x that, avx512vnni 1.07x), avx512vnni at 128-255 B, and avx512vnni_unaligned's
+     * short path at 256-2047 B as on Zen 5 (512-1023 B 18.3-18.6 ticks, avx512vnni 1.15-1.22x;
+     * 256-511 1.04-1.05x; 1024-2047 1.09x); from 2 KiB avx512vnni again.  `bench row` against AMD's
+     * default, and (before that row existed) against the generic one: 64-127 B 0.81-0.82, 256-511
+     * 0.92-0.94, 512-1023 0.81-0.82, 1024-2047 0.96, A/A within 1%.  Copying, three `bench copy
+     * --trials 31` runs agreeing and `bench row` with 1 KiB and 2 KiB for the 256-bit kernel's step:
+     * avx512vnni_unaligned at 512-1023 B (1.16-1.21x ahead of avx512vnni, which the row had there),
+     * the 256-bit VNNI kernel from 1 KiB (0.93-0.94 of avx512vnni at 1024-2047 B where the unaligned
+     * one took 0.96, 0.87-0.89 to 8 KiB), and from 8 KiB the 256-bit kernel without VNNI (2-4%
+     * ahead of the VNNI one at 9,000 and 65,536 B; 0.84-0.85 of avx512vnni at 8-16 KiB).  Below
+     * 256 B avx512 stays (0.97-0.98 of avx512vnni, 0.98-0.99 of avx512_split), and at 256-511 B
+     * avx512_split, which `bench row` found against AMD's default where `bench copy`, timing 256 B
+     * alone, had the kernels even: avx512vnni 1.21x its time over the class's sizes. */
     {.cpu = "AMD Zen 4 (EPYC 9004)", .vendor = "AuthenticAMD", .family = 25, .model_min = 0x10, .model_max = 0x1F,
-     .measured = "amd-epyc-f25-m17-2026-11-26.csv and -2.csv (inetcsum 0.1.0 at af9ec03, gcc 12.2); "
-                 "copy steps: `bench copy`, 2026-11-23",
-     .steps = {{0, "avx512vnni"}, {(size_t)2 << 20, "avx512vnni_ymm"}},
-     .copy_steps = {{0, "avx512"}, {512, "avx512vnni"}, {1024, "avx512vnni_ymm"}},
-     .inline_below = 128},
+     .measured = "amd-epyc-f25-m17-2026-12-05.csv and -2.csv (inetcsum 0.1.0 at 2de2c8d, gcc 12.2); "
+                 "2 MiB step: `bench dram`, 2026-11-23; copy steps: `bench copy` three times and `bench row`, "
+                 "2026-12-05",
+     .steps = {{0, "avx512_split"}, {128, "avx512vnni"}, {256, "avx512vnni_unaligned"}, {2048, "avx512vnni"},
+               {(size_t)2 << 20, "avx512vnni_ymm"}},
+     .copy_steps = {{0, "avx512"}, {256, "avx512_split"}, {512, "avx512vnni_unaligned"}, {1024, "avx512vnni_ymm"},
+                    {8192, "avx512_ymm"}},
+     .inline_below = 65},
     /* AMD Zen 5, EPYC 9005 "Turin" (measured on family 26 model 2 under KVM, 2 vCPUs, TSC 2.596 GHz,
      * gcc 12.2, 2026-11-27, `inetcsum bench sweep --trials 31` twice, the two agreeing row for row;
      * bench/tuning-data/amd-epyc-f26-m2-2026-11-27.csv).  Full-width 512-bit units: the 512-bit VNNI
@@ -149,7 +169,34 @@ const struct ics_tuning ics_tunings[] = {
      .measured = "intel-xeon-processor-f6-m207-2026-11-26-2.csv (inetcsum 0.1.0 before 900b6e3, gcc 12.2)",
      .steps = {{0, "avx512vnni_ymm"}, {128, "avx512vnni"}},
      .inline_below = 65},
-    /* ---- Defaults: CPUs no row above names ----
+    /* ---- Defaults: CPUs no row above names, of one vendor, then of any ----
+     * An AMD CPU with AVX-512 VNNI (a Zen 4 or Zen 5 model no row names: Phoenix, Bergamo, Strix
+     * Point, Granite Ridge, Turin dense; a Zen 6): the shape both AMD rows above took, each from two
+     * sweeps on its own CPU that agree (Zen 4 2026-12-05, Zen 5 2026-11-28): the kernel that adds
+     * each lane's words without a multiply at 65-127 B, the 512-bit VNNI kernel at 128-255 B, its
+     * unaligned short path at 256-2047 B, the aligned kernel from 2 KiB.  `tuning_data.py rate` on
+     * the four Zen 5 runs since the short path's blocks and the two Zen 4 runs: within 1.00-1.02
+     * of the best of the library's ways in every class from 64 B, where the generic default below
+     * costs both cores 1.24-1.27 at 512-1023 B (and 1.04-1.10 at 256-511 and 1024-2047), the cost
+     * of the unaligned kernel's absence.  Not given to Intel: no Intel run kept has the unaligned
+     * kernel, and on Intel a 64-byte load across two cache lines costs more than on AMD (a
+     * prediction, not a figure).  Copying: the split kernel below 512 B (Zen 5 1-11% ahead of
+     * avx512vnni, Zen 4 even to 0.93), the unaligned kernel at 512-8191 B (Zen 5: 7-10% ahead;
+     * Zen 4: 0.82 of avx512vnni at 512-1023 B, 0.96 at 1024-2047, even to 4 KiB, where its own row
+     * takes the 256-bit kernel), the 512-bit VNNI kernel from 8 KiB (neither core's best there,
+     * 3-16% behind it, but the one kernel neither runs badly at both alignments).  On the Zen 4
+     * guest, `bench row` with this row planted as its model's against the generic default (2026-12-05,
+     * 31 trials, starts 0, 1, 34, 54): the sum 0.81 at 64-127 B, 0.93 at 256-511, 0.81 at 512-1023,
+     * 0.96 at 1024-2047; the copy 0.99 below 256 B, 0.85 at 256-511, 0.82 at 512-1023, 0.96-0.98 at
+     * 1-4 KiB, 0.93 at 4-8 KiB; A/A within 0.7%. */
+    {.cpu = "default for AMD with AVX-512 VNNI", .vendor = "AuthenticAMD",
+     .features = ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI,
+     .measured = "the Zen 4 and Zen 5 rows' runs: amd-epyc-f25-m17-2026-12-05.csv and -2.csv (2de2c8d), "
+                 "amd-epyc-f26-m2-2026-11-28*.csv; copy steps from both rows' `bench copy` runs",
+     .steps = {{0, "avx512_split"}, {128, "avx512vnni"}, {256, "avx512vnni_unaligned"}, {2048, "avx512vnni"}},
+     .copy_steps = {{0, "avx512_split"}, {512, "avx512vnni_unaligned"}, {8192, "avx512vnni"}},
+     .inline_below = 65},
+    /* ---- Any vendor ----
      * Any CPU with AVX-512 VNNI (a Zen 6, Granite Rapids, a model KVM shows differently): the row
      * closest to the best on every machine kept, judged by `bench/tuning_data.py rate` over the
      * runs made since the kernels' short path (Zen 4 two runs, Zen 5 two, Emerald Rapids one):
@@ -176,18 +223,24 @@ const struct ics_tuning ics_tunings[] = {
 };
 const size_t ics_tuning_count = sizeof ics_tunings / sizeof ics_tunings[0];
 
+const struct ics_tuning *ics_tuning_default_for(const struct ics_cpu_id *id, uint32_t features)
+{
+    for (size_t i = 0; i < ics_tuning_count; i++) {
+        const struct ics_tuning *t = &ics_tunings[i];
+        const int vendor_ok = !t->vendor || (id && strcmp(t->vendor, id->vendor) == 0);
+        if (ics_tuning_is_default(t) && vendor_ok && (t->features & ~features) == 0)
+            return t;
+    }
+    return NULL;
+}
+
 const struct ics_tuning *ics_tuning_for(const struct ics_cpu_id *id, uint32_t features)
 {
     for (size_t i = 0; id && i < ics_tuning_count; i++) {
         const struct ics_tuning *t = &ics_tunings[i];
-        if (t->vendor && strcmp(t->vendor, id->vendor) == 0 && t->family == id->family && id->model >= t->model_min &&
-            id->model <= t->model_max)
+        if (!ics_tuning_is_default(t) && strcmp(t->vendor, id->vendor) == 0 && t->family == id->family &&
+            id->model >= t->model_min && id->model <= t->model_max)
             return t;
     }
-    for (size_t i = 0; i < ics_tuning_count; i++) {
-        const struct ics_tuning *t = &ics_tunings[i];
-        if (!t->vendor && (t->features & ~features) == 0)
-            return t;
-    }
-    return NULL;
+    return ics_tuning_default_for(id, features);
 }

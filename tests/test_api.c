@@ -187,7 +187,8 @@ static void tuning(void)
         int x86_row = t->vendor ? strcmp(t->vendor, "AuthenticAMD") == 0 || strcmp(t->vendor, "GenuineIntel") == 0
                                 : (t->features & (ICS_CPU_AVX2 | ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI)) != 0;
         CHECK(t->measured && t->measured[0], "row %s says what it was measured with", t->cpu);
-        CHECK(t->vendor || t->features, "default row %s names the features it is for", t->cpu);
+        CHECK(ics_tuning_is_default(t) ? t->features != 0 : t->vendor != NULL,
+              "row %s: a default names the features it is for, a CPU's row its vendor", t->cpu);
         const size_t ib = t->inline_below;
         CHECK(ib == 0 || (ib >= ICS_SMALL_MIN && ib <= ICS_SMALL_MAX), "row %s: inline below %zu (%d to %d, or 0)",
               t->cpu, ib, ICS_SMALL_MIN, ICS_SMALL_MAX);
@@ -213,14 +214,26 @@ static void tuning(void)
     }
     /* Which row a CPU gets: its model's, else the default for its features, else none. */
     const uint32_t vnni = ICS_CPU_AVX2 | ICS_CPU_AVX512BW | ICS_CPU_AVX512VNNI;
-    struct ics_cpu_id zen5 = {"AuthenticAMD", 26, 2}, unknown = {"AuthenticAMD", 27, 1};
-    const struct ics_tuning *own = ics_tuning_for(&zen5, vnni), *dflt = ics_tuning_for(&unknown, vnni);
-    CHECK(own && own->vendor && strstr(own->cpu, "Zen 5"), "Zen 5 gets its row, not %s", own ? own->cpu : "none");
-    CHECK(dflt && !dflt->vendor && dflt == ics_tuning_for(NULL, vnni), "an unknown AVX-512 VNNI CPU gets the default");
-    CHECK(ics_tuning_for(&unknown, ICS_CPU_AVX2) == NULL, "an AVX2-only CPU without a row gets none");
-    CHECK(ics_tuning_for(&unknown, ICS_CPU_AVX2 | ICS_CPU_AVX512BW) == NULL, "AVX-512 without VNNI gets none");
+    struct ics_cpu_id zen5 = {"AuthenticAMD", 26, 2}, unknown = {"GenuineIntel", 6, 0xAD},
+                      unknown_amd = {"AuthenticAMD", 27, 1};
+    const struct ics_tuning *own = ics_tuning_for(&zen5, vnni), *dflt = ics_tuning_for(&unknown, vnni),
+                            *amd = ics_tuning_for(&unknown_amd, vnni);
+    CHECK(own && !ics_tuning_is_default(own) && strstr(own->cpu, "Zen 5"), "Zen 5 gets its row, not %s",
+          own ? own->cpu : "none");
+    CHECK(dflt && ics_tuning_is_default(dflt) && !dflt->vendor && dflt == ics_tuning_for(NULL, vnni),
+          "an unknown AVX-512 VNNI CPU gets the default");
+    CHECK(amd && ics_tuning_is_default(amd) && amd->vendor && strcmp(amd->vendor, "AuthenticAMD") == 0 &&
+              amd == ics_tuning_default_for(&zen5, vnni),
+          "an unknown AMD AVX-512 VNNI CPU gets AMD's default, not %s", amd ? amd->cpu : "none");
+    CHECK(ics_tuning_for(&unknown, ICS_CPU_AVX2) == NULL && ics_tuning_for(&unknown_amd, ICS_CPU_AVX2) == NULL,
+          "an AVX2-only CPU without a row gets none");
+    CHECK(ics_tuning_for(&unknown, ICS_CPU_AVX2 | ICS_CPU_AVX512BW) == NULL &&
+              ics_tuning_for(&unknown_amd, ICS_CPU_AVX2 | ICS_CPU_AVX512BW) == NULL,
+          "AVX-512 without VNNI gets none");
     CHECK(ics_tuning_row() == NULL || ics_tuning_row()->cpu == ics_tuning_row_name(), "the row in use is named");
-    CHECK(ics_tuning_fallback() == ics_tuning_for(NULL, ics_cpu_features()), "the fallback is the features' default");
+    struct ics_cpu_id me;
+    CHECK(ics_tuning_fallback() == ics_tuning_default_for(ics_cpu_identify(&me) ? &me : NULL, ics_cpu_features()),
+          "the fallback is the default for this CPU's vendor and features");
     /* What the row check times: each row's kernel at a size, NULL below its inline bound. */
     if (dflt && (ics_cpu_features() & vnni) == vnni) {
         CHECK(ics_tuning_kernel_at(dflt, 64) == NULL, "default: inline at 64 B (on every CPU)");
