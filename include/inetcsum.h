@@ -196,7 +196,47 @@ static inline __attribute__((always_inline)) __m512i inetcsum_vector_step_(__m51
 #endif
 }
 
-/* 1 to 65,535 bytes: two chains over 128 bytes a round (one chain was latency-bound from 256 B),
+/* (g++ 12 at -O2 -Wall reports GCC's own _mm512_extracti64x4_epi64 and _mm512_unpack{lo,hi}_epi32
+ * as using an uninitialized value, their _mm*_undefined_*(): maybe where the length varies, for
+ * certain where it is a constant.
+ * A false report (GCC bug 105593), silenced here so that C++ callers' -Werror holds.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+/* 1 to 64 bytes: one byte-masked load (a 32-byte one to 32 B where AVX-512VL allows) whose 32-bit
+ * words are widened into 64-bit lanes and added, as VPP's clib_ip_csum does: no constants to
+ * make (the path below makes two 64-byte ones a call) and a shorter reduction.  Summing 32-bit
+ * words is summing their 16-bit halves, since 2^16 = 1 in ones'-complement arithmetic; the 64-bit
+ * total (at most 16 words under 2^32, plus the seed) is folded to 32 bits with the end-around
+ * carry.  Zen 4 guest (`bench sweep`, the "inlined" columns, starts 0, 1, 34, 54, 31 trials,
+ * 2026-12-05): 16-31 B 5.6-5.8 -> 4.1 TSC ticks, 32-63 B 5.7 -> 4.85, 64 B 5.85 -> 4.9, where VPP's
+ * algorithm, inlined alike, takes 5.1 and 5.6 at 64 B; in a harness of its own a 32-byte vector for
+ * 33-64 B in two halves took 4.9 where one 64-byte vector took 4.7. */
+static inline __attribute__((always_inline)) uint32_t inetcsum_partial_one_vector_(const void *buf, size_t len, uint32_t sum)
+{
+    __m128i x;
+#if defined(__AVX512VL__)
+    if (len <= 32) {
+        const __m256i zero = _mm256_setzero_si256();
+        const __m256i v = _mm256_maskz_loadu_epi8((__mmask32)(~(uint32_t)0 >> (32 - len)), buf);
+        const __m256i y = _mm256_add_epi64(_mm256_unpacklo_epi32(v, zero), _mm256_unpackhi_epi32(v, zero));
+        x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    } else
+#endif
+    {
+        const __m512i zero = _mm512_setzero_si512();
+        const __m512i v = _mm512_maskz_loadu_epi8((__mmask64)(~(uint64_t)0 >> (64 - len)), buf);
+        const __m512i w = _mm512_add_epi64(_mm512_unpacklo_epi32(v, zero), _mm512_unpackhi_epi32(v, zero));
+        const __m256i y = _mm256_add_epi64(_mm512_castsi512_si256(w), _mm512_extracti64x4_epi64(w, 1));
+        x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    }
+    /* (Each half under 2^36 with the seed: their sum has no carry out of 64 bits.) */
+    return inetcsum_fold64_((uint64_t)_mm_cvtsi128_si64(x) + (uint64_t)_mm_extract_epi64(x, 1) + sum);
+}
+
+/* 65 to 65,535 bytes: two chains over 128 bytes a round (one chain was latency-bound from 256 B),
  * then a whole vector, then the last 1-64 bytes by one byte-masked load, which reads nothing
  * outside [buf, buf+len) and fills with zeros, so an odd last byte pairs with a zero as RFC 1071
  * pads it.  Loads are from the start as it is: a split line costs less than aligning at these
@@ -206,14 +246,6 @@ static inline __attribute__((always_inline)) __m512i inetcsum_vector_step_(__m51
  * either way and at most 1,024 are loaded, so it stays in int32; the lanes and their sum wrap mod
  * 2^32, and adding back the bias (2^20 for every vector, the masked one included) gives the true
  * word sum, under 2^31. */
-/* (g++ 12 at -O2 -Wall reports GCC's own _mm512_extracti64x4_epi64 as using an uninitialized value,
- * its _mm256_undefined_si256(): maybe where the length varies, for certain where it is a constant.
- * A false report (GCC bug 105593), silenced here so that C++ callers' -Werror holds.) */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
 /* (The tests also build this path through SIMDe, to run it on CPUs without AVX-512, where a 64-byte
  * vector has no register for the empty asm to name: they define this to nothing.) */
 #ifndef INETCSUM_OPAQUE_512_
@@ -221,6 +253,8 @@ static inline __attribute__((always_inline)) __m512i inetcsum_vector_step_(__m51
 #endif
 static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(const void *buf, size_t len, uint32_t sum)
 {
+    if (len <= 64)
+        return inetcsum_partial_one_vector_(buf, len, sum);
     const unsigned char *p = (const unsigned char *)buf;
     __m512i bias = _mm512_set1_epi16((short)0x8000), ones = _mm512_set1_epi16(1);
     INETCSUM_OPAQUE_512_(bias, ones);
@@ -241,19 +275,17 @@ static inline __attribute__((always_inline)) uint32_t inetcsum_partial_vector_(c
         p += 64;                                                                                 \
         len -= 64;                                                                               \
     } while (0)
-    if (len > 64) {
-        if (len > 128) {
-            if (len <= 256) /* one round, outside the loop (its exits are taken jumps) */
+    if (len > 128) {
+        if (len <= 256) /* one round, outside the loop (its exits are taken jumps) */
+            INETCSUM_VECTOR_ROUND_();
+        else
+            do
                 INETCSUM_VECTOR_ROUND_();
-            else
-                do
-                    INETCSUM_VECTOR_ROUND_();
-                while (len > 128);
-            if (len > 64)
-                INETCSUM_VECTOR_ONE_();
-        } else /* 65-128 B without the loop's jumps (Zen 5: 1.02 -> 1.00 of VPP's time, worst 1.14 -> 1.03) */
+            while (len > 128);
+        if (len > 64)
             INETCSUM_VECTOR_ONE_();
-    }
+    } else /* 65-128 B without the loop's jumps (Zen 5: 1.02 -> 1.00 of VPP's time, worst 1.14 -> 1.03) */
+        INETCSUM_VECTOR_ONE_();
 #undef INETCSUM_VECTOR_ROUND_
 #undef INETCSUM_VECTOR_ONE_
     a = inetcsum_vector_step_(a, _mm512_maskz_loadu_epi8((__mmask64)(~(uint64_t)0 >> (64 - len)), p), bias, ones);
@@ -418,6 +450,14 @@ static inline INETCSUM_ALWAYS_INLINE_ uint32_t inetcsum_partial_inline(const voi
         return inetcsum_partial_40_(buf, sum);
     if (len == 20)
         return inetcsum_partial_20_(buf, sum);
+#if defined(__AVX512BW__)
+    /* One vector's worth (16-64 B but the two header lengths), after those two compares and out of
+     * line: of the orders tried on the Zen 4 guest (`bench sweep`, its "inlined" columns), the one
+     * that kept 20 and 40 B at 2.8 ticks and 65-255 B no slower (this test first, falling through,
+     * cost 65-255 B 8%; out of line but first, the header lengths 25%). */
+    if (INETCSUM_EXPECT_(len <= 64 && len >= INETCSUM_INLINE_VECTOR_MIN && len < INETCSUM_INLINE_VECTOR_MAX, 0))
+        return inetcsum_partial_one_vector_(buf, len, sum);
+#endif
 #if defined(__AVX512BW__) || INETCSUM_INLINE_VECTOR_MIN >= 32
     /* One compare for both bounds. */
     if (len - INETCSUM_INLINE_VECTOR_MIN < (size_t)(INETCSUM_INLINE_VECTOR_MAX - INETCSUM_INLINE_VECTOR_MIN))

@@ -1,6 +1,7 @@
 /* The header's inline vector path (include/inetcsum.h, issue 35) as a caller compiled for AVX2 or
  * AVX-512 gets it.  This file is compiled five times (tests/CMakeLists.txt): with AVX2 (32-byte
- * vectors, no masks), AVX-512BW (vpmaddwd) and AVX-512 VNNI (vpdpwssd) and the build's flags, and
+ * vectors, no masks), AVX-512BW (vpmaddwd; no AVX-512VL, so 64-byte vectors only) and AVX-512 VNNI
+ * (vpdpwssd; with AVX-512VL, a 32-byte vector for inputs up to 32 B) and the build's flags, and
  * the first two again at -O2; HEADER_INLINE_ID names each build's functions.  Where SIMDe is
  * installed, the two AVX-512 builds with the build's flags once more through it, for CPUs without
  * AVX-512.
@@ -20,6 +21,7 @@
 #define __AVX512BW__ 1
 #if defined(HEADER_INLINE_EMULATE_VNNI)
 #define __AVX512VNNI__ 1
+#define __AVX512VL__ 1 /* the one-vector path's 32-byte form, which the other build leaves out */
 #endif
 #define INETCSUM_OPAQUE_512_(x, y) ((void)0)
 #endif
