@@ -283,7 +283,11 @@ uint32_t inetcsum_xsk_tx_prepare_burst(struct inetcsum_xsk_tx *tx, const struct 
     int err = 0;
     while (i < n && written < room) {
         struct packet pk;
-        const int got = gather(tx, in + i, n - i, &pk);
+        /* A packet of one descriptor (the common case) gathered by the same code with a count of
+         * one, which the compiler folds: the general call walked its loop for it, and the burst
+         * took 82 instructions a frame around the packet layer where a call per frame took 40,
+         * 2-5 TSC ticks a frame slower on the Zen 4 guest. */
+        const int got = !(in[i].options & XDP_PKT_CONTD) ? gather(tx, in + i, 1, &pk) : gather(tx, in + i, n - i, &pk);
         if (got <= 0) { /* a chain the next call completes, or one refused */
             if (got < 0) {
                 err = -got;
