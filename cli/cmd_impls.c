@@ -49,6 +49,7 @@ int cmd_impls(int argc, char **argv)
     /* What sums each size now: the tuning row's choices, or the one kernel at every size. */
     printf("kernel by size: inline scalar code");
     const char *prev = "inline";
+    size_t from = 0; /* where prev starts: the search below never looks before it */
     for (size_t len = 16; len <= ((size_t)1 << 30);) {
         if (strcmp(prev, inetcsum_impl_name_at(len)) == 0) {
             len *= 2;
@@ -57,8 +58,9 @@ int cmd_impls(int argc, char **argv)
         /* The first size within (len / 2, len] that another kernel sums: a row's inline bound
          * need not be a power of two (Zen 5's is 65 B), and a step can begin and end between two
          * powers (Zen 4's inline code to 64 B, then one kernel to 127 B), so the name printed is
-         * the one at that size, and the same interval is looked at again from there. */
-        size_t lo = len / 2, at = len;
+         * the one at that size, and the same interval is looked at again from there (from it: the
+         * search needs prev's kernel at lo). */
+        size_t lo = len / 2 > from ? len / 2 : from, at = len;
         while (at - lo > 1) {
             const size_t mid = lo + (at - lo) / 2;
             if (strcmp(inetcsum_impl_name_at(mid), prev) == 0)
@@ -67,6 +69,7 @@ int cmd_impls(int argc, char **argv)
                 at = mid;
         }
         prev = inetcsum_impl_name_at(at);
+        from = at;
         const int mib = at >= 1u << 20 && at % (1u << 20) == 0, kib = !mib && at >= 1024 && at % 1024 == 0;
         printf(" below %zu %s, %s", mib ? at >> 20 : kib ? at >> 10 : at, mib ? "MiB" : kib ? "KiB" : "B", prev);
     }
