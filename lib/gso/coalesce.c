@@ -28,6 +28,13 @@ enum { UDP_MAX_MERGED = 64 /* Linux's UDP_GRO_CNT_MAX */ };
 #define FRAME_ROOM ((size_t)ICS_GSO_MAX_HDR + ICS_IP_MAX_LEN)
 typedef uint8_t ics_bytes16 __attribute__((vector_size(16)));
 
+/* Header bytes a packet must have, sixteen at a time: 0xFF in the mask at each byte of
+ * [0, hdr_len) that must be the first packet's, 0 elsewhere (past hdr_len too), and the first
+ * packet's bytes under the mask (0 elsewhere). */
+struct header_pattern {
+    ics_bytes16 mask[ICS_GSO_MAX_HDR / 16], bytes[ICS_GSO_MAX_HDR / 16];
+};
+
 struct flow {
     int used;
     uint64_t age;
@@ -44,10 +51,12 @@ struct flow {
      * on bytes after them (a UDP datagram on a tunnel's port that carries none), nor when a level's
      * headers start at an odd offset (fixed_sums). */
     uint8_t in_trains;
-    /* The header bytes every packet must share: 0xFF in each such byte of [0, hdr_len), 0 in
-     * the fields that may change and past hdr_len; and the first packet's bytes under that mask
-     * (0 elsewhere), what a packet's bytes under it must be, sixteen at a time. */
-    ics_bytes16 fixed[ICS_GSO_MAX_HDR / 16], fixed_bytes[ICS_GSO_MAX_HDR / 16];
+    /* Whether a full-size packet's tunnel checksums are known from its other bytes (full_tunnels:
+     * its TCP, UDP or GRE checksums outside the innermost level, struct header_pattern). */
+    uint8_t full_tunnels;
+    /* The header bytes every packet must share (fixed), and those a packet of the first one's size
+     * must share (full: its lengths too, and with full_tunnels its tunnels' checksums). */
+    struct header_pattern fixed, full;
     /* Per level: the sums of the IPv4 header and of everything from the level's TCP, UDP or GRE
      * header to the headers' end (with its pseudo-header less the length), the fields that
      * change left out, folded.  Every packet that joins by the shortcut has these bytes
@@ -228,24 +237,42 @@ void inetcsum_gro_flush(struct inetcsum_gro *t)
     }
 }
 
-/* Marks the header bytes a flow's packets must share: all of [0, hdr_len) but the fields that
- * differ between segments (ics_gso_fields: lengths, IPv4 IDs, checksums, the TCP sequence number;
- * the TCP flags are compared apart). */
+/* The patterns of a flow's headers (struct flow's fixed and full): all of [0, hdr_len) but the
+ * fields that differ between segments (ics_gso_fields: lengths, IPv4 IDs, checksums, the TCP
+ * sequence number; the TCP flags are compared apart).  A packet of the flow's first size (its
+ * segments but the last) also has the first one's lengths; and when the innermost level's
+ * checksum is verified (TCP, or UDP with one), its tunnels' checksums (struct flow's
+ * full_tunnels): each covers fixed bytes, these lengths, the checksums inside it, IPv4 headers
+ * that are verified (summing to 0xFFFF whatever their ID), and the innermost TCP or UDP
+ * message, which sums to its pseudo-header's complement when verified: a constant, so the
+ * field is the first packet's (verified when it started the flow) in every packet whose
+ * innermost checksum is right (what Linux's local checksum offload builds on).  Matching the
+ * full pattern then stands for the length checks and the tunnels' checksums. */
 static void fixed_mask(struct flow *f, const uint8_t *head)
 {
     const struct inetcsum_gso *g = &f->g;
-    uint8_t *m = (uint8_t *)f->fixed;
+    const unsigned last = g->nlevels - 1u;
+    f->full_tunnels = g->proto == INETCSUM_GSO_L4_TCP || !f->udp_zero[last];
+    uint8_t *fixed = (uint8_t *)f->fixed.mask, *full = (uint8_t *)f->full.mask;
     const size_t vecs = (g->hdr_len + 15u) / 16u;
-    memset(m, 0, vecs * 16); /* the last vector's bytes past hdr_len: 0 */
-    memset(m, 0xFF, g->hdr_len);
+    memset(fixed, 0, vecs * 16); /* the last vector's bytes past hdr_len: 0 */
+    memset(fixed, 0xFF, g->hdr_len);
+    memcpy(full, fixed, vecs * 16);
     struct ics_gso_field fields[ICS_GSO_MAX_FIELDS];
     const unsigned n = ics_gso_fields(g, fields);
-    for (unsigned k = 0; k < n; k++)
-        memset(m + fields[k].off, 0, fields[k].len);
+    for (unsigned k = 0; k < n; k++) {
+        const struct ics_gso_field *x = &fields[k];
+        memset(fixed + x->off, 0, x->len);
+        const int known = x->kind == ICS_GSO_F_IP_LEN || x->kind == ICS_GSO_F_L4_LEN ||
+                          (x->kind == ICS_GSO_F_L4_CHECK && x->level < last && f->full_tunnels);
+        if (!known)
+            memset(full + x->off, 0, x->len);
+    }
     for (size_t w = 0; w < vecs; w++) { /* (head is the flow's buffer: room past hdr_len) */
         ics_bytes16 h;
         memcpy(&h, head + 16 * w, 16);
-        f->fixed_bytes[w] = h & f->fixed[w];
+        f->fixed.bytes[w] = h & f->fixed.mask[w];
+        f->full.bytes[w] = h & f->full.mask[w];
     }
 }
 
@@ -272,14 +299,15 @@ static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
     return diff == 0;
 }
 
-/* Whether pkt (len bytes) has the flow's fixed header bytes: the flow's buffer has room past its
- * headers; a packet shorter than its rounded-up header length is compared byte by byte.  Sixteen
- * bytes at a time (GCC's vector extension: SSE2 on x86-64, NEON on Arm): per packet, the largest
- * part of the shortcut's own work at eight. */
-static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *pkt, size_t len)
+/* Whether pkt (len bytes) has the header bytes of pattern p of flow f: the flow's buffer has
+ * room past its headers; a packet shorter than its rounded-up header length is compared byte by
+ * byte.  Sixteen bytes at a time (GCC's vector extension: SSE2 on x86-64, NEON on Arm): per
+ * packet, the largest part of the shortcut's own work at eight. */
+static int fixed_same(const struct flow *f, const struct header_pattern *p, const uint8_t *head, const uint8_t *pkt,
+                      size_t len)
 {
     const size_t vecs = (f->g.hdr_len + 15u) / 16u;
-    const uint8_t *m = (const uint8_t *)f->fixed;
+    const uint8_t *m = (const uint8_t *)p->mask;
     if (len < vecs * 16) {
         for (size_t i = 0; i < f->g.hdr_len; i++)
             if ((head[i] ^ pkt[i]) & m[i])
@@ -290,7 +318,7 @@ static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *
     for (size_t w = 0; w < vecs; w++) {
         ics_bytes16 b;
         memcpy(&b, pkt + 16 * w, 16);
-        diff |= (b & f->fixed[w]) ^ f->fixed_bytes[w];
+        diff |= (b & p->mask[w]) ^ p->bytes[w];
     }
     uint64_t half[2];
     memcpy(half, &diff, 16);
@@ -302,7 +330,7 @@ static int fixed_same(const struct flow *f, const uint8_t *head, const uint8_t *
 static int fixed_sums(struct flow *f)
 {
     const struct inetcsum_gso *g = &f->g;
-    const uint8_t *masked = (const uint8_t *)f->fixed_bytes;
+    const uint8_t *masked = (const uint8_t *)f->fixed.bytes;
     for (unsigned j = 0; j < g->nlevels; j++) {
         const struct inetcsum_gso_level *lv = &g->level[j];
         f->ip_fixed[j] = lv->ip_version == 4 ? ics_fold16(ics_partial_small(masked + lv->ip_off, ICS_IPV4_HLEN, 0)) : 0;
@@ -318,10 +346,13 @@ static int fixed_sums(struct flow *f)
  * level out, as each outer TCP, UDP or GRE checksum covers the changing fields of every level
  * inside it.  Per level: IPv4's total length (known: it reaches pkt's end, in_train_n), ID and
  * checksum, or IPv6's payload length; TCP's sequence number, flags byte (the second of its word)
- * and checksum; UDP's length and checksum; GRE's checksum.  nlevels is f->g.nlevels, a constant
- * where the caller knows it. */
+ * and checksum; UDP's length and checksum; GRE's checksum.  With tunnels_known (pkt matched the
+ * flow's full pattern with its tunnels' checksums: fixed_mask), only the innermost level's TCP or
+ * UDP checksum and the IPv4 headers are checked: the tunnels' checksums are right if those are.
+ * nlevels is f->g.nlevels, a constant where the caller knows it. */
 static inline __attribute__((always_inline)) int sums_ok_n(const struct flow *f, const uint8_t *pkt, size_t len,
-                                                           uint32_t psum, const unsigned nlevels)
+                                                           uint32_t psum, const unsigned nlevels,
+                                                           const int tunnels_known)
 {
     const struct inetcsum_gso *g = &f->g;
     uint32_t inside = 0; /* the changing fields from the level's L4 header on, its own excluded */
@@ -350,7 +381,7 @@ static inline __attribute__((always_inline)) int sums_ok_n(const struct flow *f,
         } else {
             verify = 0; /* GRE without a checksum, an IP header inside an IP header */
         }
-        if (verify) {
+        if (verify && (target || !tunnels_known)) {
             const uint32_t s = f->l4_fixed[k] + own + inside + (kind == INETCSUM_GSO_L4_GRE ? 0 : l4_len);
             if (ics_fold16(ics_add32(s, psum)) != 0xFFFF) /* (the payload starts at an even offset) */
                 return 0;
@@ -400,11 +431,12 @@ static int same_flow(const struct inetcsum_gro *t, const struct flow *f, const s
 }
 
 /* Whether pkt, whose fixed header bytes are flow f's, may follow what f holds (its checksum not
- * yet known): its payload (payload bytes), IPv4 IDs, UDP checksums' presence, TCP sequence number
- * and flags.  nlevels is g->nlevels, a constant where the caller knows it. */
+ * yet known): its payload (payload bytes), IPv4 IDs, UDP checksums' presence (the tunnels' known
+ * with tunnels_known: sums_ok_n), TCP sequence number and flags.  nlevels is g->nlevels, a
+ * constant where the caller knows it. */
 static inline __attribute__((always_inline)) int
 may_follow_n(const struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t payload,
-             const unsigned nlevels)
+             const unsigned nlevels, const int tunnels_known)
 {
     const struct inetcsum_gso_level *outer = &g->level[0], *lv = &g->level[nlevels - 1];
     /* skb_gro_receive: the whole packet from the outer IP header stays below gro_max_size,
@@ -423,7 +455,8 @@ may_follow_n(const struct flow *f, const struct inetcsum_gso *g, const uint8_t *
                                    : f->id_mode[j] == 1 ? id != f->next_id[j] : id != f->id0[j])
                 return 0;
         }
-        if (v->l4 == INETCSUM_GSO_L4_UDP && (ics_get16(pkt + v->l4_off + ICS_UDP_CHECK) == 0) != f->udp_zero[j])
+        if (v->l4 == INETCSUM_GSO_L4_UDP && !(tunnels_known && j + 1u < nlevels) &&
+            (ics_get16(pkt + v->l4_off + ICS_UDP_CHECK) == 0) != f->udp_zero[j])
             return 0; /* zero and set checksums never mix */
     }
     const uint8_t *l4 = pkt + lv->l4_off;
@@ -444,7 +477,7 @@ static int may_join(const struct inetcsum_gro *t, const struct flow *f, const st
     for (unsigned j = 0; j < g->nlevels; j++)
         if (g->level[j].l4_off != f->g.level[j].l4_off)
             return 0;
-    return fixed_same(f, frame_of(t, f), pkt, len) && may_follow_n(f, g, pkt, g->payload_len, g->nlevels);
+    return fixed_same(f, &f->fixed, frame_of(t, f), pkt, len) && may_follow_n(f, g, pkt, g->payload_len, g->nlevels, 0);
 }
 
 /* Whether the checksum of the TCP or UDP message at level lv, whose payload sums to psum, is
@@ -566,14 +599,22 @@ static struct flow *flow_of(struct inetcsum_gro *t, const struct inetcsum_gso *g
  * packet that then may join the flow is taken here; any other goes the general way, from the
  * start, so the two cannot differ (test_gso runs random trains, some packets gone astray, both
  * ways).  On the Zen 5 guest this took coalescing 45 TCP/IPv4 segments from 1.94-1.97x a memcpy
- * of their payloads to 1.46-1.54x (`bench gso`).  nlevels is f->g.nlevels, a constant where the
- * caller knows it. */
+ * of their payloads to 1.46-1.54x (`bench gso`).  A packet of the flow's first size (a train's
+ * segments but the last) is compared with the flow's full pattern, which holds its lengths and
+ * with full_tunnels its tunnels' checksums (fixed_mask): 2 then, else 1.  nlevels is
+ * f->g.nlevels, a constant where the caller knows it. */
 static inline __attribute__((always_inline)) int
-in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pkt, size_t len, const unsigned nlevels)
+in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pkt, size_t len, const unsigned nlevels,
+           const int full_known)
 {
     const struct inetcsum_gso *g = &f->g;
-    if (len <= g->hdr_len || len > FRAME_ROOM || !fixed_same(f, frame_of(t, f), pkt, len))
+    const int full = full_known || len == (size_t)g->hdr_len + f->mss;
+    if (len <= g->hdr_len || len > FRAME_ROOM || !fixed_same(f, full ? &f->full : &f->fixed, frame_of(t, f), pkt, len))
         return 0;
+    if (full) {
+        const int tunnels_known = full_known || f->full_tunnels;
+        return may_follow_n(f, g, pkt, f->mss, nlevels, tunnels_known) ? 1 + tunnels_known : 0;
+    }
     const unsigned last = nlevels - 1u;
     for (unsigned j = 0; j < nlevels; j++) {
         const struct inetcsum_gso_level *lv = &g->level[j];
@@ -586,16 +627,17 @@ in_train_n(const struct inetcsum_gro *t, const struct flow *f, const uint8_t *pk
             return 0;
     }
     /* (The IPv4 headers are checked with the rest, from the flow's sums: sums_ok_n.) */
-    return may_follow_n(f, g, pkt, len - g->hdr_len, nlevels);
+    return may_follow_n(f, g, pkt, len - g->hdr_len, nlevels, 0);
 }
 
 /* Joins pkt (len bytes, described by g: the flow's description, or pkt's own with the flow's
  * pseudo-header sums) to flow f, which it may follow: its payload copied to the flow's end and
  * summed in the same pass, counted in only if its checksums are right.  The tail of
  * inetcsum_gro_add for a joining packet; nlevels is g->nlevels, a constant where the caller knows
- * it.  shortcut: pkt came by next_in_train, and its checksums are checked from the flow's fixed
- * sums (sums_ok_n); the general way reads every header byte, so test_gso's trains with the
- * shortcut and without hold the two to the same verdicts. */
+ * it.  shortcut: pkt came by next_in_train (in_train_n's answer, 2 with its tunnels' checksums
+ * known), and its checksums are checked from the flow's fixed sums (sums_ok_n); the general way
+ * reads every header byte, so test_gso's trains with the shortcut and without hold the two to the
+ * same verdicts. */
 static inline __attribute__((always_inline)) int
 join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, const uint8_t *pkt, size_t len,
        const unsigned nlevels, const int shortcut)
@@ -607,7 +649,7 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
     /* A wrong checksum: the packet passes alone, untouched, and what its flow holds stays held,
      * as tcp4_gro_receive and udp_gro_receive flush such a packet before looking for its flow
      * (a receiver drops it anyway; its place among its flow's packets does not matter). */
-    if (!(shortcut ? sums_ok_n(f, pkt, len, psum, nlevels) : checksum_ok(g, pkt, len, psum)))
+    if (!(shortcut ? sums_ok_n(f, pkt, len, psum, nlevels, shortcut == 2) : checksum_ok(g, pkt, len, psum)))
         return pass_alone(t, pkt, len);
     t->last = f;
     f->len += payload;
@@ -639,12 +681,14 @@ join_n(struct inetcsum_gro *t, struct flow *f, const struct inetcsum_gso *g, con
  * copy, these copies and the flow's sums (sums_ok_n) took 0.83-0.90 of the time before, VXLAN
  * 0.82-0.87 (docs/perf.md).  Inline in inetcsum_gro_add: apart, a packet paid two frames. */
 static inline __attribute__((always_inline)) int train_step_n(struct inetcsum_gro *t, struct flow *f, const uint8_t *pkt,
-                                                              size_t len, int *res, const unsigned nlevels)
+                                                              size_t len, int *res, const unsigned nlevels,
+                                                              const int full_known)
 {
-    if (!in_train_n(t, f, pkt, len, nlevels))
+    const int how = in_train_n(t, f, pkt, len, nlevels, full_known);
+    if (!how)
         return 0;
     t->shortcuts++;
-    *res = join_n(t, f, &f->g, pkt, len, nlevels, 1);
+    *res = join_n(t, f, &f->g, pkt, len, nlevels, how);
     return 1;
 }
 
@@ -655,10 +699,13 @@ static inline __attribute__((always_inline)) int next_in_train(struct inetcsum_g
     if (!f || !f->used || !f->in_trains || t->no_shortcut)
         return 0;
     if (f->g.nlevels == 1)
-        return train_step_n(t, f, pkt, len, res, 1);
-    if (f->g.nlevels == 2)
-        return train_step_n(t, f, pkt, len, res, 2);
-    return train_step_n(t, f, pkt, len, res, f->g.nlevels);
+        return train_step_n(t, f, pkt, len, res, 1, 0);
+    if (f->g.nlevels == 2) {
+        if (len == (size_t)f->g.hdr_len + f->mss && f->full_tunnels)
+            return train_step_n(t, f, pkt, len, res, 2, 1);
+        return train_step_n(t, f, pkt, len, res, 2, 0);
+    }
+    return train_step_n(t, f, pkt, len, res, f->g.nlevels, 0);
 }
 
 void ics_gro_set_shortcut(struct inetcsum_gro *t, int on)
