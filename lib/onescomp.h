@@ -27,6 +27,17 @@ static inline uint32_t ics_add32(uint32_t a, uint32_t b)
     return s + (s < a);
 }
 
+/* Whether sum, a nonzero ones'-complement sum, folds to 0xFFFF (-0: a checksum that verifies).
+ * A nonzero sum folds to the value in 1..0xFFFF congruent to it mod 0xFFFF, so this is 0xFFFF
+ * dividing it: GCC tests that by a multiply with 0xFFFF's inverse mod 2^32 and one compare, two
+ * instructions where the fold takes six dependent ones (coalescing's shortcut, docs/perf.md).
+ * Only for a sum known nonzero (0 divides too, but folds to 0): one with a nonzero term, such as
+ * a folded header sum, added without overflow or by ics_add32. */
+static inline int ics_nonzero_sum_verifies(uint32_t sum)
+{
+    return sum % 0xFFFFu == 0;
+}
+
 /* Reduces a 64-bit ones'-complement value to 32 bits; congruent mod 0xFFFF, and nonzero stays
  * nonzero (2^32 = 1 mod 0xFFFF, and end-around carry keeps the -0 form). */
 static inline uint32_t ics_reduce64(uint64_t s)

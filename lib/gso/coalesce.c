@@ -383,14 +383,15 @@ static inline __attribute__((always_inline)) int sums_ok_n(const struct flow *f,
         }
         if (verify && (target || !tunnels_known)) {
             const uint32_t s = f->l4_fixed[k] + own + inside + (kind == INETCSUM_GSO_L4_GRE ? 0 : l4_len);
-            if (ics_fold16(ics_add32(s, psum)) != 0xFFFF) /* (the payload starts at an even offset) */
+            /* (s holds the fixed sum, folded: nonzero; the payload starts at an even offset) */
+            if (!ics_nonzero_sum_verifies(ics_add32(s, psum)))
                 return 0;
         }
         inside += own;
         if (lv->ip_version == 4) {
             const uint32_t v = wire16((uint32_t)(len - lv->ip_off)) + ics_load16(ip + ICS_IPV4_ID) +
                                ics_load16(ip + ICS_IPV4_CHECK);
-            if (ics_fold16(f->ip_fixed[k] + v) != 0xFFFF)
+            if (!ics_nonzero_sum_verifies(f->ip_fixed[k] + v)) /* (ip_fixed: 0x45 among its bytes) */
                 return 0;
             inside += v;
         } else {
