@@ -128,10 +128,16 @@ static void test_prepare(void)
                 CHECK(meta->request.csum_start == inner && meta->request.csum_offset == (udp ? 6 : 16),
                       "kind %d: csum_start %u csum_offset %u", kind, meta->request.csum_start,
                       meta->request.csum_offset);
-                CHECK(!all_right(frame, len), "kind %d: the device's checksum is left to it", kind);
+                /* Left to the device: the field holds the pseudo-header sum, which is the right
+                 * checksum too once in 65,535 frames (the data summing to twice its complement):
+                 * then completing it changes nothing, and the frame is right already. */
+                static uint8_t before[FRAME];
+                memcpy(before, frame, len);
                 CHECK(inetcsum_complete_partial(frame, len, meta->request.csum_start, meta->request.csum_offset,
                                                 0) == 0,
                       "kind %d: completed as the kernel does", kind);
+                CHECK(memcmp(before, frame, len) == 0 || !all_right(before, len),
+                      "kind %d: the device's checksum is left to it", kind);
             } else {
                 CHECK(d.options == 0, "kind %d: software, no metadata", kind);
             }

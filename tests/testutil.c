@@ -336,7 +336,11 @@ size_t tu_build_frame(uint8_t *p, int v6, int udp, size_t n)
     uint8_t *l4 = p + 14 + ip_len;
     memset(l4, 0, l4_len);
     tu_fill_random(l4, 8);
-    if (udp) {
+    if (udp) { /* ports among the dynamic ones (RFC 6335), none a tunnel's: random ones could name
+                * GRE-in-UDP or VXLAN, and the payload be read as its header (test_xsk's over-MTU
+                * UDP failed so, once in a few hundred runs) */
+        tu_put16(l4, 49152 + (unsigned)(tu_rand() % 16384));
+        tu_put16(l4 + 2, 49152 + (unsigned)(tu_rand() % 16384));
         tu_put16(l4 + 4, (unsigned)(8 + n));
     } else {
         l4[12] = 0x80; /* 32 bytes: with options */
