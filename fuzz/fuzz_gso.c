@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gso/rewrite.h" /* ics_gso_force_general */
+#include "gso/rewrite.h" /* ics_gso_force_general; ics_gso_force_parser (gso.h) */
 #include "gso_ref.h"
 #include "inetcsum_gso.h"
 
@@ -216,6 +216,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
             }
         }
     }
+    /* The pseudo-header sums straight from the IP headers where they say all, and from the checksum
+     * parser: the same verdict and the same sums (gso/layout.c, direct_pseudo). */
+    struct inetcsum_gso parsed;
+    ics_gso_force_parser = 1;
+    int parsed_rc;
+    if (in[0] & 1) {
+        struct inetcsum_vnet_hdr h;
+        inetcsum_vnet_get(&h, in + 3, hsize);
+        parsed_rc = inetcsum_gso_from_vnet(&parsed, pkt, len, link, &h);
+    } else {
+        parsed_rc = inetcsum_gso_describe(&parsed, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
+    }
+    ics_gso_force_parser = 0;
+    if (parsed_rc != rc || (rc == 0 && parsed.nlevels != g.nlevels))
+        abort();
+    for (unsigned j = 0; rc == 0 && j < g.nlevels && j < INETCSUM_GSO_MAX_LEVELS; j++)
+        if (parsed.level[j].pseudo != g.level[j].pseudo)
+            abort();
     if (rc != 0 || g.segments > 4096) { /* refused (or too many to check quickly) */
         free(pkt);
         return 0;

@@ -668,6 +668,72 @@ static void test_gro_tunnel_checksums(void)
     CHECK(taken >= SEGS - 2, "the shortcut took %llu of %d segments", (unsigned long long)taken, SEGS);
 }
 
+/* The levels' pseudo-header sums straight from the IP headers (gso/layout.c, direct_pseudo) and
+ * from the checksum parser: the same sums and verdicts, for every kind of train the coalescer's
+ * test makes (tunnels, IPv6, UDP), a frame with its IPv4 options or IPv6 routing header (the
+ * parser's alone), and those cut or with a length off. */
+static void test_pseudo_direct(void)
+{
+    static uint8_t seg[SC_MAX_SEGS][1600];
+    size_t seg_len[SC_MAX_SEGS];
+    unsigned differ = 0, described = 0;
+    for (int r = 0; r < (tu_quick ? 40 : 200); r++) {
+        const unsigned k = sc_train(seg, seg_len);
+        for (unsigned i = 0; i < k; i++) {
+            uint8_t *p = seg[i];
+            size_t len = seg_len[i];
+            if (tu_rand() % 4 == 0) { /* a byte changed among the first 80, or a few cut off */
+                if (tu_rand() & 1)
+                    p[tu_rand() % 80] ^= (uint8_t)(1u << (tu_rand() % 8));
+                else
+                    len -= 1 + tu_rand() % 4;
+            }
+            struct inetcsum_gso a, b;
+            const int ra = inetcsum_gso_describe(&a, p, len, INETCSUM_LINK_ETHERNET, 1000);
+            ics_gso_force_parser = 1;
+            const int rb = inetcsum_gso_describe(&b, p, len, INETCSUM_LINK_ETHERNET, 1000);
+            ics_gso_force_parser = 0;
+            described += ra == 0;
+            int same = ra == rb && (ra != 0 || a.nlevels == b.nlevels);
+            for (unsigned j = 0; same && ra == 0 && j < a.nlevels; j++)
+                same = a.level[j].pseudo == b.level[j].pseudo;
+            differ += !same;
+        }
+    }
+    /* IPv4 with options (a record-route option) and IPv6 with a routing header: the parser's */
+    static uint8_t pkt[4000];
+    for (int v6 = 0; v6 < 2; v6++) {
+        size_t len = tu_build_frame(pkt, v6, 0, 3000);
+        const size_t ip = 14, grow = 8;
+        memmove(pkt + ip + (v6 ? 40 : 20) + grow, pkt + ip + (v6 ? 40 : 20), len - ip - (v6 ? 40 : 20));
+        uint8_t *x = pkt + ip + (v6 ? 40 : 20);
+        memset(x, 0, grow);
+        if (v6) { /* a type-0 routing header of no addresses: next header TCP, length 0 (8 bytes) */
+            x[0] = pkt[ip + 6];
+            pkt[ip + 6] = 43;
+            ics_put16(pkt + ip + 4, ics_get16(pkt + ip + 4) + grow);
+        } else { /* record route, 7 bytes, then an end of options */
+            x[0] = 7;
+            x[1] = 7;
+            x[2] = 4;
+            pkt[ip] = 0x47;
+            ics_put16(pkt + ip + 2, ics_get16(pkt + ip + 2) + grow);
+        }
+        len += grow;
+        inetcsum_fill(pkt, len, 0, INETCSUM_LINK_ETHERNET, 0, NULL);
+        struct inetcsum_gso a, b;
+        const int ra = inetcsum_gso_describe(&a, pkt, len, INETCSUM_LINK_ETHERNET, 1000);
+        ics_gso_force_parser = 1;
+        const int rb = inetcsum_gso_describe(&b, pkt, len, INETCSUM_LINK_ETHERNET, 1000);
+        ics_gso_force_parser = 0;
+        CHECK(ra == 0 && rb == 0 && a.level[0].pseudo == b.level[0].pseudo,
+              "TCP over %s: described (%d, %d), the same pseudo-header sum", v6 ? "IPv6 with a routing header" : "IPv4 with options",
+              ra, rb);
+    }
+    CHECK(differ == 0 && described > 100, "pseudo-header sums from the IP headers and from the parser: %u of the "
+                                          "frames differ (%u described)", differ, described);
+}
+
 static void test_gro_shortcut(void)
 {
     static uint8_t seg[SC_FLOWS][SC_MAX_SEGS][1600], pkt[SC_PKTS][1600];
@@ -737,6 +803,7 @@ int main(int argc, char **argv)
     test_fixed_id_levels();
     test_gro_size_limit();
     test_gro_tunnel_checksums();
+    test_pseudo_direct();
     test_gro_shortcut();
     test_api_edges();
     test_vnet_header();

@@ -38,11 +38,16 @@ struct ics_gso_marks {
  * the levels' pseudo-header sums too (ics_gso_pseudo).  0 or a negative errno. */
 int ics_gso_layout(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
                    const struct ics_gso_marks *marks, int pseudo);
-/* The levels' pseudo-header sums (struct inetcsum_gso_level.pseudo), from the checksum parser:
- * the coalescer skips them for a packet whose flow already knows them.  inner_nh: the IP header
- * inside a tunnel a virtio-net header named (the parser is asked from there), else 0. */
+/* The levels' pseudo-header sums (struct inetcsum_gso_level.pseudo), from the IP headers where
+ * they say all, else from the checksum parser: the coalescer skips them for a packet whose flow
+ * already knows them.  inner_nh: the IP header inside a tunnel a virtio-net header named (the
+ * parser is asked from there), else 0. */
 int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_t total, enum inetcsum_link link,
                    size_t inner_nh);
+/* For the tests: nonzero makes ics_gso_pseudo ask the parser for every packet (tests/test_gso.c
+ * and fuzz_gso hold the two ways to the same sums and verdicts).  Not for callers: it is read
+ * without synchronisation. */
+extern int ics_gso_force_parser;
 
 /* Whether the walk looks past a UDP header with these ports for a tunnel it crosses (VXLAN,
  * GENEVE): a datagram found not to carry one is then known by bytes after its headers too. */
