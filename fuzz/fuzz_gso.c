@@ -186,6 +186,19 @@ static void other_ways(const struct inetcsum_gso *g, uint8_t *pkt, size_t len, c
     }
 }
 
+/* The packet described as the input asks: by its virtio-net header (in[0] bit 0, the header at in
+ * + 3, hsize bytes), else for the GSO size in in[1..2]. */
+static int described(struct inetcsum_gso *g, const uint8_t *in, size_t hsize, const uint8_t *pkt, size_t len,
+                     enum inetcsum_link link)
+{
+    if (in[0] & 1) {
+        struct inetcsum_vnet_hdr h;
+        inetcsum_vnet_get(&h, in + 3, hsize);
+        return inetcsum_gso_from_vnet(g, pkt, len, link, &h);
+    }
+    return inetcsum_gso_describe(g, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
     /* in[0]: bit 0 a virtio-net header (at in + 3) or a GSO size (in[1..2]), bits 1-2 the link,
@@ -199,35 +212,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
     uint8_t *pkt = malloc(len ? len : 1); /* exact size: an over-read is seen */
     memcpy(pkt, in + 3 + hsize, len);
     struct inetcsum_gso g;
-    int rc;
-    if (in[0] & 1) {
-        struct inetcsum_vnet_hdr h;
-        inetcsum_vnet_get(&h, in + 3, hsize);
-        rc = inetcsum_gso_from_vnet(&g, pkt, len, link, &h);
-    } else {
-        rc = inetcsum_gso_describe(&g, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
-        if (rc == -EPROTONOSUPPORT) { /* BIG TCP's jumbo header taken out: 8 bytes on, else nothing changed */
-            const long moved = inetcsum_gso_jumbo_remove(pkt, len, link);
-            if ((moved != 0 && moved != 8 && moved != -EINVAL) || (moved <= 0 && memcmp(pkt, in + 3 + hsize, len) != 0))
-                abort();
-            if (moved == 8) {
-                memmove(pkt, pkt + 8, len -= 8);
-                rc = inetcsum_gso_describe(&g, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
-            }
+    int rc = described(&g, in, hsize, pkt, len, link);
+    if (!(in[0] & 1) && rc == -EPROTONOSUPPORT) { /* BIG TCP's jumbo header taken out: 8 bytes on, else nothing changed */
+        const long moved = inetcsum_gso_jumbo_remove(pkt, len, link);
+        if ((moved != 0 && moved != 8 && moved != -EINVAL) || (moved <= 0 && memcmp(pkt, in + 3 + hsize, len) != 0))
+            abort();
+        if (moved == 8) {
+            memmove(pkt, pkt + 8, len -= 8);
+            rc = described(&g, in, hsize, pkt, len, link);
         }
     }
     /* The pseudo-header sums straight from the IP headers where they say all, and from the checksum
      * parser: the same verdict and the same sums (gso/layout.c, direct_pseudo). */
     struct inetcsum_gso parsed;
     ics_gso_force_parser = 1;
-    int parsed_rc;
-    if (in[0] & 1) {
-        struct inetcsum_vnet_hdr h;
-        inetcsum_vnet_get(&h, in + 3, hsize);
-        parsed_rc = inetcsum_gso_from_vnet(&parsed, pkt, len, link, &h);
-    } else {
-        parsed_rc = inetcsum_gso_describe(&parsed, pkt, len, link, ((size_t)in[1] << 8) | in[2]);
-    }
+    const int parsed_rc = described(&parsed, in, hsize, pkt, len, link);
     ics_gso_force_parser = 0;
     if (parsed_rc != rc || (rc == 0 && parsed.nlevels != g.nlevels))
         abort();
