@@ -324,14 +324,14 @@ int ics_gso_pseudo(struct inetcsum_gso *g, const uint8_t *p, size_t avail, size_
                    size_t inner_nh)
 {
     uint32_t direct[INETCSUM_GSO_MAX_LEVELS];
-    unsigned k = ics_gso_force_parser ? g->nlevels + 1u : 0;
-    for (; k < g->nlevels; k++) {
+    int all_direct = !ics_gso_force_parser;
+    for (unsigned k = 0; all_direct && k < g->nlevels; k++) {
         const struct inetcsum_gso_level *lv = &g->level[k];
-        if ((lv->l4 == INETCSUM_GSO_L4_TCP || lv->l4 == INETCSUM_GSO_L4_UDP) && direct_pseudo(lv, p, total, &direct[k]) != 0)
-            break;
+        if (lv->l4 == INETCSUM_GSO_L4_TCP || lv->l4 == INETCSUM_GSO_L4_UDP)
+            all_direct = direct_pseudo(lv, p, total, &direct[k]) == 0;
     }
-    if (k == g->nlevels) {
-        for (k = 0; k < g->nlevels; k++)
+    if (all_direct) {
+        for (unsigned k = 0; k < g->nlevels; k++)
             if (g->level[k].l4 == INETCSUM_GSO_L4_TCP || g->level[k].l4 == INETCSUM_GSO_L4_UDP)
                 g->level[k].pseudo = without_len(direct[k], total - g->level[k].l4_off);
         return 0;
